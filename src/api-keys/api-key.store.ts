@@ -1,0 +1,63 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { ApiKey } from './api-key.ts';
+import type { ApiKeysTable } from './api-key.table.ts';
+
+const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  tokenPrefix: row.token_prefix,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+export class ApiKeyStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(key: ApiKey, tokenHash: string): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: key.id,
+        project_id: key.projectId,
+        name: key.name,
+        token_hash: tokenHash,
+        token_prefix: key.tokenPrefix,
+        created_at: key.createdAt,
+        revoked_at: key.revokedAt,
+      })
+      .execute();
+  }
+
+  async list(projectId: string): Promise<ApiKey[]> {
+    const rows = await this.db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute();
+    return rows.map(toApiKey);
+  }
+
+  /** Marks a key revoked; false when the project has no key with this id. */
+  async revoke(projectId: string, id: string, revokedAt: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: revokedAt })
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) return true;
+    const exists = await this.db.selectFrom('api_keys').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return exists !== undefined;
+  }
+
+  /** Hashes of the live keys of the project with this client key. */
+  async liveHashesOfProject(projectKey: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+      .select('api_keys.token_hash')
+      .where('projects.key', '=', projectKey)
+      .where('api_keys.revoked_at', 'is', null)
+      .execute();
+    return rows.map((r) => r.token_hash);
+  }
+}

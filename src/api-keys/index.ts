@@ -1,0 +1,3 @@
+export { ApiKeyService } from './api-key.service.ts';
+export { ApiKeyStore } from './api-key.store.ts';
+export { apiKeyAdminRoutes } from './api-key.routes.ts';

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { apiKeyAdminRoutes } from './api-keys/index.ts';
+import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
+import type { Services } from './compose.ts';
+import { messages } from './errors.ts';
+import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
+import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
+import { adminAuth } from './http/admin-auth.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { projectAdminRoutes } from './projects/index.ts';
+
+export interface BuildAppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The whole HTTP surface as a Fastify instance, without listening (tests build it too). */
+export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    routerOptions: { maxParamLength: 2048 },
+    ajv: {
+      // Wrong types are errors, not coerced (contract D10); unknown fields are kept unless a schema forbids them.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+    },
+    return503OnClosing: true,
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+
+  app.get('/healthz', async (_request, reply) => {
+    if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
+    return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
+  });
+
+  await app.register(flagPublicRoutes, {
+    prefix: '/v1/flags',
+    reads: services.reads,
+    plugins: [feedbackPublicRoutes(services.feedback), codeRefPublicRoutes(services.codeRefs, services.apiKeys)],
+  });
+
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRoute', (route) => {
+        route.config = { surface: 'admin', ...route.config };
+      });
+      admin.addHook('onRequest', adminAuth(services.adminTokens));
+      await admin.register(projectAdminRoutes, { projects: services.projects });
+      await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
+      await admin.register(flagAdminRoutes, { flags: services.flags });
+      await admin.register(feedbackAdminRoutes, { feedback: services.feedback });
+      await admin.register(codeRefAdminRoutes, { codeRefs: services.codeRefs });
+    },
+    { prefix: '/admin/v1' },
+  );
+
+  return app;
+}

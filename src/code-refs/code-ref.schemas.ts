@@ -1,0 +1,27 @@
+/** POST /v1/flags/code-refs, with the limits of the specification. */
+export const codeRefsBody = {
+  type: 'object',
+  required: ['branch', 'projectName', 'references'],
+  properties: {
+    branch: { type: 'string', minLength: 1, maxLength: 255 },
+    projectName: { type: 'string', minLength: 1, maxLength: 150 },
+    repositoryUrl: { type: 'string', maxLength: 255 },
+    references: {
+      type: 'object',
+      propertyNames: { type: 'string', minLength: 1, maxLength: 150 },
+      additionalProperties: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['filePath', 'lineNumber', 'lineContent'],
+          properties: {
+            filePath: { type: 'string', minLength: 1, maxLength: 2000 },
+            lineNumber: { type: 'integer', minimum: 1 },
+            lineContent: { type: 'string', minLength: 1, maxLength: 4000 },
+          },
+        },
+      },
+    },
+  },
+} as const;

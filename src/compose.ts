@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import { AdminTokenService } from './admin/admin-token.service.ts';
+import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
+import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
+import type { Config } from './config.ts';
+import type { DbHandle } from './db/connect.ts';
+import { FeedbackService, FeedbackStore } from './feedback/index.ts';
+import { type FlagChange, type FlagChanges, FlagReadModel, FlagService, FlagStore } from './flags/index.ts';
+import { ProjectService, ProjectStore } from './projects/index.ts';
+
+export interface Ports {
+  clock: () => Date;
+}
+
+export interface Services {
+  readonly config: Config;
+  readonly handle: DbHandle;
+  readonly adminTokens: AdminTokenService;
+  readonly projects: ProjectService;
+  readonly flags: FlagService;
+  readonly reads: FlagReadModel;
+  readonly changes: FlagChanges;
+  readonly apiKeys: ApiKeyService;
+  readonly feedback: FeedbackService;
+  readonly codeRefs: CodeRefService;
+  /** True when the database answers. */
+  healthy(): Promise<boolean>;
+  /** Stops background work; the database handle is closed by its owner. */
+  stop(): Promise<void>;
+}
+
+/** Applies changes to this instance's read model only (one instance, or SQLite). */
+class LocalFlagChanges implements FlagChanges {
+  constructor(private readonly reads: FlagReadModel) {}
+  async publish(change: FlagChange): Promise<void> {
+    this.reads.apply(change);
+  }
+}
+
+/** The one place that wires stores, services and ports; used by main, the CLI and the tests. */
+export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services & { createdAdminToken?: string }> {
+  const clock = ports.clock ?? (() => new Date());
+  const { db } = handle;
+  const projectStore = new ProjectStore(db);
+  const flagStore = new FlagStore(db);
+  const feedbackStore = new FeedbackStore(db);
+
+  const reads = new FlagReadModel({
+    async loadEnvironment(projectKey, environmentKey) {
+      const env = await projectStore.findEnvironmentByKeys(projectKey, environmentKey);
+      if (!env) return undefined;
+      return { environmentId: env.id, flags: await flagStore.listEnvironmentFlags(env.id) };
+    },
+  });
+  const changes = new LocalFlagChanges(reads);
+
+  let flags: FlagService | undefined;
+  const projects = new ProjectService({
+    db,
+    store: projectStore,
+    changes,
+    clock,
+    onEnvironmentCreated: (trx, env) => flags!.copyFlagsToEnvironment(trx, env),
+  });
+  flags = new FlagService({
+    db,
+    store: flagStore,
+    projects,
+    changes,
+    clock,
+    onFlagDeleted: (trx, projectId, slug) => feedbackStore.deleteForSlug(trx, projectId, slug),
+  });
+  const apiKeys = new ApiKeyService(new ApiKeyStore(db), projects, clock);
+  const feedback = new FeedbackService(feedbackStore, projects, flags, clock);
+  const codeRefs = new CodeRefService(db, new CodeRefStore(db), projects, clock);
+  const { service: adminTokens, created } = await AdminTokenService.open(db, config.adminToken);
+
+  return {
+    config,
+    handle,
+    adminTokens,
+    createdAdminToken: created,
+    projects,
+    flags,
+    reads,
+    changes,
+    apiKeys,
+    feedback,
+    codeRefs,
+    async healthy() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async stop() {},
+  };
+}

@@ -1,0 +1,137 @@
+import path from 'node:path';
+
+/** Everything the process reads from its environment (contract D2), validated once at start. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** `undefined` selects the embedded SQLite file `<dataDir>/flagpost.db`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly adminToken: string | undefined;
+  /** How the server is reached from outside, without a trailing slash; used in redirect and page URLs. */
+  readonly publicUrl: string;
+  readonly logLevel: string;
+  /** Largest JSON body on the flag and admin endpoints, in bytes. */
+  readonly bodyLimit: number;
+  readonly forms: {
+    /** Largest single uploaded file in bytes (contract D16: 1 MiB). */
+    readonly maxFileBytes: number;
+    readonly maxFiles: number;
+    readonly maxFields: number;
+    /** Largest text field value in bytes. */
+    readonly maxFieldBytes: number;
+  };
+  readonly rateLimit: {
+    /** Requests per window per client IP on the public interfaces (contract D20); 0 disables. */
+    readonly max: number;
+    readonly windowMs: number;
+  };
+  readonly redisUrl: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  /** Trust X-Forwarded-For from a proxy in front of Flagpost. */
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates the configuration. Every bad variable is reported at once in one
+ * {@link ConfigError}; the result is frozen.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw.trim())) {
+      problems.push(`${name} must be a whole number, got "${raw}"`);
+      return fallback;
+    }
+    const value = Number(raw.trim());
+    if (value < min || value > max) {
+      problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+        return undefined;
+      }
+      return raw;
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+      return undefined;
+    }
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+
+  const port = int('PORT', 3000, 0, 65535);
+  const host = env.HOST || '0.0.0.0';
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const dataDir = path.resolve(env.FLAGPOST_DATA_DIR || './data');
+  const adminToken = env.FLAGPOST_ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    problems.push('FLAGPOST_ADMIN_TOKEN must be at least 16 characters long');
+  }
+  const publicUrl = (url('FLAGPOST_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+
+  const config: Config = {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    adminToken,
+    publicUrl,
+    logLevel,
+    bodyLimit: int('FLAGPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    forms: {
+      maxFileBytes: int('FLAGPOST_MAX_FILE_BYTES', 1024 * 1024, 1),
+      maxFiles: int('FLAGPOST_MAX_FILES', 5, 0, 100),
+      maxFields: int('FLAGPOST_MAX_FIELDS', 100, 1, 10_000),
+      maxFieldBytes: int('FLAGPOST_MAX_FIELD_BYTES', 64 * 1024, 1),
+    },
+    rateLimit: {
+      max: int('FLAGPOST_RATE_LIMIT_MAX', 6000, 0),
+      windowMs: int('FLAGPOST_RATE_LIMIT_WINDOW_MS', 60_000, 1000),
+    },
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
+    trustProxy: bool('FLAGPOST_TRUST_PROXY', false),
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+  }
+  return Object.freeze(value);
+}

@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database, Db, Dialect } from './database.ts';
+
+export interface DbHandle {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** The PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
+  readonly pool: pg.Pool | undefined;
+  /** The connection string the pool was built from (PostgreSQL only). */
+  readonly databaseUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenDbOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** SQLite file name inside dataDir. */
+  sqliteFile?: string;
+  poolSize?: number;
+}
+
+/**
+ * Opens the database selected by contract D2/D3: PostgreSQL for a postgres:// URL, otherwise the
+ * embedded SQLite file in WAL mode.
+ */
+export function openDb(options: OpenDbOptions): DbHandle {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle client that loses its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      pool,
+      databaseUrl: options.databaseUrl,
+      close: () => db.destroy(),
+    };
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, options.sqliteFile ?? 'flagpost.db');
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: an answered write survives a power loss, not only a process crash.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', pool: undefined, databaseUrl: undefined, close: () => db.destroy() };
+}

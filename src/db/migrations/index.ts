@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_flags.ts';
+
+/** Every migration, in order. Landed files are never edited; add a new one instead. */
+export const migrations: Record<string, Migration> = {
+  '0001_flags': m0001,
+};

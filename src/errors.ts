@@ -1,0 +1,90 @@
+/**
+ * The one registry of client-visible error messages and error kinds. `docs/errors.md` lists every
+ * message below; `test/errors-doc.test.ts` checks that the two agree. Placeholders are `{name}`.
+ */
+export const messages = {
+  generic: 'Something went wrong, please try again later.',
+  missingKeyHeaders: 'Missing required headers: x-project-key or x-environment-key',
+  flagNotFound: 'Flag with slug {slug} does not exist',
+  previewFlagNotFound: 'Preview flag with key {flagKey} does not exist',
+  environmentNotFound: 'Environment with key {environmentKey} does not exist',
+  missingApiKey: 'Missing required header: x-api-key',
+  invalidApiKey: 'Invalid API Key',
+  codeRefsStored: 'Code references stored for {count} flags on branch {branch}',
+  bodyTooLarge: 'Request body is too large',
+  unsupportedMediaType: 'Unsupported Content-Type',
+  routeNotFound: 'Route {method} {url} not found',
+  tooManyRequests: 'Too many requests, please try again later.',
+  adminUnauthorized: 'Missing or invalid admin token',
+  validationFailed: 'Invalid request',
+  projectNotFound: 'Project with key {projectKey} does not exist',
+  adminEnvironmentNotFound: 'Environment with key {environmentKey} does not exist in project {projectKey}',
+  adminFlagNotFound: 'Flag with slug {slug} does not exist in project {projectKey}',
+  flagExists: 'Flag with slug {slug} already exists in project {projectKey}',
+  environmentExists: 'Environment with name {name} already exists in project {projectKey}',
+  apiKeyNotFound: 'API key {id} does not exist in project {projectKey}',
+  serviceUnavailable: 'Service unavailable',
+} as const;
+
+export type MessageKey = keyof typeof messages;
+
+/** Fills the `{name}` placeholders of a registered message. */
+export function message(key: MessageKey, params: Record<string, string | number> = {}): string {
+  return messages[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`));
+}
+
+export type ErrorKind =
+  | 'validation'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+export const statusOfKind: Record<ErrorKind, number> = {
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+export interface AppErrorOptions {
+  details?: FieldProblem[];
+  /** Extra fields of the specification's error object, such as `enabled: false` on the flag 404. */
+  body?: Record<string, unknown>;
+  /** Overrides the status of the kind where the specification fixes another one. */
+  status?: number;
+}
+
+/** An error whose message is safe to show to the client. Everything else is answered generically. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly options: AppErrorOptions = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = options.status ?? statusOfKind[kind];
+  }
+
+  static validation(details: FieldProblem[], text: string = messages.validationFailed): AppError {
+    return new AppError('validation', text, { details });
+  }
+}

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { parseLimit } from '../db/cursor.ts';
+import { readKeyHeaders } from '../http/flag-headers.ts';
+import { type FeedbackInput, feedbackView } from './feedback.ts';
+import { feedbackBody } from './feedback.schemas.ts';
+import type { FeedbackService } from './feedback.service.ts';
+
+type FeedbackBody = Omit<FeedbackInput, 'description' | 'metadata'> & {
+  description?: string | null;
+  metadata?: Record<string, unknown> | null;
+};
+
+/** POST /v1/flags/preview/feedback, inside the flag interface scope. */
+export function feedbackPublicRoutes(feedback: FeedbackService): FastifyPluginAsync {
+  return async (app) => {
+    app.post<{ Body: FeedbackBody }>(
+      '/preview/feedback',
+      { schema: { body: feedbackBody }, config: { surface: 'flags' } },
+      async (request, reply) => {
+        const { projectKey, environmentKey } = readKeyHeaders(request);
+        const { flagKey, mood, rating, description, metadata } = request.body;
+        const stored = await feedback.submit(projectKey, environmentKey, {
+          flagKey,
+          mood,
+          rating,
+          description: description ?? undefined,
+          metadata: metadata ?? undefined,
+        });
+        return reply.code(201).header('cache-control', 'no-store').send({ success: true, feedbackId: stored.id });
+      },
+    );
+  };
+}
+
+type ListParams = { projectKey: string; envKey: string; slug: string };
+
+export const feedbackAdminRoutes: FastifyPluginAsync<{ feedback: FeedbackService }> = async (app, { feedback }) => {
+  app.get<{ Params: ListParams; Querystring: { cursor?: string; limit?: string } }>(
+    '/projects/:projectKey/environments/:envKey/flags/:slug/feedback',
+    async (request) => {
+      const { projectKey, envKey, slug } = request.params;
+      const page = await feedback.list(projectKey, envKey, slug, {
+        cursor: request.query.cursor,
+        limit: parseLimit(request.query.limit),
+      });
+      return { feedback: page.feedback.map(feedbackView), nextCursor: page.nextCursor };
+    },
+  );
+};

@@ -1,0 +1,58 @@
+import cors from '@fastify/cors';
+import type { FastifyPluginAsync } from 'fastify';
+import { AppError, message } from '../errors.ts';
+import { readKeyHeaders, sendFlagAnswer } from '../http/flag-headers.ts';
+import { type FlagReadModel, flagNotFoundAnswer } from './flag.read-model.ts';
+
+export interface FlagPublicRouteDeps {
+  reads: FlagReadModel;
+  /** Further route plugins of the flag interface (feedback, code references) that share this scope. */
+  plugins: FastifyPluginAsync[];
+}
+
+/**
+ * The flag interface under /v1/flags: CORS for any origin (contract D7), the key headers checked first
+ * on every route (D4), and the three GET endpoints answered from the read model.
+ */
+export const flagPublicRoutes: FastifyPluginAsync<FlagPublicRouteDeps> = async (app, { reads, plugins }) => {
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['Content-Type', 'x-project-key', 'x-environment-key', 'x-api-key'],
+    exposedHeaders: ['ETag'],
+    maxAge: 86400,
+    strictPreflight: false,
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'OPTIONS') readKeyHeaders(request);
+  });
+
+  app.get('/', { config: { surface: 'flags' } }, async (request, reply) => {
+    const { projectKey, environmentKey } = readKeyHeaders(request);
+    const snapshot = await reads.get(projectKey, environmentKey);
+    if (!snapshot) throw environmentMissing(environmentKey);
+    return sendFlagAnswer(request, reply, snapshot.list);
+  });
+
+  app.get('/preview', { config: { surface: 'flags-preview' } }, async (request, reply) => {
+    const { projectKey, environmentKey } = readKeyHeaders(request);
+    const snapshot = await reads.get(projectKey, environmentKey);
+    if (!snapshot) throw environmentMissing(environmentKey);
+    return sendFlagAnswer(request, reply, snapshot.preview);
+  });
+
+  app.get<{ Params: { slug: string } }>('/:slug', { config: { surface: 'flags' } }, async (request, reply) => {
+    const { projectKey, environmentKey } = readKeyHeaders(request);
+    const { slug } = request.params;
+    const snapshot = await reads.get(projectKey, environmentKey);
+    // Unknown keys answer the normal flag 404 so that clients treat the flag as off (contract D5).
+    return sendFlagAnswer(request, reply, snapshot?.single.get(slug) ?? flagNotFoundAnswer(slug));
+  });
+
+  for (const plugin of plugins) await app.register(plugin);
+};
+
+function environmentMissing(environmentKey: string) {
+  return new AppError('not_found', message('environmentNotFound', { environmentKey }));
+}

@@ -1,0 +1,123 @@
+import { newId, nowIso } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
+import { AppError, message } from '../errors.ts';
+import type { Environment } from '../projects/project.ts';
+import type { ProjectService } from '../projects/project.service.ts';
+import { adminFlag, applyFlagValues, type Flag, type FlagValues, RESERVED_SLUGS } from './flag.ts';
+import type { FlagChanges } from './flag-changes.ts';
+import type { FlagStore } from './flag.store.ts';
+import { checkPreviewContent } from './preview-content.ts';
+
+export interface FlagServiceDeps {
+  db: Db;
+  store: FlagStore;
+  projects: ProjectService;
+  changes: FlagChanges;
+  /** Runs inside the transaction that deletes a flag, for data that belongs to it (feedback). */
+  onFlagDeleted?: (trx: Db, projectId: string, slug: string) => Promise<void>;
+  clock?: () => Date;
+}
+
+export type AdminFlagView = ReturnType<typeof adminFlag>;
+
+/** Admin writes of flags. Reads for clients go through the FlagReadModel. */
+export class FlagService {
+  constructor(private readonly deps: FlagServiceDeps) {}
+
+  /** Creates the flag in every environment of the project at once, each with the values given. */
+  async createFlag(projectKey: string, slug: string, values: FlagValues): Promise<{ slug: string; environments: AdminFlagView[] }> {
+    if (RESERVED_SLUGS.has(slug)) {
+      throw AppError.validation([{ field: 'slug', reason: `"${slug}" is reserved by the flag interface` }]);
+    }
+    checkContent(values);
+    const project = await this.deps.projects.getProject(projectKey);
+    const now = nowIso(this.deps.clock);
+    const blank: Omit<Flag, 'id' | 'environmentId'> = {
+      projectId: project.id,
+      slug,
+      enabled: false,
+      payload: null,
+      expiredAt: null,
+      description: '',
+      isPreview: false,
+      previewName: null,
+      previewContent: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const flags = project.environments.map((env) =>
+      applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now),
+    );
+    await this.deps.db.transaction().execute(async (trx) => {
+      // The unique index is per environment; a project without environments still has one slug.
+      if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {
+        throw new AppError('conflict', message('flagExists', { slug, projectKey }));
+      }
+      await this.deps.store.insertFlags(trx, flags, projectKey);
+    });
+    for (const env of project.environments) await this.deps.changes.publish({ kind: 'environment', environmentId: env.id });
+    return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!)) };
+  }
+
+  /** Changes one flag in one environment (PATCH: absent keeps, null clears). */
+  async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues): Promise<AdminFlagView> {
+    checkContent(values);
+    const { environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
+    const updated = await this.deps.db.transaction().execute(async (trx) => {
+      const flag = await this.deps.store.findFlag(environment.id, slug, trx);
+      if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      const next = applyFlagValues(flag, values, nowIso(this.deps.clock));
+      await this.deps.store.updateFlag(trx, next);
+      return next;
+    });
+    await this.deps.changes.publish({ kind: 'environment', environmentId: environment.id });
+    return adminFlag(updated, environment);
+  }
+
+  /** Deletes the flag from every environment of the project. */
+  async deleteFlag(projectKey: string, slug: string): Promise<void> {
+    const project = await this.deps.projects.getProject(projectKey);
+    const environmentIds = await this.deps.db.transaction().execute(async (trx) => {
+      const ids = await this.deps.store.deleteSlug(trx, project.id, slug);
+      if (ids.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      await this.deps.onFlagDeleted?.(trx, project.id, slug);
+      return ids;
+    });
+    for (const environmentId of environmentIds) await this.deps.changes.publish({ kind: 'environment', environmentId });
+  }
+
+  /** Every flag of the project, grouped by slug, newest first. */
+  async listFlags(projectKey: string): Promise<Array<{ slug: string; environments: AdminFlagView[] }>> {
+    const project = await this.deps.projects.getProject(projectKey);
+    const flags = await this.deps.store.listProjectFlags(project.id);
+    const bySlug = new Map<string, AdminFlagView[]>();
+    for (const flag of flags) {
+      const env = project.environments.find((e) => e.id === flag.environmentId);
+      if (!env) continue;
+      const views = bySlug.get(flag.slug) ?? [];
+      views.push(adminFlag(flag, env));
+      bySlug.set(flag.slug, views);
+    }
+    return [...bySlug].map(([slug, environments]) => ({ slug, environments }));
+  }
+
+  /** True when the environment has a flag with this slug marked as preview. */
+  async isPreviewFlag(environmentId: string, slug: string): Promise<boolean> {
+    const flag = await this.deps.store.findFlag(environmentId, slug);
+    return flag?.isPreview === true;
+  }
+
+  /**
+   * Gives a new environment every flag of its project, disabled, with the other values of the
+   * flag's oldest environment. Runs inside the caller's transaction.
+   */
+  async copyFlagsToEnvironment(trx: Db, env: Environment): Promise<void> {
+    await this.deps.store.copyProjectFlagsToEnvironment(trx, env.projectId, env.id, env.createdAt);
+  }
+}
+
+function checkContent(values: FlagValues): void {
+  if (values.previewContent === undefined || values.previewContent === null) return;
+  const problems = checkPreviewContent(values.previewContent);
+  if (problems.length > 0) throw AppError.validation(problems);
+}

@@ -1,0 +1,135 @@
+import type { Selectable } from 'kysely';
+import { fromBool, fromJson, isUniqueViolation, newId, toBool, toJson } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
+import { AppError, message } from '../errors.ts';
+import type { Flag } from './flag.ts';
+import type { FlagsTable } from './flag.table.ts';
+
+const toFlag = (row: Selectable<FlagsTable>): Flag => ({
+  id: row.id,
+  projectId: row.project_id,
+  environmentId: row.environment_id,
+  slug: row.slug,
+  enabled: toBool(row.enabled),
+  payload: fromJson(row.payload),
+  expiredAt: row.expired_at,
+  description: row.description,
+  isPreview: toBool(row.is_preview),
+  previewName: row.preview_name,
+  previewContent: fromJson(row.preview_content),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toRow = (f: Flag): Selectable<FlagsTable> => ({
+  id: f.id,
+  project_id: f.projectId,
+  environment_id: f.environmentId,
+  slug: f.slug,
+  enabled: fromBool(f.enabled),
+  payload: toJson(f.payload),
+  expired_at: f.expiredAt,
+  description: f.description,
+  is_preview: fromBool(f.isPreview),
+  preview_name: f.previewName,
+  preview_content: toJson(f.previewContent),
+  created_at: f.createdAt,
+  updated_at: f.updatedAt,
+});
+
+export class FlagStore {
+  constructor(private readonly db: Db) {}
+
+  /** Inserts the rows of one new flag; a slug already in the project is a conflict. */
+  async insertFlags(db: Db, flags: Flag[], projectKey: string): Promise<void> {
+    if (flags.length === 0) return;
+    try {
+      await db.insertInto('flags').values(flags.map(toRow)).execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError('conflict', message('flagExists', { slug: flags[0]!.slug, projectKey }));
+      }
+      throw error;
+    }
+  }
+
+  async slugExistsInProject(db: Db, projectId: string, slug: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('flags')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async findFlag(environmentId: string, slug: string, db: Db = this.db): Promise<Flag | undefined> {
+    const row = await db
+      .selectFrom('flags')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row ? toFlag(row) : undefined;
+  }
+
+  async updateFlag(db: Db, flag: Flag): Promise<void> {
+    const { id, project_id, environment_id, slug, created_at, ...changes } = toRow(flag);
+    await db.updateTable('flags').set(changes).where('id', '=', id).execute();
+  }
+
+  /** Every flag of an environment, newest first. */
+  async listEnvironmentFlags(environmentId: string): Promise<Flag[]> {
+    const rows = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('environment_id', '=', environmentId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toFlag);
+  }
+
+  async listProjectFlags(projectId: string): Promise<Flag[]> {
+    const rows = await this.db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toFlag);
+  }
+
+  /** Deletes a slug in every environment and returns the environments it was in. */
+  async deleteSlug(db: Db, projectId: string, slug: string): Promise<string[]> {
+    const rows = await db
+      .deleteFrom('flags')
+      .where('project_id', '=', projectId)
+      .where('slug', '=', slug)
+      .returning('environment_id')
+      .execute();
+    return rows.map((r) => r.environment_id);
+  }
+
+  /** Copies one row per slug of the project (its oldest) into a new environment, disabled. */
+  async copyProjectFlagsToEnvironment(db: Db, projectId: string, environmentId: string, now: string): Promise<void> {
+    const existing = await db
+      .selectFrom('flags')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('environment_id', '!=', environmentId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const seen = new Set<string>();
+    const rows: Selectable<FlagsTable>[] = [];
+    for (const row of existing) {
+      if (seen.has(row.slug)) continue;
+      seen.add(row.slug);
+      rows.push({ ...row, id: newId(), environment_id: environmentId, enabled: 0, updated_at: now });
+    }
+    // Stay far below the bound-parameter limits of both engines.
+    for (let i = 0; i < rows.length; i += 500) await db.insertInto('flags').values(rows.slice(i, i + 500)).execute();
+  }
+}

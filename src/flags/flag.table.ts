@@ -1,0 +1,17 @@
+/** One row per flag and environment (unique on environment_id + slug). Booleans are 0/1, JSON is text. */
+export interface FlagsTable {
+  id: string;
+  project_id: string;
+  environment_id: string;
+  slug: string;
+  enabled: number;
+  payload: string | null;
+  expired_at: string | null;
+  description: string;
+  is_preview: number;
+  preview_name: string | null;
+  /** TipTap/ProseMirror document JSON (contract D9). */
+  preview_content: string | null;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,0 +1,46 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, messages } from '../errors.ts';
+import type { CachedAnswer } from '../flags/flag.read-model.ts';
+
+/** The exact Cache-Control string of the specification for GET flag endpoints (contract D6). */
+export const FLAG_CACHE_CONTROL = 'public, s-maxage=60, max-age=30, stale-while-revalidate=60, stale-if-error=300';
+/** The keys are request headers, so a shared cache must key on them (contract D6). */
+export const FLAG_VARY = 'x-project-key, x-environment-key';
+
+export interface KeyHeaders {
+  projectKey: string;
+  environmentKey: string;
+}
+
+/** Reads x-project-key and x-environment-key; missing or empty is the D4 400. */
+export function readKeyHeaders(request: FastifyRequest): KeyHeaders {
+  const projectKey = request.headers['x-project-key'];
+  const environmentKey = request.headers['x-environment-key'];
+  if (typeof projectKey !== 'string' || projectKey === '' || typeof environmentKey !== 'string' || environmentKey === '') {
+    throw new AppError('validation', messages.missingKeyHeaders);
+  }
+  return { projectKey, environmentKey };
+}
+
+/** True when an If-None-Match header matches the ETag (weak comparison, as RFC 9110 asks). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  for (const candidate of ifNoneMatch.split(',')) {
+    const tag = candidate.trim().replace(/^W\//, '');
+    if (tag === etag) return true;
+  }
+  return false;
+}
+
+/**
+ * Sends a cached flag answer with the caching headers of D6. A matching If-None-Match gets 304 for a
+ * 200 answer; error answers ignore preconditions (RFC 9110 section 13.2.1).
+ */
+export function sendFlagAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): FastifyReply {
+  reply.header('cache-control', FLAG_CACHE_CONTROL).header('vary', FLAG_VARY).header('etag', answer.etag);
+  if (answer.status === 200 && etagMatches(request.headers['if-none-match'], answer.etag)) {
+    return reply.code(304).send();
+  }
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+}

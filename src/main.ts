@@ -1,0 +1,63 @@
+import { buildApp } from './app.ts';
+import { compose } from './compose.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDb } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+
+/** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(handle.db);
+  const services = await compose(config, handle);
+  const app = await buildApp(services);
+
+  if (services.createdAdminToken) {
+    // Printed once, on the first start; only its hash is kept.
+    process.stdout.write(
+      `\nFlagpost created an admin token. Save it now, it will not be shown again:\n\n  ${services.createdAdminToken}\n\n` +
+        'Set FLAGPOST_ADMIN_TOKEN to choose your own instead.\n\n',
+    );
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      app.log.error('shutdown took longer than 10 s, exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    try {
+      await app.close(); // stops accepting, lets requests in flight finish
+      await services.stop();
+      await handle.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+}
+
+main().catch((error) => {
+  process.stderr.write(`Flagpost failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+/** A project owns environments, flags and API keys; its `key` is what clients send as x-project-key. */
+export interface Project {
+  id: string;
+  key: string;
+  name: string;
+  createdAt: string;
+  environments: Environment[];
+}
+
+/** An environment's `key` is what clients send as x-environment-key. */
+export interface Environment {
+  id: string;
+  projectId: string;
+  key: string;
+  name: string;
+  createdAt: string;
+}
+
+/** Every new project starts with these environments (contract, Admin API). */
+export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production'] as const;
+
+export const projectView = (p: Project) => ({
+  key: p.key,
+  name: p.name,
+  createdAt: p.createdAt,
+  environments: p.environments.map(environmentView),
+});
+
+export const environmentView = (e: Environment) => ({ key: e.key, name: e.name, createdAt: e.createdAt });
