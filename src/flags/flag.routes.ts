@@ -24,6 +24,9 @@ export const flagPublicRoutes: FastifyPluginAsync<FlagPublicRouteDeps> = async (
     strictPreflight: false,
   });
 
+  // POST bodies of the flag interface are JSON only; Fastify's text/plain parser would let a string through.
+  app.removeContentTypeParser('text/plain');
+
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'OPTIONS') readKeyHeaders(request);
   });

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { forEachDialect } from './support/context.ts';
+import { createApiKey, createProject, keys, type ProjectFixture } from './support/fixtures.ts';
+
+/** No answer may carry a stack trace or a driver's words. */
+function assertCleanError(body: string, label: string): void {
+  const json = JSON.parse(body);
+  assert.equal(json.error, true, label);
+  assert.equal(typeof json.message, 'string', label);
+  for (const leak of ['at ', 'Error:', 'SQLITE', 'syntax', 'node_modules', 'relation', 'FST_']) {
+    assert.ok(!json.message.includes(leak), `${label}: message leaks "${leak}": ${json.message}`);
+  }
+  assert.ok(!('stack' in json), label);
+}
+
+forEachDialect('bad input', (ctx) => {
+  let project: ProjectFixture;
+  let token: string;
+  before(async () => {
+    project = await createProject(ctx());
+    token = await createApiKey(ctx(), project.key);
+  });
+
+  const flagPosts = ['/v1/flags/preview/feedback', '/v1/flags/code-refs'];
+  const headers = () => ({ ...keys(project), 'x-api-key': token });
+
+  it('answers malformed JSON and bodies of the wrong JSON type with a 400 JSON error', async () => {
+    for (const url of flagPosts) {
+      for (const payload of ['{', '{"a":}', '[]', '"text"', 'null', '42', 'true', '']) {
+        const res = await ctx().app.inject({ method: 'POST', url, headers: { ...headers(), 'content-type': 'application/json' }, payload });
+        assert.equal(res.statusCode, 400, `${url} ${payload}`);
+        assertCleanError(res.body, `${url} ${payload}`);
+        assert.equal(res.headers['cache-control'], 'no-store');
+      }
+    }
+  });
+
+  it('answers another content type with 415 JSON', async () => {
+    for (const url of flagPosts) {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
+        const res = await ctx().app.inject({ method: 'POST', url, headers: { ...headers(), 'content-type': type }, payload: 'a=b' });
+        assert.equal(res.statusCode, 415, `${url} ${type}`);
+        assert.deepEqual(res.json(), { error: true, message: 'Unsupported Content-Type' });
+      }
+    }
+  });
+
+  it('refuses a body over 1 MiB with 413 JSON and accepts one just under', async () => {
+    const big = JSON.stringify({ flagKey: 'x', mood: 'HAPPY', rating: 3, metadata: { blob: 'x'.repeat(1024 * 1024) } });
+    for (const url of flagPosts) {
+      const res = await ctx().app.inject({ method: 'POST', url, headers: { ...headers(), 'content-type': 'application/json' }, payload: big });
+      assert.equal(res.statusCode, 413, url);
+      assert.deepEqual(res.json(), { error: true, message: 'Request body is too large' });
+    }
+    const filler = 'x'.repeat(1024 * 1024 - 200);
+    const justUnder = JSON.stringify({ branch: 'b', projectName: 'p', references: { a: [{ filePath: 'f', lineNumber: 1, lineContent: 'c' }] }, pad: filler });
+    assert.ok(Buffer.byteLength(justUnder) <= 1024 * 1024);
+    const ok = await ctx().app.inject({ method: 'POST', url: '/v1/flags/code-refs', headers: { ...headers(), 'content-type': 'application/json' }, payload: justUnder });
+    assert.equal(ok.statusCode, 201);
+  });
+
+  it('answers unknown routes and wrong methods with a 404 JSON error', async () => {
+    const cases: Array<[string, string]> = [
+      ['GET', '/'],
+      ['GET', '/v1'],
+      ['GET', '/v2/flags'],
+      ['DELETE', '/v1/flags/x'],
+      ['PUT', '/v1/flags'],
+      ['PATCH', '/v1/flags/preview'],
+      ['GET', '/v1/flags/preview/feedback'],
+      ['GET', '/v1/flags/code-refs/x/y'],
+      ['POST', '/admin/v1/nothing'],
+      ['GET', `/${'x'.repeat(5000)}`],
+    ];
+    for (const [method, url] of cases) {
+      const res = await ctx().app.inject({ method: method as 'GET', url, headers: headers() });
+      assert.ok(res.statusCode === 404 || res.statusCode === 405, `${method} ${url}: ${res.statusCode}`);
+      assertCleanError(res.body, `${method} ${url}`);
+    }
+  });
+
+  it('answers hostile values in the key headers without a 500', async () => {
+    for (const value of ["' or 1=1 --", 'x'.repeat(8000), '%00', '../../etc/passwd', '\u00e9\u00e8']) {
+      const res = await ctx().app.inject({
+        method: 'GET',
+        url: '/v1/flags',
+        headers: { 'x-project-key': value, 'x-environment-key': value },
+      });
+      assert.equal(res.statusCode, 404, value.slice(0, 20));
+      assertCleanError(res.body, value.slice(0, 20));
+    }
+  });
+
+  it('never answers a client mistake with a 500 on the admin API', async () => {
+    const urls = [`/admin/v1/projects/${project.key}/flags`, '/admin/v1/projects', `/admin/v1/projects/${project.key}/environments`];
+    for (const url of urls) {
+      for (const payload of ['{', '[]', 'null', '"x"', '{"name":{"$gt":""}}']) {
+        const res = await ctx().app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' },
+          payload,
+        });
+        assert.equal(res.statusCode, 400, `${url} ${payload}`);
+        assertCleanError(res.body, `${url} ${payload}`);
+      }
+    }
+  });
+});
