@@ -8,6 +8,7 @@ import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { registerRateLimit } from './http/rate-limit.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 
 export interface BuildAppOptions {
@@ -36,6 +37,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  // Before any route: the plugin hooks every route registered after it (contract D20).
+  await registerRateLimit(app, config);
 
   app.get('/healthz', async (_request, reply) => {
     if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });

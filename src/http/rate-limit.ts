@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.ts';
+import { AppError, messages } from '../errors.ts';
+import { type Surface, surfaceOf } from './error-handler.ts';
+
+// Contract D20: per client IP limits on the public interfaces, 429 JSON with Retry-After and the
+// RateLimit-* headers of the IETF draft, counted in memory or, with REDIS_URL, in Redis so that every
+// instance shares one count. One counter serves @fastify/rate-limit (every Fastify route) and the flag
+// read fast path (src/http/fast-path.ts), so a client has one budget however its request is answered.
+
+/** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
+export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'forms']);
+
+/** IPv6 clients are counted per /64, as one host usually owns a whole /64 (the plugin's default). */
+const IPV6_SUBNET = 64;
+const REDIS_PREFIX = 'flagpost:ratelimit:';
+
+export interface RateLimitState {
+  /** Requests counted in the current window, this one included. */
+  current: number;
+  /** Milliseconds until the window ends. */
+  ttl: number;
+}
+
+/** The plugin's store contract: `incr` calls back synchronously for memory and later for Redis. */
+interface Store {
+  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number, max: number): void;
+  child(options: unknown): Store;
+}
+
+const require = createRequire(import.meta.url);
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, backoff: boolean, cache?: number) => Store;
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
+  continueExceeding: boolean,
+  backoff: boolean,
+  redis: Redis,
+  prefix?: string,
+) => Store;
+const { normalizeIP } = require('@fastify/rate-limit') as { normalizeIP(ip: string, subnet?: number): string };
+
+/** The shared per-IP counter with the limits of the configuration. */
+export class RateLimiter {
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+    readonly store: Store,
+    private readonly redis: Redis | undefined,
+  ) {}
+
+  /** The counter key of a client address (IPv4 as is, IPv6 per /64, mapped IPv4 as IPv4). */
+  keyOf(ip: string): string {
+    return normalizeIP(ip, IPV6_SUBNET);
+  }
+
+  /** Counts one request of `key`; calls back with the new state (synchronously in memory). */
+  hit(key: string, cb: (err: Error | null, state: RateLimitState) => void): void {
+    this.store.incr(key, cb, this.windowMs, this.max);
+  }
+
+  /** The RateLimit-* headers of an allowed request, as the plugin writes them (enableDraftSpec). */
+  headers(state: RateLimitState): [string, string][] {
+    return [
+      ['ratelimit-limit', String(this.max)],
+      ['ratelimit-remaining', String(Math.max(0, this.max - state.current))],
+      ['ratelimit-reset', String(Math.ceil(state.ttl / 1000))],
+    ];
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => this.redis!.disconnect());
+  }
+}
+
+/**
+ * Registers @fastify/rate-limit for every route registered after it (call before the routes) and
+ * returns the counter it uses, or undefined when FLAGPOST_RATE_LIMIT_MAX is 0 (limits off).
+ * Which routes count is decided per request from `config.surface`, so route plugins such as the form
+ * interface are limited without knowing about it.
+ */
+export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<RateLimiter | undefined> {
+  const { max, windowMs } = config.rateLimit;
+  if (max === 0) return undefined;
+
+  let redis: Redis | undefined;
+  let store: Store;
+  if (config.redisUrl) {
+    // No offline queue and a short command timeout: while Redis is away requests are answered
+    // without counting (skipOnError) instead of waiting for it.
+    redis = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
+    redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate limit store (Redis) error'));
+    await redis.connect().catch((error: Error) => app.log.warn({ err: error }, 'Redis is not reachable; rate limits are not counted until it is'));
+    store = new RedisStore(false, false, redis, REDIS_PREFIX);
+  } else {
+    // Enough entries for the clients of one window on a busy instance; the oldest are dropped first.
+    store = new LocalStore(false, false, 50_000);
+  }
+  const limiter = new RateLimiter(max, windowMs, store, redis);
+
+  await app.register(rateLimit, {
+    global: true,
+    max,
+    timeWindow: windowMs,
+    enableDraftSpec: true,
+    skipOnError: true,
+    ipv6Subnet: IPV6_SUBNET,
+    // A constructor that returns an object makes `new` yield that object: the plugin uses our store.
+    store: function sharedStore() {
+      return store;
+    } as unknown as never,
+    allowList: (request: FastifyRequest) => !LIMITED_SURFACES.has(surfaceOf(request)),
+    errorResponseBuilder: () => new AppError('rate_limited', messages.tooManyRequests),
+  });
+  app.addHook('onClose', async () => limiter.close());
+  return limiter;
+}
