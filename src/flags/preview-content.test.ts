@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkPreviewContent, renderPreviewContent } from './preview-content.ts';
+
+const para = (...content: unknown[]) => ({ type: 'doc', content: [{ type: 'paragraph', content }] });
+const text = (value: string, marks?: unknown[]) => ({ type: 'text', text: value, ...(marks ? { marks } : {}) });
+
+describe('preview content (contract D9)', () => {
+  const rendered: Array<[string, unknown, string]> = [
+    ['escapes text', para(text('<img src=x onerror=alert(1)> & "q"')), '<p>&lt;img src=x onerror=alert(1)&gt; &amp; "q"</p>'],
+    ['renders marks', para(text('b', [{ type: 'bold' }]), text('i', [{ type: 'italic' }])), '<p><strong>b</strong><em>i</em></p>'],
+    ['renders headings and lists', { type: 'doc', content: [{ type: 'heading', attrs: { level: 2 }, content: [text('H')] }, { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [text('x')] }] }] }] }, '<h2>H</h2><ul><li><p>x</p></li></ul>'],
+    ['escapes link targets', para(text('l', [{ type: 'link', attrs: { href: 'https://a.example/?a=1&b="x"' } }])), '<p><a target="_blank" rel="noopener noreferrer nofollow" href="https://a.example/?a=1&amp;b=&quot;x&quot;">l</a></p>'],
+    ['drops unknown attributes', { type: 'doc', content: [{ type: 'paragraph', attrs: { onclick: 'x', class: 'y' }, content: [text('p')] }] }, '<p>p</p>'],
+    ['renders an empty editor document', { type: 'doc', content: [{ type: 'paragraph' }] }, '<p></p>'],
+  ];
+  for (const [name, doc, html] of rendered) {
+    it(name, () => {
+      assert.deepEqual(checkPreviewContent(doc), []);
+      assert.equal(renderPreviewContent(doc), html);
+    });
+  }
+
+  const refused: Array<[string, unknown, RegExp]> = [
+    ['a non-object', 'text', /document object/],
+    ['a root that is no doc', { type: 'paragraph' }, /root node/],
+    ['an unknown node', { type: 'doc', content: [{ type: 'iframe' }] }, /unknown node type "iframe"/],
+    ['an unknown mark', para(text('x', [{ type: 'script' }])), /unknown mark type "script"/],
+    ['a javascript: link', para(text('x', [{ type: 'link', attrs: { href: 'javascript:alert(1)' } }])), /http, https or mailto/],
+    ['a data: link', para(text('x', [{ type: 'link', attrs: { href: 'data:text/html,x' } }])), /http, https or mailto/],
+    ['a relative link', para(text('x', [{ type: 'link', attrs: { href: '/x' } }])), /http, https or mailto/],
+    ['text directly in the doc', { type: 'doc', content: [text('x')] }, /not a valid document/],
+    ['content that is no list', { type: 'doc', content: 'x' }, /not a list/],
+  ];
+  for (const [name, doc, reason] of refused) {
+    it(`refuses ${name}`, () => {
+      const problems = checkPreviewContent(doc);
+      assert.ok(problems.length > 0);
+      assert.match(problems.map((p) => p.reason).join('; '), reason);
+    });
+  }
+
+  it('refuses a document nested too deeply', () => {
+    let node: Record<string, unknown> = text('x');
+    for (let i = 0; i < 100; i++) node = { type: 'blockquote', content: [node] };
+    assert.match(checkPreviewContent({ type: 'doc', content: [node] })[0]!.reason, /nested deeper/);
+  });
+});
