@@ -8,16 +8,26 @@ class StaticMigrationProvider implements MigrationProvider {
   }
 }
 
+const ATTEMPTS = 5;
+
 /**
- * Brings the schema up to date. Kysely's migrator takes a lock row first (SELECT ... FOR UPDATE on
- * PostgreSQL, a write transaction on SQLite), so instances that start together migrate once.
+ * Brings the schema up to date, safely when several instances start at once. On PostgreSQL Kysely's
+ * migrator locks a row (SELECT ... FOR UPDATE) so one instance migrates while the others wait. On
+ * SQLite it has no cross-connection lock: two starters can both see a pending migration, and the
+ * loser's transaction fails and rolls back whole (SQLite DDL is transactional). So a failed run is
+ * retried, and counts as success once another instance has applied every migration.
  */
 export async function migrateToLatest(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (!error && !failed) return;
+    lastError = new Error(`Migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error ?? 'unknown error')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined);
+    if (pending.length === 0) return;
   }
+  throw lastError;
 }

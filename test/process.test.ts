@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openDb } from '../src/db/connect.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { createTestDatabase, dialects } from './support/context.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (d) => (text += d));
+  child.stderr!.on('data', (d) => (text += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => text, exited };
+}
+
+async function waitForHealth(port: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no answer on port ${port}`);
+}
+
+const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+
+describe('the server process', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  it('names every bad variable at once and exits non-zero', async () => {
+    const { exited, output } = start({ PORT: 'x', DATABASE_URL: 'mysql://nope', LOG_LEVEL: 'loud' });
+    assert.equal(await exited, 1);
+    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL']) assert.match(output(), new RegExp(name));
+  });
+
+  it('starts on SQLite, prints a created admin token once, and stops cleanly on SIGTERM', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
+    dirs.push(dataDir);
+    const port = freePort();
+    const first = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
+    await waitForHealth(port);
+    const token = /(fpa_[\w-]+)/.exec(first.output())?.[1];
+    assert.ok(token, first.output());
+    const res = await fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+    assert.ok(fs.existsSync(path.join(dataDir, 'flagpost.db')));
+
+    const second = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
+    await waitForHealth(port);
+    assert.doesNotMatch(second.output(), /fpa_/);
+    const again = await fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(again.status, 200, 'the token survives a restart');
+    second.child.kill('SIGINT');
+    assert.equal(await second.exited, 0);
+  });
+});
+
+for (const dialect of dialects()) {
+  describe(`migrations [${dialect}]`, () => {
+    it('run once when two instances start at the same time', async () => {
+      const database = await createTestDatabase(dialect);
+      const url = database.env.DATABASE_URL;
+      const a = openDb({ databaseUrl: url, dataDir: database.env.FLAGPOST_DATA_DIR! });
+      const b = openDb({ databaseUrl: url, dataDir: database.env.FLAGPOST_DATA_DIR! });
+      try {
+        await Promise.all([migrateToLatest(a.db), migrateToLatest(b.db)]);
+        const rows = await a.db.selectFrom('kysely_migration' as never).selectAll().execute();
+        const names = rows.map((r) => (r as { name: string }).name);
+        assert.equal(new Set(names).size, names.length, 'no migration recorded twice');
+        assert.ok(names.includes('0001_flags'));
+        await migrateToLatest(a.db);
+      } finally {
+        await a.close();
+        await b.close();
+        await database.drop();
+      }
+    });
+  });
+}
