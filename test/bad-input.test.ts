@@ -107,4 +107,18 @@ forEachDialect('bad input', (ctx) => {
       }
     }
   });
+
+  it('answers repeated or oversized query parameters on admin listings with 400', async () => {
+    const env = project.environments[0]!.key;
+    for (const url of [
+      `/admin/v1/projects/${project.key}/code-refs?slug=a&slug=b`,
+      `/admin/v1/projects/${project.key}/code-refs?branch=${'b'.repeat(300)}`,
+      `/admin/v1/projects/${project.key}/environments/${env}/flags/x/feedback?limit=1&limit=2`,
+      `/admin/v1/projects/${project.key}/environments/${env}/flags/x/feedback?cursor=a&cursor=b`,
+    ]) {
+      const res = await ctx().app.inject({ method: 'GET', url, headers: { authorization: 'Bearer test-admin-token-0123456789' } });
+      assert.equal(res.statusCode, 400, url);
+      assertCleanError(res.body, url);
+    }
+  });
 });

@@ -3,7 +3,7 @@ import type { ApiKeyService } from '../api-keys/index.ts';
 import { AppError, message, messages } from '../errors.ts';
 import { readKeyHeaders } from '../http/flag-headers.ts';
 import type { CodeReferenceFilter, CodeReferenceUpload } from './code-ref.ts';
-import { codeRefsBody } from './code-ref.schemas.ts';
+import { codeRefsBody, codeRefsQuery } from './code-ref.schemas.ts';
 import type { CodeRefService } from './code-ref.service.ts';
 
 /**
@@ -38,8 +38,12 @@ export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeySer
 }
 
 export const codeRefAdminRoutes: FastifyPluginAsync<{ codeRefs: CodeRefService }> = async (app, { codeRefs }) => {
-  app.get<{ Params: { projectKey: string }; Querystring: CodeReferenceFilter }>('/projects/:projectKey/code-refs', async (request) => {
+  app.get<{ Params: { projectKey: string }; Querystring: CodeReferenceFilter }>(
+    '/projects/:projectKey/code-refs',
+    { schema: { querystring: codeRefsQuery } },
+    async (request) => {
     const { slug, branch, projectName } = request.query;
     return { references: await codeRefs.list(request.params.projectKey, { slug, branch, projectName }) };
-  });
+    },
+  );
 };

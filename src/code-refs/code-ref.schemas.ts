@@ -25,3 +25,14 @@ export const codeRefsBody = {
     },
   },
 } as const;
+
+/** Filters of the admin listing; a repeated parameter (an array) is a 400, not a query error. */
+export const codeRefsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    slug: { type: 'string', maxLength: 150 },
+    branch: { type: 'string', maxLength: 255 },
+    projectName: { type: 'string', maxLength: 150 },
+  },
+} as const;

@@ -31,3 +31,12 @@ export function parseLimit(text: string | undefined, fallback = 50, max = 200): 
   }
   return Number(text);
 }
+
+/** Querystring schema of every paged admin listing. */
+export const pageQuery = {
+  type: 'object',
+  properties: {
+    cursor: { type: 'string', maxLength: 1000 },
+    limit: { type: 'string', maxLength: 10 },
+  },
+} as const;

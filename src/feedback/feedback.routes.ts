@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { parseLimit } from '../db/cursor.ts';
+import { pageQuery, parseLimit } from '../db/cursor.ts';
 import { readKeyHeaders } from '../http/flag-headers.ts';
 import { type FeedbackInput, feedbackView } from './feedback.ts';
 import { feedbackBody } from './feedback.schemas.ts';
@@ -37,6 +37,7 @@ type ListParams = { projectKey: string; envKey: string; slug: string };
 export const feedbackAdminRoutes: FastifyPluginAsync<{ feedback: FeedbackService }> = async (app, { feedback }) => {
   app.get<{ Params: ListParams; Querystring: { cursor?: string; limit?: string } }>(
     '/projects/:projectKey/environments/:envKey/flags/:slug/feedback',
+    { schema: { querystring: pageQuery } },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
       const page = await feedback.list(projectKey, envKey, slug, {
