@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { type FlagChange, type FlagChanges, FlagReadModel, FlagService, FlagStore } from './flags/index.ts';
+import { PgFlagChanges } from './flags/pg-flag-changes.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 
 export interface Ports {
@@ -52,7 +53,13 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       return { environmentId: env.id, flags: await flagStore.listEnvironmentFlags(env.id) };
     },
   });
-  const changes = new LocalFlagChanges(reads);
+  // Several instances share PostgreSQL: changes also travel by LISTEN/NOTIFY to the others (issue 4).
+  const pgChanges =
+    handle.dialect === 'postgres' && handle.databaseUrl
+      ? new PgFlagChanges({ db, databaseUrl: handle.databaseUrl, reads, onError: warnOf(config) })
+      : undefined;
+  await pgChanges?.start();
+  const changes: FlagChanges = pgChanges ?? new LocalFlagChanges(reads);
 
   let flags: FlagService | undefined;
   const projects = new ProjectService({
@@ -95,6 +102,17 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
         return false;
       }
     },
-    async stop() {},
+    async stop() {
+      await pgChanges?.stop();
+    },
+  };
+}
+
+/** A warning line in the format of the app's logger, for background work that has no request. */
+function warnOf(config: Config) {
+  return (error: unknown, msg: string) => {
+    if (config.logLevel === 'silent' || config.logLevel === 'error' || config.logLevel === 'fatal') return;
+    const err = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg, err })}\n`);
   };
 }
