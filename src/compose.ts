@@ -7,6 +7,8 @@ import type { DbHandle } from './db/connect.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { type FlagChange, type FlagChanges, FlagReadModel, FlagService, FlagStore } from './flags/index.ts';
 import { PgFlagChanges } from './flags/pg-flag-changes.ts';
+import { FormService, FormStore, SubmissionService, SubmissionStore } from './forms/index.ts';
+import { MailSender, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 
 export interface Ports {
@@ -24,6 +26,10 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  readonly forms: FormService;
+  readonly submissions: SubmissionService;
+  /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
+  readonly outbox: OutboxWorker;
   /** True when the database answers. */
   healthy(): Promise<boolean>;
   /** Stops background work; the database handle is closed by its owner. */
@@ -82,6 +88,32 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const codeRefs = new CodeRefService(db, new CodeRefStore(db), projects, clock);
   const { service: adminTokens, created } = await AdminTokenService.open(db, config.adminToken);
 
+  const forms = new FormService(new FormStore(db), clock);
+  const outboxStore = new OutboxStore(db, handle.dialect);
+  let outbox: OutboxWorker | undefined;
+  const submissions = new SubmissionService({
+    db,
+    store: new SubmissionStore(db),
+    forms,
+    outbox: outboxStore,
+    mailEnabled: config.smtpUrl !== undefined,
+    publicUrl: config.publicUrl,
+    onQueued: () => outbox!.wake(),
+    clock,
+  });
+  outbox = new OutboxWorker({
+    store: outboxStore,
+    webhooks: new WebhookSender(config.outbox.webhookTimeoutMs, clock),
+    mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
+    webhookSecretOf: (submissionId) => submissions.webhookSecretOf(submissionId),
+    pollMs: config.outbox.pollMs,
+    retryBaseMs: config.outbox.retryBaseMs,
+    maxAttempts: config.outbox.maxAttempts,
+    leaseMs: config.outbox.webhookTimeoutMs + 60_000,
+    clock,
+  });
+  outbox.start();
+
   return {
     config,
     handle,
@@ -94,6 +126,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     apiKeys,
     feedback,
     codeRefs,
+    forms,
+    submissions,
+    outbox,
     async healthy() {
       try {
         await sql`select 1`.execute(db);
@@ -104,6 +139,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     },
     async stop() {
       await pgChanges?.stop();
+      await outbox.stop();
     },
   };
 }

@@ -3,6 +3,8 @@ import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
+import type { FormsTable, SubmissionFilesTable, SubmissionsTable } from '../forms/form.table.ts';
+import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -14,6 +16,11 @@ export interface Database {
   feedback: FeedbackTable;
   code_refs: CodeRefsTable;
   settings: SettingsTable;
+  forms: FormsTable;
+  submissions: SubmissionsTable;
+  submission_files: SubmissionFilesTable;
+  outbox: OutboxTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

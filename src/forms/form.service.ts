@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { newId, newKey, nowIso } from '../db/codec.ts';
+import { AppError, message } from '../errors.ts';
+import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch } from './form.ts';
+import type { FormStore } from './form.store.ts';
+
+/** A form as answered by create and update: `webhookSecret` only when one was just generated. */
+export interface FormWithSecret {
+  form: Form;
+  webhookSecret?: string;
+}
+
+/** Standard Webhooks style secret: `whsec_` + base64 of 32 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export class FormService {
+  constructor(
+    private readonly store: FormStore,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** Creates a form with the default settings overridden by `input`; a webhook URL gets a new secret. */
+  async create(input: FormPatch & { name: string }): Promise<FormWithSecret> {
+    const { settings, problems } = applySettings({ ...DEFAULT_SETTINGS, name: '' }, input);
+    if (problems.length > 0) throw AppError.validation(problems);
+    const now = nowIso(this.clock);
+    const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
+    const form: Form = { ...settings, id: newId(), key: newKey(12), webhookSecret: webhookSecret ?? null, createdAt: now, updatedAt: now };
+    await this.store.insert(form);
+    return { form, webhookSecret };
+  }
+
+  /** The form with this key; throws not-found otherwise. */
+  async get(formKey: string): Promise<Form> {
+    const form = await this.store.findByKey(formKey);
+    if (!form) throw new AppError('not_found', message('adminFormNotFound', { formKey }));
+    return form;
+  }
+
+  /** The form with this key, or undefined (the submission endpoint answers its own 404). */
+  async find(formKey: string): Promise<Form | undefined> {
+    return this.store.findByKey(formKey);
+  }
+
+  async list(): Promise<Form[]> {
+    return this.store.list();
+  }
+
+  /**
+   * PATCH semantics: absent keeps, null clears. Setting a webhook URL on a form without a secret generates
+   * one (returned once); clearing the URL drops the secret.
+   */
+  async update(formKey: string, patch: FormPatch): Promise<FormWithSecret> {
+    const current = await this.get(formKey);
+    const { settings, problems } = applySettings(current, patch);
+    if (problems.length > 0) throw AppError.validation(problems);
+    let webhookSecret: string | undefined;
+    let secret = current.webhookSecret;
+    if (!settings.webhookUrl) secret = null;
+    else if (!secret) secret = webhookSecret = newWebhookSecret();
+    const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: nowIso(this.clock) };
+    await this.store.update(form);
+    return { form, webhookSecret };
+  }
+
+  /** Replaces the webhook signing secret; the new one is returned once. */
+  async rotateWebhookSecret(formKey: string): Promise<string> {
+    const current = await this.get(formKey);
+    if (!current.webhookUrl) {
+      throw AppError.validation([{ field: 'body.webhookUrl', reason: 'the form has no webhook URL' }]);
+    }
+    const webhookSecret = newWebhookSecret();
+    await this.store.update({ ...current, webhookSecret, updatedAt: nowIso(this.clock) });
+    return webhookSecret;
+  }
+
+  async delete(formKey: string): Promise<void> {
+    const form = await this.get(formKey);
+    await this.store.delete(form.id);
+  }
+}

@@ -1,0 +1,166 @@
+import { BlockList, isIP } from 'node:net';
+import type { FieldProblem } from '../errors.ts';
+
+/** The settings of a form (contract "Admin API" form settings). */
+export interface FormSettings {
+  name: string;
+  enabled: boolean;
+  uploadsEnabled: boolean;
+  /** Field name that only bots fill in (contract D17); null: no honeypot. */
+  honeypot: string | null;
+  /** Allowed origins such as `https://example.com`; empty: any website (contract D19). */
+  websites: string[];
+  /** Client addresses or CIDR ranges whose submissions are refused. */
+  blockedIps: string[];
+  successUrl: string | null;
+  errorUrl: string | null;
+  /** Where the "go back" link of the result pages leads; the submitting page when null. */
+  redirectUrl: string | null;
+  webhookUrl: string | null;
+  notifyEmails: string[];
+}
+
+export interface Form extends FormSettings {
+  id: string;
+  key: string;
+  /** Signing secret of the webhook (`whsec_` + base64), shown once. */
+  webhookSecret: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
+  enabled: true,
+  uploadsEnabled: false,
+  honeypot: '_trap',
+  websites: [],
+  blockedIps: [],
+  successUrl: null,
+  errorUrl: null,
+  redirectUrl: null,
+  webhookUrl: null,
+  notifyEmails: [],
+};
+
+/** A PATCH body: an absent field keeps its value, null clears it (contract "Admin API"). */
+export type FormPatch = { [K in keyof FormSettings]?: FormSettings[K] | null };
+
+const URL_FIELDS = ['successUrl', 'errorUrl', 'redirectUrl', 'webhookUrl'] as const;
+const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+
+/**
+ * Applies a create or PATCH body to settings, normalising websites to origins, and returns the problems
+ * found. Cleared lists become empty and a cleared honeypot disables it; name, enabled and uploadsEnabled
+ * cannot be cleared.
+ */
+export function applySettings(base: FormSettings, patch: FormPatch): { settings: FormSettings; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const next: FormSettings = { ...base };
+  const problem = (field: string, reason: string) => problems.push({ field: `body.${field}`, reason });
+
+  if (patch.name !== undefined) {
+    if (patch.name === null || patch.name.trim() === '') problem('name', 'must be a non-empty string');
+    else next.name = patch.name.trim();
+  }
+  for (const flag of ['enabled', 'uploadsEnabled'] as const) {
+    if (patch[flag] === null) problem(flag, 'cannot be cleared');
+    else if (patch[flag] !== undefined) next[flag] = patch[flag];
+  }
+  if (patch.honeypot !== undefined) next.honeypot = patch.honeypot === null || patch.honeypot === '' ? null : patch.honeypot;
+  for (const field of URL_FIELDS) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    if (value === null) next[field] = null;
+    else if (!isHttpUrl(value)) problem(field, 'must be an absolute http or https URL');
+    else next[field] = value;
+  }
+  if (patch.websites !== undefined) {
+    next.websites = [];
+    (patch.websites ?? []).forEach((site, i) => {
+      if (!isHttpUrl(site)) problem(`websites.${i}`, 'must be an origin such as https://example.com');
+      else next.websites.push(new URL(site).origin);
+    });
+  }
+  if (patch.blockedIps !== undefined) {
+    next.blockedIps = patch.blockedIps ?? [];
+    next.blockedIps.forEach((entry, i) => {
+      if (!isAddressOrRange(entry)) problem(`blockedIps.${i}`, 'must be an IP address or a CIDR range');
+    });
+  }
+  if (patch.notifyEmails !== undefined) {
+    next.notifyEmails = patch.notifyEmails ?? [];
+    next.notifyEmails.forEach((email, i) => {
+      if (!EMAIL.test(email)) problem(`notifyEmails.${i}`, 'must be an e-mail address');
+    });
+  }
+  return { settings: next, problems };
+}
+
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  if (extra !== undefined || !address || isIP(address) === 0) return false;
+  if (prefix === undefined) return true;
+  const max = isIP(address) === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= max;
+}
+
+/** Whether `ip` is one of the form's blocked addresses or ranges; IPv4-mapped IPv6 counts as IPv4. */
+export function isIpBlocked(blockedIps: readonly string[], ip: string): boolean {
+  if (blockedIps.length === 0) return false;
+  const address = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  const family = isIP(address);
+  if (family === 0) return false;
+  const list = new BlockList();
+  for (const entry of blockedIps) {
+    const [base, prefix] = entry.split('/');
+    const type = isIP(base!) === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(base!, type);
+    else list.addSubnet(base!, Number(prefix), type);
+  }
+  return list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The origin a submission comes from: the `Origin` header, else the origin of `Referer`. Browsers send
+ * `Origin: null` from sandboxed or privacy-sensitive contexts; that counts as unknown.
+ */
+export function requestOrigin(origin: string | undefined, referer: string | undefined): string | undefined {
+  if (origin && origin !== 'null' && isHttpUrl(origin)) return new URL(origin).origin;
+  if (referer && isHttpUrl(referer)) return new URL(referer).origin;
+  return undefined;
+}
+
+/** Contract D19: no listed websites allows any origin; otherwise only the listed ones (an unknown origin is refused). */
+export function isWebsiteAllowed(websites: readonly string[], origin: string | undefined): boolean {
+  return websites.length === 0 || (origin !== undefined && websites.includes(origin));
+}
+
+/** The admin view of a form. The webhook secret is never part of it: it is shown once, when created. */
+export function formView(form: Form, publicUrl: string) {
+  return {
+    key: form.key,
+    name: form.name,
+    endpoint: `${publicUrl}/v1/s/${form.key}`,
+    enabled: form.enabled,
+    uploadsEnabled: form.uploadsEnabled,
+    honeypot: form.honeypot,
+    websites: form.websites,
+    blockedIps: form.blockedIps,
+    successUrl: form.successUrl,
+    errorUrl: form.errorUrl,
+    redirectUrl: form.redirectUrl,
+    webhookUrl: form.webhookUrl,
+    notifyEmails: form.notifyEmails,
+    createdAt: form.createdAt,
+    updatedAt: form.updatedAt,
+  };
+}

@@ -1,0 +1,117 @@
+import type { Multipart, MultipartFile } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { AppError, message } from '../errors.ts';
+import { FieldCollector, type IncomingFile } from './submission.ts';
+
+/** Limits of one submission (contract D16), from the deployment's configuration. */
+export interface SubmissionLimits {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxFields: number;
+  maxFieldBytes: number;
+}
+
+/** "1.00MB" as in the specification's 413 message; 1 MB = 1,048,576 bytes (contract D16). */
+export const formatMegabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(2)}MB`;
+export const formatSize = (bytes: number): string => (bytes >= 1048576 ? formatMegabytes(bytes) : `${(bytes / 1024).toFixed(2)}KB`);
+
+/** The largest multipart body the limits allow, with room for part headers; a larger Content-Length is refused unread. */
+export function maxMultipartBytes(limits: SubmissionLimits): number {
+  const partOverhead = 1024;
+  return limits.maxFiles * (limits.maxFileBytes + partOverhead) + limits.maxFields * (limits.maxFieldBytes + partOverhead) + 64 * 1024;
+}
+
+export const fileTooLarge = (fileName: string, limits: SubmissionLimits) =>
+  new AppError('payload_too_large', message('formFileTooLarge', { fileName, limit: formatMegabytes(limits.maxFileBytes) }));
+const tooManyFiles = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFiles', { max: limits.maxFiles }));
+const tooManyFields = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFields', { max: limits.maxFields }));
+const fieldTooLarge = (field: string, limits: SubmissionLimits) =>
+  new AppError('payload_too_large', message('formFieldTooLarge', { field: field.slice(0, 100), limit: formatSize(limits.maxFieldBytes) }));
+export const unreadable = () => new AppError('validation', message('formUnreadable'));
+
+export interface ReadBody {
+  data: Record<string, unknown>;
+  files: IncomingFile[];
+}
+
+/**
+ * Checks a parsed JSON or urlencoded body against the field limits. JSON must be an object; each
+ * top-level name is a field. Urlencoded repeated names arrive as arrays and count once per value.
+ */
+export function readParsedBody(body: unknown, urlencoded: boolean, limits: SubmissionLimits): ReadBody {
+  if (body === undefined) return { data: {}, files: [] };
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw unreadable();
+  const entries = Object.entries(body as Record<string, unknown>);
+  let count = 0;
+  for (const [name, value] of entries) {
+    const values = urlencoded && Array.isArray(value) ? value : [value];
+    count += values.length;
+    if (count > limits.maxFields) throw tooManyFields(limits);
+    for (const one of values) {
+      const size = Buffer.byteLength(typeof one === 'string' ? one : JSON.stringify(one) ?? '');
+      if (size > limits.maxFieldBytes) throw fieldTooLarge(name, limits);
+    }
+  }
+  return { data: Object.fromEntries(entries), files: [] };
+}
+
+/**
+ * Reads a multipart body part by part, enforcing every limit while it streams (contract D16): a file is
+ * read only up to one byte past its limit and the request is abandoned right there. A file part with an
+ * empty name and no content (an unused file input of an HTML form) is skipped.
+ */
+export async function readMultipart(request: FastifyRequest, uploadsEnabled: boolean, limits: SubmissionLimits): Promise<ReadBody> {
+  const fields = new FieldCollector();
+  const files: IncomingFile[] = [];
+  const parts = request.parts({
+    limits: {
+      fileSize: limits.maxFileBytes + 1,
+      // Backstops only: the exact counts are checked below, where empty file inputs do not count.
+      files: limits.maxFiles + 20,
+      fields: limits.maxFields,
+      fieldSize: limits.maxFieldBytes,
+      fieldNameSize: 200,
+      parts: limits.maxFields + limits.maxFiles + 20,
+    },
+    throwFileSizeLimit: false,
+  } as Parameters<FastifyRequest['parts']>[0]);
+  try {
+    for await (const part of parts as AsyncIterableIterator<Multipart>) {
+      if (part.type === 'field') {
+        if (part.fieldnameTruncated || part.valueTruncated) throw fieldTooLarge(part.fieldname, limits);
+        fields.add(part.fieldname, part.value);
+        continue;
+      }
+      if (part.filename && !uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
+      if (part.filename && files.length >= limits.maxFiles) throw tooManyFiles(limits);
+      const content = await readFile(part, limits);
+      if (content.length === 0 && !part.filename) continue;
+      if (!uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
+      if (files.length >= limits.maxFiles) throw tooManyFiles(limits);
+      files.push({ field: part.fieldname, name: part.filename || part.fieldname, contentType: part.mimetype || 'application/octet-stream', content });
+    }
+  } catch (error) {
+    throw toLimitError(error, limits);
+  }
+  return { data: fields.toObject(), files };
+}
+
+async function readFile(part: MultipartFile, limits: SubmissionLimits): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of part.file as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limits.maxFileBytes) throw fileTooLarge(part.filename || part.fieldname, limits);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function toLimitError(error: unknown, limits: SubmissionLimits): unknown {
+  if (error instanceof AppError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_FILES_LIMIT') return tooManyFiles(limits);
+  if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') return tooManyFields(limits);
+  // Malformed multipart, a missing boundary, a truncated body or a prototype-polluting name.
+  return unreadable();
+}

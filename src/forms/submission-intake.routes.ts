@@ -1,0 +1,132 @@
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, message, messages } from '../errors.ts';
+import { isIpBlocked, isWebsiteAllowed, requestOrigin } from './form.ts';
+import { type FormRequestContext, formErrorOf, goBackUrlOf, sendFormError, successUrl } from './form-answer.ts';
+import { PAGE_HEADERS, resultPage } from './form-pages.ts';
+import type { FormService } from './form.service.ts';
+import { maxMultipartBytes, readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
+import type { SubmissionService } from './submission.service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    formContext: FormRequestContext | null;
+  }
+}
+
+export interface SubmissionIntakeDeps {
+  forms: FormService;
+  submissions: SubmissionService;
+  limits: SubmissionLimits;
+  /** Largest JSON or urlencoded body in bytes. */
+  bodyLimit: number;
+  publicUrl: string;
+  mailEnabled: boolean;
+}
+
+type SubmitRequest = FastifyRequest<{ Params: { formKey: string }; Querystring: { mode?: string } }>;
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The form submission interface at /v1/s (contract D13-D19), in its own scope: only here are urlencoded
+ * and multipart bodies parsed, so the flag endpoints keep taking JSON only.
+ */
+export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = async (app, deps) => {
+  const { forms, submissions, limits, publicUrl } = deps;
+  if (!deps.mailEnabled) app.log.warn('SMTP_URL is not set: notification e-mails are off');
+
+  app.removeContentTypeParser('text/plain');
+  await app.register(formbody, { bodyLimit: deps.bodyLimit });
+  await app.register(multipart, { limits: { fileSize: limits.maxFileBytes + 1 } });
+  app.decorateRequest('formContext', null);
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const answer = formErrorOf(error, deps.bodyLimit);
+    if (answer.unexpected) request.log.error({ err: error }, 'form submission failed');
+    else request.log.info({ status: answer.status }, 'form submission refused');
+    const ctx = request.formContext ?? { rest: (request.query as { mode?: string } | undefined)?.mode === 'rest', form: undefined, goBackUrl: undefined };
+    return sendFormError(request, reply, ctx, publicUrl, answer.status, answer.message);
+  });
+
+  // Contract D19: any origin, unless the form lists websites; then only those, echoed with Vary: Origin.
+  const allowOrigin = (request: FastifyRequest, reply: FastifyReply, websites: readonly string[]) => {
+    const origin = header(request, 'origin');
+    if (websites.length === 0) reply.header('access-control-allow-origin', '*');
+    else {
+      reply.header('vary', 'Origin');
+      if (origin && websites.includes(origin)) reply.header('access-control-allow-origin', origin);
+    }
+  };
+
+  app.options<{ Params: { formKey: string } }>('/:formKey', { config: { surface: 'forms' } }, async (request, reply) => {
+    const form = await forms.find(request.params.formKey);
+    allowOrigin(request, reply, form?.websites ?? []);
+    return reply
+      .code(204)
+      .header('access-control-allow-methods', 'POST')
+      .header('access-control-allow-headers', 'Content-Type, Accept')
+      .header('access-control-max-age', '86400')
+      .send();
+  });
+
+  app.post<{ Params: { formKey: string }; Querystring: { mode?: string } }>(
+    '/:formKey',
+    {
+      config: { surface: 'forms' },
+      // Checks that need no body run before any of it is read (contract D15, D16).
+      onRequest: async (request: SubmitRequest, reply) => {
+        const referer = header(request, 'referer');
+        const ctx: FormRequestContext = { rest: request.query.mode === 'rest', form: undefined, goBackUrl: goBackUrlOf(undefined, referer) };
+        request.formContext = ctx;
+        reply.header('access-control-allow-origin', '*');
+        const form = await forms.find(request.params.formKey);
+        if (!form) throw new AppError('not_found', message('formNotFound', { formKey: request.params.formKey }));
+        ctx.form = form;
+        ctx.goBackUrl = goBackUrlOf(form, referer);
+        reply.removeHeader('access-control-allow-origin');
+        allowOrigin(request, reply, form.websites);
+        if (!form.enabled) throw new AppError('conflict', messages.formDisabled);
+        if (!isWebsiteAllowed(form.websites, requestOrigin(header(request, 'origin'), referer))) {
+          throw new AppError('forbidden', messages.formWebsiteNotAllowed);
+        }
+        if (isIpBlocked(form.blockedIps, request.ip)) throw new AppError('forbidden', messages.formIpBlocked);
+        const declared = Number(request.headers['content-length'] ?? 0);
+        const cap = maxMultipartBytes(limits);
+        if (request.headers['content-type']?.toLowerCase().startsWith('multipart/') && declared > cap) {
+          throw new AppError('payload_too_large', message('formBodyTooLarge', { limit: `${(cap / 1048576).toFixed(2)}MB` }));
+        }
+      },
+    },
+    async (request, reply) => {
+      const ctx = request.formContext!;
+      const form = ctx.form!;
+      const body = request.isMultipart()
+        ? await readMultipart(request, form.uploadsEnabled, limits)
+        : readParsedBody(request.body, request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false, limits);
+      const meta = {
+        ip: request.ip ?? null,
+        userAgent: header(request, 'user-agent')?.slice(0, 1000) ?? null,
+        referer: header(request, 'referer')?.slice(0, 2000) ?? null,
+        origin: header(request, 'origin')?.slice(0, 500) ?? null,
+      };
+      const submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
+      const url = successUrl(publicUrl, ctx);
+      reply.header('cache-control', 'no-store');
+      if (ctx.rest) return reply.send({ success: true, code: 200, message: messages.formSubmitted, url, id: submission.id });
+      return reply.code(303).header('location', url).type('text/plain; charset=utf-8').send(`See ${url}`);
+    },
+  );
+
+  for (const kind of ['success', 'error'] as const) {
+    app.get<{ Querystring: { message?: string; goBackUrl?: string } }>(`/${kind}`, { config: { surface: 'system' } }, async (request, reply) => {
+      const text = typeof request.query.message === 'string' ? request.query.message : undefined;
+      const back = typeof request.query.goBackUrl === 'string' ? request.query.goBackUrl : undefined;
+      return reply.headers(PAGE_HEADERS).send(resultPage(kind, text, back));
+    });
+  }
+};

@@ -1,0 +1,131 @@
+import type { Selectable } from 'kysely';
+import { fromBool, fromJson, toBool } from '../db/codec.ts';
+import type { Cursor } from '../db/cursor.ts';
+import type { Db } from '../db/database.ts';
+import type { IncomingFile, StoredFile, Submission } from './submission.ts';
+import type { SubmissionFilesTable, SubmissionsTable } from './form.table.ts';
+
+const FILE_COLUMNS = ['id', 'submission_id', 'field', 'name', 'size', 'content_type'] as const;
+
+type FileRow = Pick<Selectable<SubmissionFilesTable>, (typeof FILE_COLUMNS)[number]>;
+
+const toFile = (row: FileRow): StoredFile => ({
+  id: row.id,
+  field: row.field,
+  name: row.name,
+  size: Number(row.size),
+  contentType: row.content_type,
+});
+
+const toSubmission = (row: Selectable<SubmissionsTable>, files: StoredFile[]): Submission => ({
+  id: row.id,
+  formId: row.form_id,
+  data: fromJson<Record<string, unknown>>(row.data) ?? {},
+  files,
+  spam: toBool(row.spam),
+  meta: { ip: row.ip, userAgent: row.user_agent, referer: row.referer, origin: row.origin },
+  createdAt: row.created_at,
+});
+
+export interface SubmissionFilter {
+  /** undefined: spam and not spam. */
+  spam?: boolean;
+}
+
+export class SubmissionStore {
+  constructor(private readonly db: Db) {}
+
+  /** Writes a submission with its files; `trx` is the submission's transaction (contract D18). */
+  async insert(trx: Db, submission: Submission, contents: IncomingFile[]): Promise<void> {
+    await trx
+      .insertInto('submissions')
+      .values({
+        id: submission.id,
+        form_id: submission.formId,
+        data: JSON.stringify(submission.data),
+        spam: fromBool(submission.spam),
+        ip: submission.meta.ip,
+        user_agent: submission.meta.userAgent,
+        referer: submission.meta.referer,
+        origin: submission.meta.origin,
+        created_at: submission.createdAt,
+      })
+      .execute();
+    for (const [position, file] of submission.files.entries()) {
+      await trx
+        .insertInto('submission_files')
+        .values({
+          id: file.id,
+          submission_id: submission.id,
+          position,
+          field: file.field,
+          name: file.name,
+          content_type: file.contentType,
+          size: file.size,
+          content: contents[position]!.content,
+        })
+        .execute();
+    }
+  }
+
+  /** One page, newest first, strictly after `after`; file metadata only, never contents. */
+  async list(formId: string, limit: number, after: Cursor | undefined, filter: SubmissionFilter): Promise<Submission[]> {
+    let query = this.db.selectFrom('submissions').selectAll().where('form_id', '=', formId);
+    if (filter.spam !== undefined) query = query.where('spam', '=', fromBool(filter.spam));
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
+      );
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return this.withFiles(rows);
+  }
+
+  async find(formId: string, id: string): Promise<Submission | undefined> {
+    const row = await this.db.selectFrom('submissions').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+    return row ? (await this.withFiles([row]))[0] : undefined;
+  }
+
+  async findFileContent(submissionId: string, fileId: string): Promise<{ file: StoredFile; content: Buffer } | undefined> {
+    const row = await this.db
+      .selectFrom('submission_files')
+      .select([...FILE_COLUMNS, 'content'])
+      .where('submission_id', '=', submissionId)
+      .where('id', '=', fileId)
+      .executeTakeFirst();
+    return row ? { file: toFile(row), content: Buffer.from(row.content) } : undefined;
+  }
+
+  /** Deletes a submission; its files and deliveries go with it (foreign keys cascade). */
+  async delete(formId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('submissions').where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** The current webhook secret of the form a submission belongs to. */
+  async webhookSecretOf(submissionId: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('submissions')
+      .innerJoin('forms', 'forms.id', 'submissions.form_id')
+      .select(['forms.webhook_secret', 'forms.webhook_url'])
+      .where('submissions.id', '=', submissionId)
+      .executeTakeFirst();
+    return row?.webhook_url ? row.webhook_secret : null;
+  }
+
+  private async withFiles(rows: Selectable<SubmissionsTable>[]): Promise<Submission[]> {
+    if (rows.length === 0) return [];
+    const files = await this.db
+      .selectFrom('submission_files')
+      .select(FILE_COLUMNS)
+      .where(
+        'submission_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('submission_id')
+      .orderBy('position')
+      .execute();
+    return rows.map((row) => toSubmission(row, files.filter((f) => f.submission_id === row.id).map(toFile)));
+  }
+}

@@ -1,0 +1,119 @@
+import type { Form } from './form.ts';
+
+/** Request metadata kept with every submission (contract D18). */
+export interface SubmissionMeta {
+  ip: string | null;
+  userAgent: string | null;
+  referer: string | null;
+  origin: string | null;
+}
+
+/** A file as it arrived, read completely within the limits of contract D16. */
+export interface IncomingFile {
+  field: string;
+  name: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export interface IncomingSubmission {
+  /** Field name to value; repeated text fields hold an array of every value (contract D13). */
+  data: Record<string, unknown>;
+  files: IncomingFile[];
+  meta: SubmissionMeta;
+}
+
+export interface StoredFile {
+  id: string;
+  field: string;
+  name: string;
+  size: number;
+  contentType: string;
+}
+
+export interface Submission {
+  id: string;
+  formId: string;
+  data: Record<string, unknown>;
+  files: StoredFile[];
+  spam: boolean;
+  meta: SubmissionMeta;
+  createdAt: string;
+}
+
+/** Collects text fields in arrival order; a repeated name keeps every value as an array (contract D13). */
+export class FieldCollector {
+  private readonly values = new Map<string, unknown[]>();
+
+  add(name: string, value: unknown): void {
+    const list = this.values.get(name);
+    if (list) list.push(value);
+    else this.values.set(name, [value]);
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  /** Own properties only, so a field named `__proto__` is plain data. */
+  toObject(): Record<string, unknown> {
+    return Object.fromEntries([...this.values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+  }
+}
+
+/** A filled honeypot: any value other than empty text, null or an empty list (contract D17). */
+export function isFilled(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'string') return value.trim() !== '';
+  if (Array.isArray(value)) return value.some(isFilled);
+  return true;
+}
+
+/**
+ * Separates the honeypot from the data: a filled honeypot marks the submission as spam and stays in its
+ * data (for review); an empty one is dropped, so it never counts as a field.
+ */
+export function applyHoneypot(form: Pick<Form, 'honeypot'>, data: Record<string, unknown>): { data: Record<string, unknown>; spam: boolean } {
+  if (!form.honeypot || !Object.hasOwn(data, form.honeypot)) return { data, spam: false };
+  if (isFilled(data[form.honeypot])) return { data, spam: true };
+  const rest = { ...data };
+  delete rest[form.honeypot];
+  return { data: rest, spam: false };
+}
+
+export const fileView = (f: StoredFile) => ({ id: f.id, field: f.field, name: f.name, size: f.size, contentType: f.contentType });
+
+export const submissionView = (s: Submission) => ({
+  id: s.id,
+  data: s.data,
+  files: s.files.map(fileView),
+  spam: s.spam,
+  createdAt: s.createdAt,
+});
+
+/** The webhook body: `{formId, name, data}` of the original service, plus the rest of the submission. */
+export function webhookBody(form: Pick<Form, 'key' | 'name'>, s: Submission): string {
+  return JSON.stringify({
+    formId: form.key,
+    name: form.name,
+    data: s.data,
+    submissionId: s.id,
+    files: s.files.map(fileView),
+    createdAt: s.createdAt,
+  });
+}
+
+/** The notification e-mail of one submission, as plain text. */
+export function notificationEmail(form: Pick<Form, 'key' | 'name'>, s: Submission, adminUrl: string): { subject: string; text: string } {
+  const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
+  const lines = [`New submission to the form "${oneLine(form.name)}" (${form.key}) at ${s.createdAt}.`, ''];
+  for (const [name, value] of Object.entries(s.data)) {
+    lines.push(`${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  }
+  if (s.files.length > 0) {
+    lines.push('', 'Files:');
+    for (const f of s.files) lines.push(`  ${f.field}: ${f.name} (${f.contentType}, ${f.size} bytes)`);
+  }
+  lines.push('', `Submission ${s.id}: ${adminUrl}`);
+  return { subject: `New submission: ${oneLine(form.name)}`, text: lines.join('\n') };
+}

@@ -1,0 +1,139 @@
+import { type Selectable, sql } from 'kysely';
+import { fromBool, newId, toBool } from '../db/codec.ts';
+import type { Db, Dialect } from '../db/database.ts';
+import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind, DeliveryStatus } from './outbox.ts';
+import type { OutboxTable } from './outbox.table.ts';
+
+const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
+  id: row.id,
+  submissionId: row.submission_id,
+  kind: row.kind as DeliveryKind,
+  target: row.target,
+  payload: row.payload,
+  status: row.status as DeliveryStatus,
+  attempts: Number(row.attempts),
+  nextAttemptAt: row.next_attempt_at,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  deliveredAt: row.delivered_at,
+});
+
+export interface AttemptOutcome {
+  attempt: DeliveryAttempt;
+  status: DeliveryStatus;
+  nextAttemptAt: string;
+}
+
+export class OutboxStore {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** Runs inside the submission's transaction (contract D18). */
+  async enqueue(trx: Db, submissionId: string, items: DeliveryInput[], now: string): Promise<void> {
+    if (items.length === 0) return;
+    await trx
+      .insertInto('outbox')
+      .values(
+        items.map((item) => ({
+          id: newId(),
+          submission_id: submissionId,
+          kind: item.kind,
+          target: item.target,
+          payload: item.payload,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          last_error: null,
+          created_at: now,
+          delivered_at: null,
+        })),
+      )
+      .execute();
+  }
+
+  /**
+   * Claims up to `limit` due deliveries in one statement: each gets its attempt counted and a lease until
+   * `leaseUntil`, after which a crashed attempt is due again. On PostgreSQL the inner select takes
+   * `FOR UPDATE SKIP LOCKED`, so instances claiming at once never get the same row; SQLite serialises writers.
+   */
+  async claimDue(now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
+    const rows = await this.db
+      .updateTable('outbox')
+      .set({ next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
+      .where('id', 'in', (eb) => {
+        const due = eb
+          .selectFrom('outbox')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('next_attempt_at')
+          .limit(limit);
+        return this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      })
+      .where('status', '=', 'pending')
+      .returningAll()
+      .execute();
+    return rows.map(toDelivery);
+  }
+
+  /** Records one attempt and the delivery's new state together. */
+  async recordAttempt(delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
+    const { attempt } = outcome;
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('delivery_attempts')
+        .values({
+          id: newId(),
+          outbox_id: delivery.id,
+          attempt: attempt.attempt,
+          started_at: attempt.startedAt,
+          duration_ms: attempt.durationMs,
+          ok: fromBool(attempt.ok),
+          status_code: attempt.statusCode,
+          error: attempt.error,
+        })
+        .execute();
+      await trx
+        .updateTable('outbox')
+        .set({
+          status: outcome.status,
+          next_attempt_at: outcome.nextAttemptAt,
+          last_error: attempt.ok ? null : attempt.error,
+          delivered_at: attempt.ok ? attempt.startedAt : null,
+        })
+        .where('id', '=', delivery.id)
+        .execute();
+    });
+  }
+
+  /** Every delivery of these submissions with its attempts, oldest first. */
+  async listForSubmission(submissionId: string): Promise<Array<{ delivery: Delivery; attempts: DeliveryAttempt[] }>> {
+    const rows = await this.db.selectFrom('outbox').selectAll().where('submission_id', '=', submissionId).orderBy('id').execute();
+    if (rows.length === 0) return [];
+    const attempts = await this.db
+      .selectFrom('delivery_attempts')
+      .selectAll()
+      .where(
+        'outbox_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('attempt')
+      .execute();
+    return rows.map((row) => ({
+      delivery: toDelivery(row),
+      attempts: attempts
+        .filter((a) => a.outbox_id === row.id)
+        .map((a) => ({
+          attempt: Number(a.attempt),
+          startedAt: a.started_at,
+          durationMs: Number(a.duration_ms),
+          ok: toBool(a.ok),
+          statusCode: a.status_code === null ? null : Number(a.status_code),
+          error: a.error,
+        })),
+    }));
+  }
+}

@@ -1,0 +1,128 @@
+import { nowIso } from '../db/codec.ts';
+import type { MailMessage, MailSender } from './mail.sender.ts';
+import { type Delivery, type DeliveryAttempt, retryDelayMs, type SendResult } from './outbox.ts';
+import type { OutboxStore } from './outbox.store.ts';
+import type { WebhookSender } from './webhook.sender.ts';
+
+export interface OutboxWorkerDeps {
+  store: OutboxStore;
+  webhooks: WebhookSender;
+  /** Undefined when SMTP_URL is not set: e-mail is off. */
+  mail: MailSender | undefined;
+  /** The current signing secret of the form behind a submission; null when its webhook was removed. */
+  webhookSecretOf: (submissionId: string) => Promise<string | null>;
+  pollMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  /** How long a claimed delivery stays reserved for its attempt. */
+  leaseMs: number;
+  clock?: () => Date;
+}
+
+export interface WorkerLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const BATCH = 10;
+
+/**
+ * Delivers the outbox (contract D18): polls every `pollMs`, and at once when woken after a submission.
+ * Every attempt is recorded; failures are retried with exponential backoff until `maxAttempts`.
+ */
+export class OutboxWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  private log: WorkerLog | undefined;
+
+  constructor(private readonly deps: OutboxWorkerDeps) {}
+
+  useLog(log: WorkerLog): void {
+    this.log = log;
+  }
+
+  start(): void {
+    if (this.deps.pollMs <= 0 || this.timer || this.stopped) return;
+    const tick = () => {
+      void this.runOnce().finally(() => {
+        if (!this.stopped) this.timer = setTimeout(tick, this.deps.pollMs).unref();
+      });
+    };
+    this.timer = setTimeout(tick, this.deps.pollMs).unref();
+  }
+
+  /** Looks for due deliveries soon, without waiting for the next poll. */
+  wake(): void {
+    if (!this.stopped && this.deps.pollMs > 0) setImmediate(() => void this.runOnce());
+  }
+
+  /**
+   * Delivers everything due now, batch after batch, and resolves with the number of attempts made.
+   * Runs are serialised within this instance; other instances coordinate through the claim.
+   */
+  runOnce(): Promise<number> {
+    const run = this.chain.then(() => (this.stopped ? 0 : this.drain()));
+    this.chain = run.catch((error: unknown) => this.log?.error({ err: error }, 'outbox run failed'));
+    return run;
+  }
+
+  /** Stops polling and waits for the attempt in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.chain;
+    this.deps.mail?.close();
+  }
+
+  private async drain(): Promise<number> {
+    let attempts = 0;
+    for (;;) {
+      const now = this.now();
+      const leaseUntil = new Date(now.getTime() + this.deps.leaseMs).toISOString();
+      const batch = await this.deps.store.claimDue(now.toISOString(), leaseUntil, BATCH);
+      if (batch.length === 0) return attempts;
+      await Promise.all(batch.map((delivery) => this.attempt(delivery)));
+      attempts += batch.length;
+      if (this.stopped) return attempts;
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const started = this.now();
+    const result = await this.send(delivery);
+    const attempt: DeliveryAttempt = {
+      attempt: delivery.attempts,
+      startedAt: started.toISOString(),
+      durationMs: Math.max(0, this.now().getTime() - started.getTime()),
+      ok: result.ok,
+      statusCode: result.statusCode ?? null,
+      error: result.ok ? null : (result.error ?? 'failed'),
+    };
+    const exhausted = delivery.attempts >= this.deps.maxAttempts || result.final === true;
+    const status = result.ok ? 'delivered' : exhausted ? 'failed' : 'pending';
+    const nextAttemptAt =
+      status === 'pending' ? new Date(this.now().getTime() + retryDelayMs(this.deps.retryBaseMs, delivery.attempts)).toISOString() : nowIso(this.deps.clock);
+    if (!result.ok) this.log?.warn({ delivery: delivery.id, kind: delivery.kind, attempt: attempt.attempt, error: attempt.error, status }, 'delivery attempt failed');
+    await this.deps.store.recordAttempt(delivery, { attempt, status, nextAttemptAt });
+  }
+
+  private async send(delivery: Delivery): Promise<SendResult & { final?: boolean }> {
+    try {
+      if (delivery.kind === 'webhook') {
+        const secret = await this.deps.webhookSecretOf(delivery.submissionId);
+        if (!secret) return { ok: false, error: 'the form no longer has a webhook', final: true };
+        return await this.deps.webhooks.send({ id: delivery.id, url: delivery.target, body: delivery.payload, secret });
+      }
+      if (!this.deps.mail) return { ok: false, error: 'e-mail is off: SMTP_URL is not set' };
+      const { subject, text } = JSON.parse(delivery.payload) as Omit<MailMessage, 'to'>;
+      return await this.deps.mail.send({ to: delivery.target, subject, text });
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message.slice(0, 500) : 'failed' };
+    }
+  }
+
+  private now(): Date {
+    return this.deps.clock ? this.deps.clock() : new Date();
+  }
+}
