@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { before, it } from 'node:test';
+import { forEachDialect } from './support/context.ts';
+import { createForm, listSubmissions } from './support/forms.ts';
+
+const MiB = 1024 * 1024;
+
+interface UploadOutcome {
+  response: string;
+  clientBytesWritten: number;
+  serverBytesRead: number;
+  millis: number;
+}
+
+/**
+ * Streams a multipart upload of `fileBytes` over a real socket, 64 KiB at a time, honouring back-pressure,
+ * until the server answers or closes. Returns the answer and how much the server actually read.
+ */
+async function streamUpload(port: number, path: string, fileBytes: number, serverSockets: net.Socket[], declareLength = false): Promise<UploadOutcome> {
+  const boundary = 'flagpostboundary';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="upload"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const started = Date.now();
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const serverSide = serverSockets.at(-1);
+  let response = '';
+  let closed = false;
+  socket.on('data', (chunk: Buffer) => (response += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
+  const framing = declareLength ? `Content-Length: ${head.length + fileBytes + tail.length}` : 'Transfer-Encoding: chunked';
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n${framing}\r\n\r\n`);
+  const send = (data: Buffer) => (declareLength ? socket.write(data) : socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])));
+  let written = 0;
+  const block = Buffer.alloc(64 * 1024, 0x61);
+  send(head);
+  while (written < fileBytes && !closed && response === '') {
+    const ok = send(block);
+    written += block.length;
+    if (!ok) await Promise.race([new Promise((r) => socket.once('drain', r)), done, new Promise((r) => setTimeout(r, 2000))]);
+  }
+  if (!closed && response === '') {
+    send(tail);
+    if (!declareLength) socket.write('0\r\n\r\n');
+  }
+  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+  socket.destroy();
+  return { response, clientBytesWritten: written, serverBytesRead: serverSide?.bytesRead ?? -1, millis: Date.now() - started };
+}
+
+forEachDialect('form uploads are refused while they stream (contract D16)', (ctx) => {
+  let port = 0;
+  let form: { key: string };
+  const serverSockets: net.Socket[] = [];
+  before(async () => {
+    form = await createForm(ctx(), { uploadsEnabled: true });
+    ctx().app.server.on('connection', (s: net.Socket) => serverSockets.push(s));
+    await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+    port = (ctx().app.server.address() as net.AddressInfo).port;
+  });
+
+  it('refuses a 50 MB chunked upload after about 1 MiB has been read and closes the connection', async (t) => {
+    const outcome = await streamUpload(port, `/v1/s/${form.key}?mode=rest`, 50 * MiB, serverSockets);
+    t.diagnostic(`50 MB chunked upload: server read ${outcome.serverBytesRead} bytes, client wrote ${outcome.clientBytesWritten} bytes, answered in ${outcome.millis} ms`);
+    assert.match(outcome.response, /^HTTP\/1\.1 413 /);
+    assert.match(outcome.response, /\r\nconnection: close\r\n/i);
+    assert.ok(outcome.response.includes('"message":"Error: File \\"huge.bin\\" exceeds the 1.00MB upload limit"'), outcome.response);
+    assert.ok(outcome.serverBytesRead < 3 * MiB, `server read ${outcome.serverBytesRead} bytes`);
+    assert.ok(outcome.clientBytesWritten < 20 * MiB, `client wrote ${outcome.clientBytesWritten} bytes`);
+    assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 0);
+  });
+
+  it('refuses a declared 50 MB Content-Length at once, before the body is read', async (t) => {
+    const outcome = await streamUpload(port, `/v1/s/${form.key}?mode=rest`, 50 * MiB, serverSockets, true);
+    t.diagnostic(`declared 50 MB upload: server read ${outcome.serverBytesRead} bytes, client wrote ${outcome.clientBytesWritten} bytes, answered in ${outcome.millis} ms`);
+    assert.match(outcome.response, /^HTTP\/1\.1 413 /);
+    assert.match(outcome.response, /The submission exceeds the \d+\.\d\dMB size limit/);
+    assert.ok(outcome.serverBytesRead < 3 * MiB, `server read ${outcome.serverBytesRead} bytes`);
+  });
+
+  it('still accepts an upload of exactly 1 MiB over a real socket', async () => {
+    const outcome = await streamUpload(port, `/v1/s/${form.key}?mode=rest`, MiB, serverSockets);
+    assert.match(outcome.response, /^HTTP\/1\.1 200 /, outcome.response.slice(0, 300));
+    const { submissions } = await listSubmissions(ctx(), form.key);
+    assert.equal(submissions[0]!.files[0].size, MiB);
+  });
+});
