@@ -7,7 +7,6 @@ import { messages } from './errors.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
 import { formAdminRoutes, submissionAdminRoutes, submissionIntakeRoutes } from './forms/index.ts';
-import { formAdminRoutes, submissionAdminRoutes, submissionIntakeRoutes } from './forms/index.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
@@ -64,17 +63,6 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     mailEnabled: config.smtpUrl !== undefined,
   });
 
-  services.outbox.useLog(app.log);
-  await app.register(submissionIntakeRoutes, {
-    prefix: '/v1/s',
-    forms: services.forms,
-    submissions: services.submissions,
-    limits: config.forms,
-    bodyLimit: config.bodyLimit,
-    publicUrl: config.publicUrl,
-    mailEnabled: config.smtpUrl !== undefined,
-  });
-
   await app.register(
     async (admin) => {
       admin.addHook('onRoute', (route) => {
@@ -86,8 +74,6 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(feedbackAdminRoutes, { feedback: services.feedback });
       await admin.register(codeRefAdminRoutes, { codeRefs: services.codeRefs });
-      await admin.register(formAdminRoutes, { forms: services.forms, publicUrl: config.publicUrl });
-      await admin.register(submissionAdminRoutes, { submissions: services.submissions });
       await admin.register(formAdminRoutes, { forms: services.forms, publicUrl: config.publicUrl });
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
     },

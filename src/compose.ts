@@ -9,8 +9,6 @@ import { type FlagChange, type FlagChanges, FlagReadModel, FlagService, FlagStor
 import { PgFlagChanges } from './flags/pg-flag-changes.ts';
 import { FormService, FormStore, SubmissionService, SubmissionStore } from './forms/index.ts';
 import { MailSender, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
-import { FormService, FormStore, SubmissionService, SubmissionStore } from './forms/index.ts';
-import { MailSender, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 
 export interface Ports {
@@ -116,32 +114,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   outbox.start();
 
-  const forms = new FormService(new FormStore(db), clock);
-  const outboxStore = new OutboxStore(db, handle.dialect);
-  let outbox: OutboxWorker | undefined;
-  const submissions = new SubmissionService({
-    db,
-    store: new SubmissionStore(db),
-    forms,
-    outbox: outboxStore,
-    mailEnabled: config.smtpUrl !== undefined,
-    publicUrl: config.publicUrl,
-    onQueued: () => outbox!.wake(),
-    clock,
-  });
-  outbox = new OutboxWorker({
-    store: outboxStore,
-    webhooks: new WebhookSender(config.outbox.webhookTimeoutMs, clock),
-    mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
-    webhookSecretOf: (submissionId) => submissions.webhookSecretOf(submissionId),
-    pollMs: config.outbox.pollMs,
-    retryBaseMs: config.outbox.retryBaseMs,
-    maxAttempts: config.outbox.maxAttempts,
-    leaseMs: config.outbox.webhookTimeoutMs + 60_000,
-    clock,
-  });
-  outbox.start();
-
   return {
     config,
     handle,
@@ -167,7 +139,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     },
     async stop() {
       await pgChanges?.stop();
-      await outbox.stop();
       await outbox.stop();
     },
   };

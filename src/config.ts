@@ -31,16 +31,6 @@ export interface Config {
     readonly maxAttempts: number;
     readonly webhookTimeoutMs: number;
   };
-  /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
-  readonly outbox: {
-    /** How often the worker looks for due deliveries, in ms; 0 leaves it to explicit runOnce() calls. */
-    readonly pollMs: number;
-    /** Delay before the first retry in ms; each further retry waits twice as long (capped at 6 h). */
-    readonly retryBaseMs: number;
-    /** Attempts per delivery before it is marked failed. */
-    readonly maxAttempts: number;
-    readonly webhookTimeoutMs: number;
-  };
   readonly rateLimit: {
     /** Requests per window per client IP on the public interfaces (contract D20); 0 disables. */
     readonly max: number;
@@ -134,12 +124,6 @@ export function loadConfig(env: Env = process.env): Config {
       maxFiles: int('FLAGPOST_MAX_FILES', 5, 0, 100),
       maxFields: int('FLAGPOST_MAX_FIELDS', 100, 1, 10_000),
       maxFieldBytes: int('FLAGPOST_MAX_FIELD_BYTES', 64 * 1024, 1),
-    },
-    outbox: {
-      pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),
-      retryBaseMs: int('FLAGPOST_OUTBOX_RETRY_BASE_MS', 10_000, 1, 3_600_000),
-      maxAttempts: int('FLAGPOST_OUTBOX_MAX_ATTEMPTS', 10, 1, 100),
-      webhookTimeoutMs: int('FLAGPOST_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),

@@ -41,23 +41,6 @@ export const messages = {
   adminFormNotFound: 'Form with key {formKey} does not exist',
   submissionNotFound: 'Submission {id} does not exist in form {formKey}',
   submissionFileNotFound: 'File {fileId} does not exist in submission {id}',
-  formSubmitted: 'Your form has been submitted successfully!',
-  formNotFound: 'Error: Form with key {formKey} does not exist',
-  formDisabled: 'Error: This form is not accepting submissions',
-  formWebsiteNotAllowed: 'Error: Submissions from this website are not allowed for this form',
-  formIpBlocked: 'Error: Submissions from your address are not allowed for this form',
-  formUploadsDisabled: 'Error: File uploads are not enabled for this form',
-  formFileTooLarge: 'Error: File "{fileName}" exceeds the {limit} upload limit',
-  formTooManyFiles: 'Error: Too many files, at most {max} files per submission',
-  formTooManyFields: 'Error: Too many fields, at most {max} fields per submission',
-  formFieldTooLarge: 'Error: Field "{field}" exceeds the {limit} field size limit',
-  formBodyTooLarge: 'Error: The submission exceeds the {limit} size limit',
-  formEmpty: 'Error: The submission has no fields',
-  formUnreadable: 'Error: The submission body could not be read',
-  formUnsupportedMediaType: 'Error: Unsupported Content-Type; send application/json, application/x-www-form-urlencoded or multipart/form-data',
-  adminFormNotFound: 'Form with key {formKey} does not exist',
-  submissionNotFound: 'Submission {id} does not exist in form {formKey}',
-  submissionFileNotFound: 'File {fileId} does not exist in submission {id}',
 } as const;
 
 export type MessageKey = keyof typeof messages;

@@ -5,8 +5,6 @@ import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable, SubmissionFilesTable, SubmissionsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
-import type { FormsTable, SubmissionFilesTable, SubmissionsTable } from '../forms/form.table.ts';
-import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
