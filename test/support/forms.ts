@@ -69,7 +69,7 @@ export async function listSubmissions(ctx: TestContext, formKey: string, query =
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(check: () => T | false | undefined | Promise<T | false | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

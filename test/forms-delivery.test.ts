@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { compose } from '../src/compose.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDb } from '../src/db/connect.ts';
+import { ADMIN_TOKEN, forEachDialect } from './support/context.ts';
+import { createForm, startSmtpServer, startWebhookReceiver, submitJson, submitMultipart, verifyWebhook, waitFor } from './support/forms.ts';
+
+// Real loopback servers for what leaves the process (style.md "Tests"); started before the app so
+// that SMTP_URL can point at them.
+const smtp = await startSmtpServer();
+after(() => smtp.close());
+
+const deliveriesOf = async (ctx: () => import('./support/context.ts').TestContext, formKey: string, id: string) =>
+  (await ctx().admin('GET', `/admin/v1/forms/${formKey}/submissions/${id}`)).json().deliveries as Array<Record<string, any>>;
+
+forEachDialect(
+  'delivery: webhooks and e-mail from the outbox (contract D17, D18)',
+  (ctx) => {
+    it('posts the signed webhook body {formId, name, data, submissionId, files, createdAt}', async () => {
+      const receiver = await startWebhookReceiver();
+      try {
+        const form = await createForm(ctx(), { name: 'Contact', webhookUrl: receiver.url, uploadsEnabled: true });
+        const res = await submitMultipart(ctx(), form.key, [
+          { name: 'email', value: 'ada@example.com' },
+          { name: 'cv', filename: 'cv.pdf', contentType: 'application/pdf', content: '%PDF-1.7' },
+        ]);
+        const id = res.json().id;
+        const [hook] = await waitFor(() => receiver.received.length === 1 && receiver.received, 5000, 'webhook');
+        const body = JSON.parse(hook!.body);
+        assert.deepEqual(Object.keys(body), ['formId', 'name', 'data', 'submissionId', 'files', 'createdAt']);
+        assert.equal(body.formId, form.key);
+        assert.equal(body.name, 'Contact');
+        assert.deepEqual(body.data, { email: 'ada@example.com' });
+        assert.equal(body.submissionId, id);
+        assert.deepEqual(body.files.map((f: Record<string, unknown>) => [f.field, f.name, f.size, f.contentType]), [['cv', 'cv.pdf', 8, 'application/pdf']]);
+        assert.equal(hook!.headers['content-type'], 'application/json');
+        assert.ok(verifyWebhook(form.webhookSecret!, hook!.headers, hook!.body), 'signature verifies with the secret shown at creation');
+        assert.ok(!verifyWebhook(`whsec_${Buffer.alloc(32).toString('base64')}`, hook!.headers, hook!.body));
+        assert.ok(Math.abs(Number(hook!.headers['webhook-timestamp']) - Date.now() / 1000) < 30);
+        const [delivery] = await waitFor(async () => {
+          const d = await deliveriesOf(ctx, form.key, id);
+          return d[0]?.status === 'delivered' && d;
+        });
+        assert.equal(delivery!.id, hook!.headers['webhook-id']);
+        assert.equal(delivery!.attempts, 1);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('retries a failing webhook with exponential backoff and records every attempt', async () => {
+      const receiver = await startWebhookReceiver([500, 503]);
+      try {
+        const form = await createForm(ctx(), { webhookUrl: receiver.url });
+        const id = (await submitJson(ctx(), form.key, { a: 1 })).json().id;
+        await waitFor(() => receiver.received.length === 3, 5000, 'three webhook attempts');
+        const ids = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+        assert.equal(ids.size, 1, 'the same webhook-id on every retry');
+        for (const r of receiver.received) assert.ok(verifyWebhook(form.webhookSecret!, r.headers, r.body));
+        const [delivery] = await waitFor(async () => {
+          const d = await deliveriesOf(ctx, form.key, id);
+          return d[0]?.status === 'delivered' && d;
+        });
+        assert.deepEqual(
+          delivery!.history.map((h: Record<string, unknown>) => [h.attempt, h.ok, h.statusCode, h.error]),
+          [
+            [1, false, 500, 'HTTP 500'],
+            [2, false, 503, 'HTTP 503'],
+            [3, true, 200, null],
+          ],
+        );
+        // Retry base 50 ms: at least 50 ms before the 2nd attempt, at least 100 ms before the 3rd.
+        const [a, b, c] = receiver.received.map((r) => r.at);
+        assert.ok(b! - a! >= 45 && c! - b! >= 95, `gaps ${b! - a!} ms, ${c! - b!} ms`);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('gives up after the configured number of attempts and marks the delivery failed', async () => {
+      const receiver = await startWebhookReceiver([500, 500, 500, 500, 500]);
+      try {
+        const form = await createForm(ctx(), { webhookUrl: receiver.url });
+        const id = (await submitJson(ctx(), form.key, { a: 1 })).json().id;
+        const [delivery] = await waitFor(async () => {
+          const d = await deliveriesOf(ctx, form.key, id);
+          return d[0]?.status === 'failed' && d;
+        });
+        assert.equal(delivery!.attempts, 4);
+        assert.equal(delivery!.history.length, 4);
+        assert.equal(delivery!.lastError, 'HTTP 500');
+        assert.equal(receiver.received.length, 4);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('sends one notification e-mail per address over SMTP', async () => {
+      const form = await createForm(ctx(), { name: 'Support', notifyEmails: ['ops@example.com', 'sales@example.com'] });
+      const before = smtp.messages.length;
+      const id = (await submitJson(ctx(), form.key, { email: 'ada@example.com', message: 'Hello there' })).json().id;
+      await waitFor(() => smtp.messages.length === before + 2, 5000, 'two e-mails');
+      const mails = smtp.messages.slice(before);
+      assert.deepEqual(mails.map((m) => m.to[0]).sort(), ['ops@example.com', 'sales@example.com']);
+      for (const mail of mails) {
+        assert.equal(mail.from, 'forms@flagpost.test');
+        assert.match(mail.raw, /Subject: New submission: Support/);
+        assert.match(mail.raw, /email: ada@example\.com/);
+        assert.match(mail.raw, /message: Hello there/);
+        assert.ok(mail.raw.includes(id));
+      }
+    });
+
+    it('never delivers spam', async () => {
+      const receiver = await startWebhookReceiver();
+      try {
+        const form = await createForm(ctx(), { webhookUrl: receiver.url, notifyEmails: ['ops@example.com'] });
+        const before = smtp.messages.length;
+        const res = await submitJson(ctx(), form.key, { email: 'bot@example.com', _trap: 'filled' });
+        assert.equal(res.statusCode, 200);
+        await ctx().services.outbox.runOnce();
+        assert.deepEqual(await deliveriesOf(ctx, form.key, res.json().id), []);
+        assert.equal(receiver.received.length, 0);
+        assert.equal(smtp.messages.length, before);
+      } finally {
+        await receiver.close();
+      }
+    });
+  },
+  {
+    SMTP_URL: smtp.url,
+    SMTP_FROM: 'forms@flagpost.test',
+    FLAGPOST_OUTBOX_POLL_MS: '20',
+    FLAGPOST_OUTBOX_RETRY_BASE_MS: '50',
+    FLAGPOST_OUTBOX_MAX_ATTEMPTS: '4',
+  },
+);
+
+forEachDialect(
+  'delivery survives the process: the outbox is in the database (contract D18)',
+  (ctx) => {
+    let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+    before(async () => {
+      receiver = await startWebhookReceiver();
+    });
+    after(() => receiver.close());
+
+    it('keeps a queued delivery until a worker runs, then sends it once', async () => {
+      const form = await createForm(ctx(), { webhookUrl: receiver.url });
+      const id = (await submitJson(ctx(), form.key, { a: 1 })).json().id;
+      const [queued] = await deliveriesOf(ctx, form.key, id);
+      assert.equal(queued!.status, 'pending');
+      assert.equal(receiver.received.length, 0);
+      assert.equal(await ctx().services.outbox.runOnce(), 1);
+      assert.equal(receiver.received.length, 1);
+      assert.equal(await ctx().services.outbox.runOnce(), 0);
+      assert.equal(receiver.received.length, 1);
+    });
+
+    it('sends each item once when several instances deliver at the same time (FOR UPDATE SKIP LOCKED on PostgreSQL)', async (t) => {
+      if (ctx().dialect !== 'postgres') return t.skip('several instances need PostgreSQL');
+      const form = await createForm(ctx(), { webhookUrl: receiver.url });
+      const before = receiver.received.length;
+      for (let i = 0; i < 30; i++) assert.equal((await submitJson(ctx(), form.key, { i })).statusCode, 200);
+      const config = loadConfig({ FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', FLAGPOST_OUTBOX_POLL_MS: '0', ...ctx().database.env });
+      const handles = [openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }), openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 })];
+      const instances = await Promise.all(handles.map((h) => compose(config, h)));
+      try {
+        const counts = await Promise.all([...instances, ctx().services].map((s) => s.outbox.runOnce()));
+        assert.equal(counts.reduce((a, b) => a + b, 0), 30, `attempts per instance: ${counts.join(', ')}`);
+        const ids = receiver.received.slice(before).map((r) => r.headers['webhook-id']);
+        assert.equal(ids.length, 30);
+        assert.equal(new Set(ids).size, 30);
+      } finally {
+        for (const s of instances) await s.stop();
+        for (const h of handles) await h.close();
+      }
+    });
+  },
+  { FLAGPOST_OUTBOX_POLL_MS: '0' },
+);
