@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -18,7 +18,14 @@ const ATTEMPTS = 5;
  * retried, and counts as success once another instance has applied every migration.
  */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrationProvider(),
+    // Kysely looks for its bookkeeping tables in every schema unless told which one; name the current
+    // schema so that another schema of the same database (another deployment, a test) is never taken
+    // for this one's.
+    migrationTableSchema: await currentPostgresSchema(db),
+  });
   let lastError: unknown;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
@@ -30,4 +37,11 @@ export async function migrateToLatest(db: Db): Promise<void> {
     if (pending.length === 0) return;
   }
   throw lastError;
+}
+
+/** The first schema of the search_path on PostgreSQL; undefined on SQLite. */
+async function currentPostgresSchema(db: Db): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
 }
