@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
@@ -9,6 +8,7 @@ import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
 import { formAdminRoutes, submissionAdminRoutes, submissionIntakeRoutes } from './forms/index.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { FlagFastPath, requestIdOf } from './http/fast-path.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 
@@ -19,12 +19,12 @@ export interface BuildAppOptions {
 /** The whole HTTP surface as a Fastify instance, without listening (tests build it too). */
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
+  // Warm flag GETs are answered before Fastify routing; see src/http/fast-path.ts and docs/performance.md.
+  const fastPath = new FlagFastPath(services.reads, config.trustProxy);
   const app = Fastify({
+    serverFactory: config.flagFastPath ? fastPath.serverFactory : undefined,
     logger: options.logger ?? { level: config.logLevel },
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 2048 },
@@ -39,7 +39,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   });
   registerErrorHandling(app);
   // Before any route: the plugin hooks every route registered after it (contract D20).
-  await registerRateLimit(app, config);
+  fastPath.limiter = await registerRateLimit(app, config);
+  if (config.flagFastPath) fastPath.attach(app);
 
   app.get('/healthz', async (_request, reply) => {
     if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });

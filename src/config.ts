@@ -41,6 +41,8 @@ export interface Config {
   readonly mailFrom: string;
   /** Trust X-Forwarded-For from a proxy in front of Flagpost. */
   readonly trustProxy: boolean;
+  /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
+  readonly flagFastPath: boolean;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
     trustProxy: bool('FLAGPOST_TRUST_PROXY', false),
+    flagFastPath: bool('FLAGPOST_FLAG_FAST_PATH', true),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -8,10 +8,12 @@ import { renderPreviewContent } from './preview-content.ts';
 // each environment's answers are serialized once, with their ETags, and served from memory until an
 // admin write announces a change (FlagChanges) for that environment.
 
-/** A ready answer: status, exact body bytes and strong ETag. */
+/** A ready answer: status, exact body (as text and as the UTF-8 bytes sent) and strong ETag. */
 export interface CachedAnswer {
   readonly status: number;
   readonly body: string;
+  /** Encoded once, so that no read pays for turning a large list into bytes again. */
+  readonly bytes: Buffer;
   readonly etag: string;
 }
 
@@ -41,7 +43,7 @@ export function etagOf(body: string): string {
 
 export function answer(status: number, value: unknown): CachedAnswer {
   const body = JSON.stringify(value);
-  return { status, body, etag: etagOf(body) };
+  return { status, body, bytes: Buffer.from(body), etag: etagOf(body) };
 }
 
 /** The single-flag 404 of the specification (enabled:false so clients treat the flag as off). */

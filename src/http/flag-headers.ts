@@ -42,5 +42,5 @@ export function sendFlagAnswer(request: FastifyRequest, reply: FastifyReply, ans
   if (answer.status === 200 && etagMatches(request.headers['if-none-match'], answer.etag)) {
     return reply.code(304).send();
   }
-  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.bytes);
 }

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { CachedAnswer, FlagReadModel } from '../flags/flag.read-model.ts';
+import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY } from './flag-headers.ts';
+import type { RateLimiter, RateLimitState } from './rate-limit.ts';
+
+// The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
+// Flag GETs are most of the traffic and their answers are already bytes in the read model, so the
+// cost of a read is the HTTP framework around it. This node:http handler runs before Fastify and
+// answers only what it can answer exactly as the routes in src/flags/flag.routes.ts do (the reference):
+// a GET of /v1/flags, /v1/flags/preview or /v1/flags/<slug> with both key headers, a warm snapshot of
+// known keys, an existing answer and a client within its rate limit (contract D20), with the same
+// status, body, Cache-Control, Vary, ETag and 304 (D6), CORS headers (D7), RateLimit-* headers and
+// x-request-id. Everything else (missing headers, unknown keys or slugs, a cold snapshot, a client over
+// its limit, HEAD, OPTIONS, encoded paths) goes to Fastify untouched. What it gives up: Fastify's
+// per-request log lines and hooks. test/read-model-fast-path.test.ts checks it against the routes
+// byte for byte; FLAGPOST_FLAG_FAST_PATH=false turns it off.
+
+/** GET routes under /v1/flags that the fast path stands in for; any other one there disables it. */
+const SHADOWED_ROUTES = new Set(['/v1/flags', '/v1/flags/', '/v1/flags/preview', '/v1/flags/:slug']);
+/** Paths answered here: no percent-encoding or `;` to decode, so the slug is what the router would see. */
+const FLAG_PATH = /^\/v1\/flags(?:\/([\w.~-]{1,256}))?\/?$/;
+/** The x-request-id a client may choose; otherwise a UUID (the same rule as Fastify's genReqId in app.ts). */
+const REQUEST_ID = /^[\w.-]{1,64}$/;
+/** Sent by @fastify/cors for `origin: '*'` with `exposedHeaders: ['ETag']` on a non-preflight request (D7). */
+const CORS_HEADERS = ['access-control-allow-origin', '*', 'access-control-expose-headers', 'ETag'];
+
+/** The request id of a request: the client's x-request-id when it is short and plain, else a new UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export class FlagFastPath {
+  /** Set by registerRateLimit's result; undefined when limits are off. */
+  limiter: RateLimiter | undefined;
+  private active = false;
+  private shadowsExactly = true;
+
+  constructor(
+    private readonly reads: FlagReadModel,
+    private readonly trustProxy: boolean,
+  ) {}
+
+  /**
+   * Watches the routes as they are registered (call before any route) and turns the fast path on once
+   * the app is ready, unless another GET route appeared under /v1/flags; off again when closing, so
+   * that Fastify answers 503 while it drains.
+   */
+  attach(app: FastifyInstance): void {
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (methods.includes('GET') && route.url.startsWith('/v1/flags') && !SHADOWED_ROUTES.has(route.url)) {
+        this.shadowsExactly = false;
+      }
+    });
+    app.addHook('onReady', async () => {
+      this.active = this.shadowsExactly;
+      if (!this.shadowsExactly) app.log.warn('a GET route under /v1/flags is unknown to the fast path; flag reads go through Fastify');
+    });
+    app.addHook('preClose', async () => {
+      this.active = false;
+    });
+  }
+
+  /** A node:http server that tries the fast path first and hands everything else to Fastify. */
+  readonly serverFactory = (fastify: Handler, options: Record<string, unknown>): http.Server => {
+    const server = http.createServer((options.http as http.ServerOptions) ?? {}, (req, res) => {
+      if (!this.answer(req, res, fastify)) fastify(req, res);
+    });
+    // What Fastify sets on a server it creates itself (fastify/lib/server.js).
+    server.keepAliveTimeout = options.keepAliveTimeout as number;
+    server.requestTimeout = options.requestTimeout as number;
+    server.setTimeout(options.connectionTimeout as number);
+    if ((options.maxRequestsPerSocket as number) > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket as number;
+    return server;
+  };
+
+  /** Answers the request and returns true, or returns false having touched nothing. */
+  answer(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
+    if (!this.active || req.method !== 'GET') return false;
+    const url = req.url ?? '';
+    if (!url.startsWith('/v1/flags')) return false;
+    const query = url.indexOf('?');
+    const match = FLAG_PATH.exec(query === -1 ? url : url.slice(0, query));
+    if (!match) return false;
+    const projectKey = req.headers['x-project-key'];
+    const environmentKey = req.headers['x-environment-key'];
+    if (typeof projectKey !== 'string' || projectKey === '' || typeof environmentKey !== 'string' || environmentKey === '') return false;
+    const snapshot = this.reads.get(projectKey, environmentKey);
+    if (snapshot === undefined || snapshot instanceof Promise) return false;
+    const slug = match[1];
+    const cached = slug === undefined ? snapshot.list : slug === 'preview' ? snapshot.preview : snapshot.single.get(slug);
+    if (cached === undefined) return false;
+
+    const limiter = this.limiter;
+    if (!limiter) {
+      this.send(req, res, cached, undefined);
+      return true;
+    }
+    limiter.hit(limiter.keyOf(this.clientIp(req)), (error, state) => {
+      // As @fastify/rate-limit with skipOnError: a store failure answers as if nothing was counted.
+      const counted = error ? { current: 0, ttl: 0 } : state;
+      // Over the limit: Fastify answers the 429 (counting once more, which changes nothing for a client
+      // already over its budget).
+      if (counted.current > limiter.max) fastify(req, res);
+      else this.send(req, res, cached, limiter.headers(counted));
+    });
+    return true;
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, cached: CachedAnswer, limits: [string, string][] | undefined): void {
+    const headers: string[] = [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', FLAG_VARY, 'etag', cached.etag];
+    if (limits) for (const [name, value] of limits) headers.push(name, value);
+    headers.push('x-request-id', requestIdOf(req));
+    if (cached.status === 200 && etagMatches(req.headers['if-none-match'], cached.etag)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(cached.bytes.length));
+    res.writeHead(cached.status, headers);
+    res.end(cached.bytes);
+  }
+
+  /** The client address as Fastify's request.ip computes it (FLAGPOST_TRUST_PROXY: leftmost X-Forwarded-For). */
+  private clientIp(req: IncomingMessage): string {
+    if (this.trustProxy) {
+      const forwarded = req.headers['x-forwarded-for'];
+      if (typeof forwarded === 'string' && forwarded !== '') {
+        const first = forwarded.split(',')[0]!.trim();
+        if (first !== '') return first;
+      }
+    }
+    return req.socket.remoteAddress ?? '';
+  }
+}

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { forEachDialect } from './support/context.ts';
+import { createFlag, createProject, keys, type ProjectFixture, sampleDoc } from './support/fixtures.ts';
+
+// The fast path (src/http/fast-path.ts) must answer exactly as the Fastify routes do. Two servers on the
+// same services: one with the fast path, one with FLAGPOST_FLAG_FAST_PATH=false (the reference). Every
+// request goes to both, in step, so that their rate limit counters agree too.
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function call(base: string, path: string, init: RequestInit = {}): Promise<Answer> {
+  const res = await fetch(base + path, init);
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: res.status, headers, body: await res.text() };
+}
+
+/** Header values that legitimately differ between two answers given one after the other. */
+function comparable(answer: Answer): Answer {
+  const headers = { ...answer.headers };
+  assert.ok(headers.date);
+  delete headers.date;
+  if (headers['ratelimit-reset'] !== undefined) headers['ratelimit-reset'] = 'present';
+  if (headers['x-request-id'] && /^[0-9a-f-]{36}$/.test(headers['x-request-id'])) headers['x-request-id'] = '<uuid>';
+  return { ...answer, headers };
+}
+
+const limits = { FLAGPOST_RATE_LIMIT_MAX: '40', FLAGPOST_RATE_LIMIT_WINDOW_MS: '60000' };
+
+forEachDialect(
+  'flag read fast path answers exactly as the routes',
+  (ctx) => {
+    let project: ProjectFixture;
+    let fast: FastifyInstance;
+    let reference: FastifyInstance;
+    let fastBase: string;
+    let referenceBase: string;
+    const logged: string[] = [];
+
+    before(async () => {
+      project = await createProject(ctx());
+      await createFlag(ctx(), project.key, { slug: 'checkout', enabled: true, payload: { v: 'ü€' }, description: 'Ünïcode' });
+      await createFlag(ctx(), project.key, { slug: 'beta', isPreview: true, previewName: 'Beta', previewContent: sampleDoc });
+      const stream = new Writable({
+        write(chunk, _encoding, done) {
+          logged.push(String(chunk));
+          done();
+        },
+      });
+      const { services } = ctx();
+      assert.equal(services.config.flagFastPath, true, 'on by default');
+      fast = await buildApp(services, { logger: { level: 'info', stream } });
+      reference = await buildApp({ ...services, config: { ...services.config, flagFastPath: false } }, { logger: false });
+      fastBase = await fast.listen({ port: 0, host: '127.0.0.1' });
+      referenceBase = await reference.listen({ port: 0, host: '127.0.0.1' });
+    });
+    after(async () => {
+      await fast?.close();
+      await reference?.close();
+    });
+
+    async function same(path: string, init: RequestInit = {}): Promise<Answer> {
+      const a = await call(fastBase, path, init);
+      const b = await call(referenceBase, path, init);
+      assert.deepEqual(comparable(a), comparable(b), `${init.method ?? 'GET'} ${path}`);
+      return a;
+    }
+
+    /** True when Fastify saw the request (it logs every request it routes; the fast path does not). */
+    const routedByFastify = (requestId: string) => logged.some((line) => line.includes(`"reqId":"${requestId}"`));
+
+    it('answers warm reads itself, with the same bytes and headers as the routes', async () => {
+      await same('/v1/flags/checkout', { headers: keys(project) }); // loads the snapshot
+      const cases = ['/v1/flags/checkout', '/v1/flags', '/v1/flags/', '/v1/flags?x=1', '/v1/flags/preview', '/v1/flags/beta?y'];
+      for (const [i, path] of cases.entries()) {
+        const id = `fast-${i}`;
+        const answer = await same(path, { headers: { ...keys(project), 'x-request-id': id, origin: 'https://app.example' } });
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers['x-request-id'], id);
+        assert.equal(answer.headers['access-control-allow-origin'], '*');
+        assert.equal(answer.headers['access-control-expose-headers'], 'ETag');
+        assert.ok(answer.headers['ratelimit-remaining']);
+        assert.equal(routedByFastify(id), false, `${path} answered by the fast path`);
+      }
+    });
+
+    it('answers 304 for a matching If-None-Match, strong or weak, and 200 otherwise', async () => {
+      const { headers } = await same('/v1/flags', { headers: keys(project) });
+      for (const tag of [headers.etag!, `W/${headers.etag}`, `"other", ${headers.etag}`, '*']) {
+        const answer = await same('/v1/flags', { headers: { ...keys(project), 'if-none-match': tag, 'x-request-id': 'inm' } });
+        assert.equal(answer.status, 304);
+        assert.equal(answer.body, '');
+      }
+      assert.equal((await same('/v1/flags', { headers: { ...keys(project), 'if-none-match': '"nope"' } })).status, 200);
+      assert.equal(routedByFastify('inm'), false);
+    });
+
+    it('leaves everything else to Fastify, with the same answers', async () => {
+      const unknown = { 'x-project-key': 'nope', 'x-environment-key': 'nope' };
+      const cases: Array<[string, RequestInit, number]> = [
+        ['/v1/flags/missing', { headers: keys(project) }, 404],
+        ['/v1/flags/checkout', { headers: { 'x-project-key': project.key } }, 400],
+        ['/v1/flags/checkout', { headers: unknown }, 404],
+        ['/v1/flags', { headers: unknown }, 404],
+        ['/v1/flags/%63heckout', { headers: keys(project) }, 200],
+        ['/v1/flags/checkout', { method: 'HEAD', headers: keys(project) }, 200],
+        ['/v1/flags/checkout', { method: 'OPTIONS', headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } }, 204],
+        ['/v1/flags/a/b', { headers: keys(project) }, 404],
+        ['/v1/flagsx', { headers: keys(project) }, 404],
+      ];
+      for (const [i, [path, init, status]] of cases.entries()) {
+        const id = `slow-${i}`;
+        const answer = await same(path, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-request-id': id } });
+        assert.equal(answer.status, status, `${path}: ${answer.body}`);
+        assert.equal(routedByFastify(id), true, `${path} went to Fastify`);
+      }
+    });
+
+    it('makes a new id for an unusable x-request-id, as Fastify does', async () => {
+      const answer = await same('/v1/flags/checkout', { headers: { ...keys(project), 'x-request-id': 'no spaces allowed' } });
+      assert.match(answer.headers['x-request-id']!, /^[0-9a-f-]{36}$/);
+    });
+
+    it('sees a write at once: the fast path serves the new snapshot right after the admin answer', async () => {
+      const env = project.environments[0]!.key;
+      const res = await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${env}/flags/checkout`, { enabled: false });
+      assert.equal(res.statusCode, 200);
+      const first = await same('/v1/flags/checkout', { headers: { ...keys(project), 'x-request-id': 'after-write' } });
+      assert.equal(JSON.parse(first.body).enabled, false);
+    });
+
+    it('counts its answers against the rate limit and lets Fastify answer the 429', async () => {
+      let answer: Answer;
+      let guard = 0;
+      do {
+        answer = await same('/v1/flags/checkout', { headers: { ...keys(project), 'x-request-id': `rl-${guard}` } });
+        guard++;
+      } while (answer.status === 200 && guard < 100);
+      assert.equal(answer.status, 429);
+      assert.deepEqual(JSON.parse(answer.body), { error: true, message: 'Too many requests, please try again later.' });
+      assert.ok(answer.headers['retry-after']);
+      assert.equal(routedByFastify(`rl-${guard - 2}`), false, 'the last allowed read came from the fast path');
+    });
+  },
+  limits,
+);
