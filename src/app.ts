@@ -7,7 +7,7 @@ import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
 import { formAdminRoutes, submissionAdminRoutes, submissionIntakeRoutes } from './forms/index.ts';
 import { adminAuth } from './http/admin-auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { FlagFastPath, requestIdOf } from './http/fast-path.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -32,7 +32,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       // Wrong types are errors, not coerced (contract D10); unknown fields are kept unless a schema forbids them.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
     },
-    return503OnClosing: true,
+    // While closing, requests already on open connections are still answered normally; Fastify's own
+    // 503 body would not be the specification's error object (contract D8).
+    return503OnClosing: false,
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -70,6 +72,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         route.config = { surface: 'admin', ...route.config };
       });
       admin.addHook('onRequest', adminAuth(services.adminTokens));
+      // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
+      admin.setNotFoundHandler({ preHandler: adminAuth(services.adminTokens) }, notFound);
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });

@@ -219,6 +219,32 @@ forEachDialect('admin API', (ctx) => {
     await createFlag(ctx(), project.key, { slug: 'two' });
     const res = await ctx().admin('GET', `/admin/v1/projects/${project.key}/flags`);
     assert.deepEqual(res.json().flags.map((f: { slug: string }) => f.slug), ['two', 'one']);
-    assert.equal(res.json().flags[0].environments.length, 3);
+    assert.deepEqual(
+      res.json().flags[0].environments.map((e: { name: string }) => e.name),
+      ['development', 'staging', 'production'],
+    );
+  });
+
+  it('asks for the token before answering an unknown admin path', async () => {
+    const anonymous = await ctx().app.inject({ method: 'GET', url: '/admin/v1/secret-route' });
+    assert.equal(anonymous.statusCode, 401);
+    const authorized = await ctx().admin('GET', '/admin/v1/secret-route');
+    assert.equal(authorized.statusCode, 404);
+    assert.deepEqual(authorized.json(), { error: true, message: 'Route GET /admin/v1/secret-route not found' });
+  });
+
+  it('names the offending field in validation details', async () => {
+    const project = await createProject(ctx());
+    const extra = await ctx().admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'ok', enabld: true });
+    assert.deepEqual(extra.json().details, [{ field: 'body.enabld', reason: 'must NOT have additional properties' }]);
+    const reserved = await ctx().admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'preview' });
+    assert.equal(reserved.json().details[0].field, 'body.slug');
+  });
+
+  it('answers 404 when listing the feedback of an unknown flag', async () => {
+    const project = await createProject(ctx());
+    const res = await ctx().admin('GET', `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/nope/feedback`);
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { error: true, message: `Flag with slug nope does not exist in project ${project.key}` });
   });
 });

@@ -47,6 +47,9 @@ export class FeedbackService {
   ): Promise<{ feedback: Feedback[]; nextCursor: string | null }> {
     const after = decodeCursor(page.cursor);
     const { environment } = await this.projects.getEnvironment(projectKey, environmentKey);
+    if (!(await this.flags.hasFlag(environment.id, slug))) {
+      throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+    }
     const rows = await this.store.list(environment.id, slug, page.limit + 1, after);
     const feedback = rows.slice(0, page.limit);
     const last = feedback[feedback.length - 1];

@@ -27,7 +27,7 @@ export class FlagService {
   /** Creates the flag in every environment of the project at once, each with the values given. */
   async createFlag(projectKey: string, slug: string, values: FlagValues): Promise<{ slug: string; environments: AdminFlagView[] }> {
     if (RESERVED_SLUGS.has(slug)) {
-      throw AppError.validation([{ field: 'slug', reason: `"${slug}" is reserved by the flag interface` }]);
+      throw AppError.validation([{ field: 'body.slug', reason: `"${slug}" is reserved by the flag interface` }]);
     }
     checkContent(values);
     const project = await this.deps.projects.getProject(projectKey);
@@ -90,15 +90,25 @@ export class FlagService {
   async listFlags(projectKey: string): Promise<Array<{ slug: string; environments: AdminFlagView[] }>> {
     const project = await this.deps.projects.getProject(projectKey);
     const flags = await this.deps.store.listProjectFlags(project.id);
-    const bySlug = new Map<string, AdminFlagView[]>();
+    // Slugs newest first; within a slug, environments in the project's order, as createFlag answers.
+    const bySlug = new Map<string, Map<string, (typeof flags)[number]>>();
     for (const flag of flags) {
-      const env = project.environments.find((e) => e.id === flag.environmentId);
-      if (!env) continue;
-      const views = bySlug.get(flag.slug) ?? [];
-      views.push(adminFlag(flag, env));
-      bySlug.set(flag.slug, views);
+      const envs = bySlug.get(flag.slug) ?? new Map();
+      envs.set(flag.environmentId, flag);
+      bySlug.set(flag.slug, envs);
     }
-    return [...bySlug].map(([slug, environments]) => ({ slug, environments }));
+    return [...bySlug].map(([slug, envs]) => ({
+      slug,
+      environments: project.environments.flatMap((env) => {
+        const flag = envs.get(env.id);
+        return flag ? [adminFlag(flag, env)] : [];
+      }),
+    }));
+  }
+
+  /** True when the environment has a flag with this slug. */
+  async hasFlag(environmentId: string, slug: string): Promise<boolean> {
+    return (await this.deps.store.findFlag(environmentId, slug)) !== undefined;
   }
 
   /** True when the environment has a flag with this slug marked as preview. */
@@ -118,6 +128,6 @@ export class FlagService {
 
 function checkContent(values: FlagValues): void {
   if (values.previewContent === undefined || values.previewContent === null) return;
-  const problems = checkPreviewContent(values.previewContent);
+  const problems = checkPreviewContent(values.previewContent, 'body.previewContent');
   if (problems.length > 0) throw AppError.validation(problems);
 }

@@ -20,8 +20,9 @@ export const SLUG_MAX_LENGTH = 150;
 export const SLUG_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$';
 
 /**
- * Slugs that would be shadowed by the fixed routes /v1/flags/preview and /v1/flags/code-refs, so a
- * flag with such a slug could never be read on its own (docs/adr/0003-reserved-slugs.md).
+ * Slugs of the fixed routes below /v1/flags. GET /v1/flags/preview shadows a flag named `preview`;
+ * `code-refs` is only POSTed today, but is kept free so that a GET on it can be added later
+ * (docs/adr/0003-reserved-slugs.md).
  */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set(['preview', 'code-refs']);
 

@@ -66,7 +66,8 @@ function toProblem(v: Record<string, unknown>, context = 'body'): FieldProblem {
     .filter(Boolean)
     .join('.');
   const missing = typeof params.missingProperty === 'string' ? params.missingProperty : undefined;
-  const field = [context, path, missing].filter(Boolean).join('.');
+  const extra = typeof params.additionalProperty === 'string' ? params.additionalProperty : undefined;
+  const field = [context, path, missing ?? extra].filter(Boolean).join('.');
   return { field, reason: String(v.message ?? 'is invalid') };
 }
 
@@ -82,11 +83,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     else request.log.info({ status: answer.status, code: (error as FastifyError).code }, 'request refused');
     return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
-    return reply
-      .code(404)
-      .header('cache-control', 'no-store')
-      .send({ error: true, message: message('routeNotFound', { method: request.method, url }) });
-  });
+  app.setNotFoundHandler(notFound);
+}
+
+/** 404 JSON for unknown routes and wrong methods (docs/adr/0004-error-statuses.md). */
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
+  return reply
+    .code(404)
+    .header('cache-control', 'no-store')
+    .send({ error: true, message: message('routeNotFound', { method: request.method, url }) });
 }
