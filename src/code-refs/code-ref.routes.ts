@@ -8,7 +8,7 @@ import type { CodeRefService } from './code-ref.service.ts';
 
 /**
  * POST /v1/flags/code-refs. The order of checks is contract D12: key headers (scope hook, 400), the API
- * key (this route's onRequest, before the body is even read: 401), the body schema (400), and the
+ * key (this route's preParsing, before the body is even read: 401), the body schema (400), and the
  * environment (404).
  */
 export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeyService): FastifyPluginAsync {
@@ -18,7 +18,8 @@ export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeySer
       {
         schema: { body: codeRefsBody },
         config: { surface: 'flags' },
-        onRequest: async (request) => {
+        // Before the body is read, after the rate limit's onRequest, so that key guessing is counted.
+        preParsing: async (request) => {
           const { projectKey } = readKeyHeaders(request);
           const token = request.headers['x-api-key'];
           if (typeof token !== 'string' || token === '') throw new AppError('unauthorized', messages.missingApiKey);

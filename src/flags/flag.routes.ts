@@ -27,7 +27,9 @@ export const flagPublicRoutes: FastifyPluginAsync<FlagPublicRouteDeps> = async (
   // POST bodies of the flag interface are JSON only; Fastify's text/plain parser would let a string through.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', async (request) => {
+  // preParsing, not onRequest: the rate limit (contract D20) runs at onRequest and must count refused
+  // requests too; preParsing still runs before any of the body is read.
+  app.addHook('preParsing', async (request) => {
     if (request.method !== 'OPTIONS') readKeyHeaders(request);
   });
 

@@ -78,8 +78,9 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
     '/:formKey',
     {
       config: { surface: 'forms' },
-      // Checks that need no body run before any of it is read (contract D15, D16).
-      onRequest: async (request: SubmitRequest, reply) => {
+      // Checks that need no body run before any of it is read (contract D15, D16), and after the rate
+      // limit's onRequest, so that refused requests (unknown forms, blocked IPs) are counted too.
+      preParsing: async (request: SubmitRequest, reply) => {
         const referer = header(request, 'referer');
         const ctx: FormRequestContext = { rest: request.query.mode === 'rest', form: undefined, goBackUrl: goBackUrlOf(undefined, referer) };
         request.formContext = ctx;
