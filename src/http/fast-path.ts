@@ -34,11 +34,17 @@ export function requestIdOf(req: IncomingMessage): string {
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** The rate limit key of a connection, kept on its socket: reading the peer address is a system call. */
+const SOCKET_KEY = Symbol('flagpost.rateLimitKey');
+type KeyedSocket = IncomingMessage['socket'] & { [SOCKET_KEY]?: string };
+
 export class FlagFastPath {
   /** Set by registerRateLimit's result; undefined when limits are off. */
   limiter: RateLimiter | undefined;
   private active = false;
   private shadowsExactly = true;
+  /** The headers every answer of a snapshot entry starts with, built once per entry. */
+  private readonly prefixes = new WeakMap<CachedAnswer, string[]>();
 
   constructor(
     private readonly reads: FlagReadModel,
@@ -98,23 +104,28 @@ export class FlagFastPath {
 
     const limiter = this.limiter;
     if (!limiter) {
-      this.send(req, res, cached, undefined);
+      this.send(req, res, cached);
       return true;
     }
-    limiter.hit(limiter.keyOf(this.clientIp(req)), (error, state) => {
+    limiter.hit(this.limitKey(req, limiter), (error, state) => {
       // As @fastify/rate-limit with skipOnError: a store failure answers as if nothing was counted.
       const counted = error ? { current: 0, ttl: 0 } : state;
       // Over the limit: Fastify answers the 429 (counting once more, which changes nothing for a client
       // already over its budget).
       if (counted.current > limiter.max) fastify(req, res);
-      else this.send(req, res, cached, limiter.headers(counted));
+      else this.send(req, res, cached, limiter, counted);
     });
     return true;
   }
 
-  private send(req: IncomingMessage, res: ServerResponse, cached: CachedAnswer, limits: [string, string][] | undefined): void {
-    const headers: string[] = [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', FLAG_VARY, 'etag', cached.etag];
-    if (limits) for (const [name, value] of limits) headers.push(name, value);
+  private send(req: IncomingMessage, res: ServerResponse, cached: CachedAnswer, limiter?: RateLimiter, state?: RateLimitState): void {
+    let prefix = this.prefixes.get(cached);
+    if (!prefix) {
+      prefix = [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', FLAG_VARY, 'etag', cached.etag];
+      this.prefixes.set(cached, prefix);
+    }
+    const headers = prefix.slice();
+    if (limiter && state) limiter.appendHeaders(headers, state);
     headers.push('x-request-id', requestIdOf(req));
     if (cached.status === 200 && etagMatches(req.headers['if-none-match'], cached.etag)) {
       res.writeHead(304, headers);
@@ -124,6 +135,12 @@ export class FlagFastPath {
     headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(cached.bytes.length));
     res.writeHead(cached.status, headers);
     res.end(cached.bytes);
+  }
+
+  private limitKey(req: IncomingMessage, limiter: RateLimiter): string {
+    if (this.trustProxy) return limiter.keyOf(this.clientIp(req));
+    const socket = req.socket as KeyedSocket;
+    return (socket[SOCKET_KEY] ??= limiter.keyOf(socket.remoteAddress ?? ''));
   }
 
   /** The client address as Fastify's request.ip computes it (FLAGPOST_TRUST_PROXY: leftmost X-Forwarded-For). */

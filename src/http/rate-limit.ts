@@ -60,13 +60,16 @@ export class RateLimiter {
     this.store.incr(key, cb, this.windowMs, this.max);
   }
 
-  /** The RateLimit-* headers of an allowed request, as the plugin writes them (enableDraftSpec). */
-  headers(state: RateLimitState): [string, string][] {
-    return [
-      ['ratelimit-limit', String(this.max)],
-      ['ratelimit-remaining', String(Math.max(0, this.max - state.current))],
-      ['ratelimit-reset', String(Math.ceil(state.ttl / 1000))],
-    ];
+  /** Appends the RateLimit-* headers of an allowed request, as the plugin writes them (enableDraftSpec). */
+  appendHeaders(headers: string[], state: RateLimitState): void {
+    headers.push(
+      'ratelimit-limit',
+      String(this.max),
+      'ratelimit-remaining',
+      String(Math.max(0, this.max - state.current)),
+      'ratelimit-reset',
+      String(Math.ceil(state.ttl / 1000)),
+    );
   }
 
   async close(): Promise<void> {
