@@ -69,6 +69,26 @@ forEachDialect(
       assert.deepEqual(res.json(), limited);
     });
 
+    it('limits form submissions (surface forms) with the same budget', async () => {
+      const form = await ctx().admin('POST', '/admin/v1/forms', { name: 'Contact' });
+      assert.equal(form.statusCode, 201, form.body);
+      const ip = uniqueIp();
+      const submit = () =>
+        ctx().app.inject({
+          method: 'POST',
+          url: `/v1/s/${form.json().key}?mode=rest`,
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          payload: JSON.stringify({ email: 'ada@example.com' }),
+          remoteAddress: ip,
+        });
+      for (let i = 0; i < 3; i++) assert.equal((await submit()).statusCode, 200);
+      const res = await submit();
+      assert.equal(res.statusCode, 429);
+      assert.equal(res.json().error, true);
+      assert.equal(res.json().message, 'Too many requests, please try again later.');
+      assert.ok(res.headers['retry-after']);
+    });
+
     it('never limits the admin API or /healthz', async () => {
       const ip = uniqueIp();
       for (let i = 0; i < 6; i++) {
