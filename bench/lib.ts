@@ -35,11 +35,11 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts `node --import tsx <script>` and waits until `readyUrl` answers; returns after `startedMs`. */
+/** Starts `node <script>` (through tsx for a .ts file) and waits until `readyUrl` answers; returns after `startedMs`. */
 export async function startServer(name: string, script: string, args: string[], env: Record<string, string>, readyUrl: (port: number) => string, headers: Record<string, string> = {}) {
   const port = Number(env.PORT);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,10 +26,12 @@ const flagpostEnv = {
 };
 const servers: Server[] = [];
 const startFlagpost = (headers: Record<string, string> = {}, url = '/healthz') =>
-  startServer('flagpost', 'src/main.ts', [], flagpostEnv, (port) => `http://127.0.0.1:${port}${url}`, headers);
+  startServer('flagpost', 'dist/main.js', [], flagpostEnv, (port) => `http://127.0.0.1:${port}${url}`, headers);
 
 async function main() {
   const began = performance.now();
+  // Flagpost runs as `npm start` runs it: the esbuild bundle of src/ (package.json "build").
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   let { server: flagpost } = await startFlagpost();
   servers.push(flagpost);
   const base = `http://127.0.0.1:${ports.flagpost}`;

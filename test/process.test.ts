@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,8 +10,11 @@ import { createTestDatabase, dialects } from './support/context.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function start(
+  env: Record<string, string>,
+  args = ['--import', 'tsx', 'src/main.ts'],
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,6 +73,31 @@ describe('the server process', () => {
     assert.equal(again.status, 200, 'the token survives a restart');
     second.child.kill('SIGINT');
     assert.equal(await second.exited, 0);
+  });
+
+  it('runs from the bundle that npm start builds, loading the preview renderer on demand', async () => {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
+    dirs.push(dataDir);
+    const port = freePort();
+    const token = 'bundle-admin-token-0123456789';
+    const server = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: token }, ['dist/main.js']);
+    await waitForHealth(port);
+    const base = `http://127.0.0.1:${port}`;
+    const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const project = await (await fetch(`${base}/admin/v1/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'B' }) })).json();
+    const doc = { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hi <b>' }] }] };
+    const created = await fetch(`${base}/admin/v1/projects/${project.key}/flags`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ slug: 'p', isPreview: true, previewContent: doc }),
+    });
+    assert.equal(created.status, 201);
+    const res = await fetch(`${base}/v1/flags/preview`, { headers: { 'x-project-key': project.key, 'x-environment-key': project.environments[0].key } });
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).flags[0].previewContent, '<p>Hi &lt;b&gt;</p>');
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
   });
 });
 

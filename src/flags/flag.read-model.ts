@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { message } from '../errors.ts';
 import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from './flag.ts';
 import type { FlagChange } from './flag-changes.ts';
-import { renderPreviewContent } from './preview-content.ts';
+import { loadPreviewRenderer } from './preview-content.ts';
 
 // The hot path. Client reads bypass service and store layering on purpose (style.md "Layers"):
 // each environment's answers are serialized once, with their ETags, and served from memory until an
@@ -51,11 +51,12 @@ export function flagNotFoundAnswer(slug: string): CachedAnswer {
   return answer(404, { enabled: false, error: true, message: message('flagNotFound', { slug }) });
 }
 
-export function buildSnapshot(env: EnvironmentFlags): EnvironmentSnapshot {
+/** `render` turns preview content into HTML; it is needed only when a flag is a preview. */
+export function buildSnapshot(env: EnvironmentFlags, render: (doc: unknown) => string = () => ''): EnvironmentSnapshot {
   const flags = [...env.flags].sort(byNewest);
   const single = new Map<string, CachedAnswer>();
   for (const flag of flags) single.set(flag.slug, answer(200, publicFlag(flag)));
-  const previews = flags.filter((f) => f.isPreview).map((f) => previewFlag(f, renderPreviewContent(f.previewContent)));
+  const previews = flags.filter((f) => f.isPreview).map((f) => previewFlag(f, render(f.previewContent)));
   return {
     environmentId: env.environmentId,
     single,
@@ -92,7 +93,8 @@ export class FlagReadModel {
     const generation = this.generation;
     try {
       const env = await this.source.loadEnvironment(projectKey, environmentKey);
-      const snapshot = env ? buildSnapshot(env) : undefined;
+      const render = env?.flags.some((f) => f.isPreview) ? (await loadPreviewRenderer()).renderPreviewContent : undefined;
+      const snapshot = env ? buildSnapshot(env, render) : undefined;
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);

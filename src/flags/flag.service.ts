@@ -29,7 +29,7 @@ export class FlagService {
     if (RESERVED_SLUGS.has(slug)) {
       throw AppError.validation([{ field: 'body.slug', reason: `"${slug}" is reserved by the flag interface` }]);
     }
-    checkContent(values);
+    await checkContent(values);
     const project = await this.deps.projects.getProject(projectKey);
     const now = nowIso(this.deps.clock);
     const blank: Omit<Flag, 'id' | 'environmentId'> = {
@@ -61,7 +61,7 @@ export class FlagService {
 
   /** Changes one flag in one environment (PATCH: absent keeps, null clears). */
   async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues): Promise<AdminFlagView> {
-    checkContent(values);
+    await checkContent(values);
     const { environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
     const updated = await this.deps.db.transaction().execute(async (trx) => {
       const flag = await this.deps.store.findFlag(environment.id, slug, trx);
@@ -126,8 +126,8 @@ export class FlagService {
   }
 }
 
-function checkContent(values: FlagValues): void {
+async function checkContent(values: FlagValues): Promise<void> {
   if (values.previewContent === undefined || values.previewContent === null) return;
-  const problems = checkPreviewContent(values.previewContent, 'body.previewContent');
+  const problems = await checkPreviewContent(values.previewContent, 'body.previewContent');
   if (problems.length > 0) throw AppError.validation(problems);
 }

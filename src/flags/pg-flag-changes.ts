@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../optional-packages.ts';
 import type { Db } from '../db/database.ts';
 import type { FlagChange, FlagChanges } from './flag-changes.ts';
 import type { FlagReadModel } from './flag.read-model.ts';
@@ -95,7 +96,7 @@ export class PgFlagChanges implements FlagChanges {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.options.databaseUrl, application_name: 'flagpost-listener' });
+    const client = new (loadPg().Client)({ connectionString: this.options.databaseUrl, application_name: 'flagpost-listener' });
     let lost = false;
     const onLost = (error?: unknown) => {
       if (lost) return;

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadIoredis } from '../optional-packages.ts';
 import type { Config } from '../config.ts';
 import { AppError, messages } from '../errors.ts';
 import { type Surface, surfaceOf } from './error-handler.ts';
@@ -92,7 +93,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   if (config.redisUrl) {
     // No offline queue and a short command timeout: while Redis is away requests are answered
     // without counting (skipOnError) instead of waiting for it.
-    redis = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
+    redis = new (loadIoredis().Redis)(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
     redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate limit store (Redis) error'));
     await redis.connect().catch((error: Error) => app.log.warn({ err: error }, 'Redis is not reachable; rate limits are not counted until it is'));
     store = new RedisStore(false, false, redis, REDIS_PREFIX);

@@ -1,4 +1,5 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { loadNodemailer } from '../optional-packages.ts';
 import type { SendResult } from './outbox.ts';
 
 export interface MailMessage {
@@ -15,7 +16,7 @@ export class MailSender {
     smtpUrl: string,
     private readonly from: string,
   ) {
-    this.transport = nodemailer.createTransport(smtpUrl);
+    this.transport = loadNodemailer().createTransport(smtpUrl);
   }
 
   async send(message: MailMessage): Promise<SendResult> {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkPreviewContent, renderPreviewContent } from './preview-content.ts';
+import { checkPreviewContent, renderPreviewContent } from './preview-renderer.ts';
 
 const para = (...content: unknown[]) => ({ type: 'doc', content: [{ type: 'paragraph', content }] });
 const text = (value: string, marks?: unknown[]) => ({ type: 'text', text: value, ...(marks ? { marks } : {}) });
 
-describe('preview content (contract D9)', () => {
+describe('preview renderer (contract D9)', () => {
   const rendered: Array<[string, unknown, string]> = [
     ['escapes text', para(text('<img src=x onerror=alert(1)> & "q"')), '<p>&lt;img src=x onerror=alert(1)&gt; &amp; "q"</p>'],
     ['renders marks', para(text('b', [{ type: 'bold' }]), text('i', [{ type: 'italic' }])), '<p><strong>b</strong><em>i</em></p>'],
