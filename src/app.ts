@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
@@ -12,6 +12,20 @@ import { FlagFastPath, requestIdOf } from './http/fast-path.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 
+/**
+ * One log line per request, when it completes, instead of Fastify's two (received, completed): at the
+ * throughput of a form endpoint, logging is a large share of a small request.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
 }
@@ -24,6 +38,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const app = Fastify({
     serverFactory: config.flagFastPath ? fastPath.serverFactory : undefined,
     logger: options.logger ?? { level: config.logLevel },
+    logController: new OneLinePerRequest(),
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,

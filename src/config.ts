@@ -20,6 +20,8 @@ export interface Config {
     readonly maxFields: number;
     /** Largest text field value in bytes. */
     readonly maxFieldBytes: number;
+    /** Multipart submissions read and stored at once; each holds up to maxFiles x maxFileBytes in memory. */
+    readonly maxConcurrentUploads: number;
   };
   /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
   readonly outbox: {
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxFiles: int('FLAGPOST_MAX_FILES', 5, 0, 100),
       maxFields: int('FLAGPOST_MAX_FIELDS', 100, 1, 10_000),
       maxFieldBytes: int('FLAGPOST_MAX_FIELD_BYTES', 64 * 1024, 1),
+      maxConcurrentUploads: int('FLAGPOST_MAX_CONCURRENT_UPLOADS', 8, 1, 1000),
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),

@@ -3,7 +3,6 @@ import { compose } from './compose.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { loadPreviewRenderer } from './flags/preview-content.ts';
 
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
@@ -56,8 +55,6 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ database: handle.dialect }, 'Flagpost is ready');
-  // Loaded after listening so that it does not delay the first answer.
-  void loadPreviewRenderer();
 }
 
 main().catch((error) => {

@@ -81,6 +81,7 @@ forEachDialect(
 
     it('answers warm reads itself, with the same bytes and headers as the routes', async () => {
       await same('/v1/flags/checkout', { headers: keys(project) }); // loads the snapshot
+      await same('/v1/flags/preview', { headers: keys(project) }); // renders its preview answer
       const cases = ['/v1/flags/checkout', '/v1/flags', '/v1/flags/', '/v1/flags?x=1', '/v1/flags/preview', '/v1/flags/beta?y'];
       for (const [i, path] of cases.entries()) {
         const id = `fast-${i}`;

@@ -21,7 +21,13 @@ export interface EnvironmentSnapshot {
   readonly environmentId: string;
   readonly single: ReadonlyMap<string, CachedAnswer>;
   readonly list: CachedAnswer;
-  readonly preview: CachedAnswer;
+  /**
+   * GET /flags/preview, once built. Rendering preview content needs the preview renderer, which is
+   * loaded on first use, so an environment with preview flags builds this answer on its first preview
+   * read (FlagReadModel.preview), not when its flags are loaded.
+   */
+  preview: CachedAnswer | undefined;
+  readonly previewFlags: readonly Flag[];
 }
 
 export interface EnvironmentFlags {
@@ -51,18 +57,23 @@ export function flagNotFoundAnswer(slug: string): CachedAnswer {
   return answer(404, { enabled: false, error: true, message: message('flagNotFound', { slug }) });
 }
 
-/** `render` turns preview content into HTML; it is needed only when a flag is a preview. */
-export function buildSnapshot(env: EnvironmentFlags, render: (doc: unknown) => string = () => ''): EnvironmentSnapshot {
+/** `render` turns preview content into HTML; without it, the preview answer is left to build later. */
+export function buildSnapshot(env: EnvironmentFlags, render?: (doc: unknown) => string): EnvironmentSnapshot {
   const flags = [...env.flags].sort(byNewest);
   const single = new Map<string, CachedAnswer>();
   for (const flag of flags) single.set(flag.slug, answer(200, publicFlag(flag)));
-  const previews = flags.filter((f) => f.isPreview).map((f) => previewFlag(f, render(f.previewContent)));
+  const previewFlags = flags.filter((f) => f.isPreview);
   return {
     environmentId: env.environmentId,
     single,
     list: answer(200, { flags: flags.map(listedFlag) }),
-    preview: answer(200, { flags: previews }),
+    preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
+    previewFlags,
   };
+}
+
+function previewAnswer(previewFlags: readonly Flag[], render: (doc: unknown) => string): CachedAnswer {
+  return answer(200, { flags: previewFlags.map((f) => previewFlag(f, render(f.previewContent))) });
 }
 
 export class FlagReadModel {
@@ -93,8 +104,7 @@ export class FlagReadModel {
     const generation = this.generation;
     try {
       const env = await this.source.loadEnvironment(projectKey, environmentKey);
-      const render = env?.flags.some((f) => f.isPreview) ? (await loadPreviewRenderer()).renderPreviewContent : undefined;
-      const snapshot = env ? buildSnapshot(env, render) : undefined;
+      const snapshot = env ? buildSnapshot(env) : undefined;
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);
@@ -108,6 +118,14 @@ export class FlagReadModel {
     } finally {
       this.loading.delete(key);
     }
+  }
+
+  /** The GET /flags/preview answer of a snapshot, rendering its preview content on first use. */
+  async preview(snapshot: EnvironmentSnapshot): Promise<CachedAnswer> {
+    if (snapshot.preview) return snapshot.preview;
+    const { renderPreviewContent } = await loadPreviewRenderer();
+    snapshot.preview ??= previewAnswer(snapshot.previewFlags, renderPreviewContent);
+    return snapshot.preview;
   }
 
   /** Applies a change announced by a write, on this instance or (through a listener) another one. */

@@ -44,7 +44,7 @@ export const flagPublicRoutes: FastifyPluginAsync<FlagPublicRouteDeps> = async (
     const { projectKey, environmentKey } = readKeyHeaders(request);
     const snapshot = await reads.get(projectKey, environmentKey);
     if (!snapshot) throw environmentMissing(environmentKey);
-    return sendFlagAnswer(request, reply, snapshot.preview);
+    return sendFlagAnswer(request, reply, await reads.preview(snapshot));
   });
 
   app.get<{ Params: { slug: string } }>('/:slug', { config: { surface: 'flags' } }, async (request, reply) => {

@@ -1,8 +1,8 @@
 import type { FieldProblem } from '../errors.ts';
 
-// TipTap, ProseMirror and happy-dom take about half a second to load, more than the rest of the
-// server together, and only preview flags need them. So they are loaded on first use (and warmed by
-// main.ts right after the server listens), not at start-up.
+// TipTap, ProseMirror and happy-dom take about half a second to load, about as much as the rest of the
+// server together, and only preview flags need them. So they are loaded on first use: the first write
+// of preview content or the first GET /flags/preview of an environment with preview flags.
 
 type Renderer = typeof import('./preview-renderer.ts');
 let renderer: Promise<Renderer> | undefined;

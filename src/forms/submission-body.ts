@@ -9,6 +9,8 @@ export interface SubmissionLimits {
   maxFiles: number;
   maxFields: number;
   maxFieldBytes: number;
+  /** Multipart submissions read and stored at the same time; more wait their turn (UploadGate). */
+  maxConcurrentUploads: number;
 }
 
 /** "1.00MB" as in the specification's 413 message; 1 MB = 1,048,576 bytes (contract D16). */

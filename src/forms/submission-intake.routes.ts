@@ -8,6 +8,7 @@ import { PAGE_HEADERS, resultPage } from './form-pages.ts';
 import type { FormService } from './form.service.ts';
 import { maxMultipartBytes, readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
 import type { SubmissionService } from './submission.service.ts';
+import { UploadGate } from './upload-gate.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +39,7 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
  */
 export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = async (app, deps) => {
   const { forms, submissions, limits, publicUrl } = deps;
+  const uploads = new UploadGate(limits.maxConcurrentUploads);
   if (!deps.mailEnabled) app.log.warn('SMTP_URL is not set: notification e-mails are off');
 
   app.removeContentTypeParser('text/plain');
@@ -106,16 +108,27 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
     async (request, reply) => {
       const ctx = request.formContext!;
       const form = ctx.form!;
-      const body = request.isMultipart()
-        ? await readMultipart(request, form.uploadsEnabled, limits)
-        : readParsedBody(request.body, request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false, limits);
       const meta = {
         ip: request.ip ?? null,
         userAgent: header(request, 'user-agent')?.slice(0, 1000) ?? null,
         referer: header(request, 'referer')?.slice(0, 2000) ?? null,
         origin: header(request, 'origin')?.slice(0, 500) ?? null,
       };
-      const submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
+      let submission;
+      if (request.isMultipart()) {
+        // Files stay in memory until they are committed: bound how many uploads do that at once.
+        const release = await uploads.acquire();
+        try {
+          const body = await readMultipart(request, form.uploadsEnabled, limits);
+          submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
+        } finally {
+          release();
+        }
+      } else {
+        const urlencoded = request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false;
+        const body = readParsedBody(request.body, urlencoded, limits);
+        submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
+      }
       const url = successUrl(publicUrl, ctx);
       reply.header('cache-control', 'no-store');
       if (ctx.rest) return reply.send({ success: true, code: 200, message: messages.formSubmitted, url, id: submission.id });
