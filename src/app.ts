@@ -7,7 +7,9 @@ import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
 import { formAdminRoutes, submissionAdminRoutes, submissionIntakeRoutes } from './forms/index.ts';
 import { adminAuth } from './http/admin-auth.ts';
+import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { FlagFastPath, requestIdOf } from './http/fast-path.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -43,6 +45,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 2048 },
+    frameworkErrors,
+    clientErrorHandler,
     ajv: {
       // Wrong types are errors, not coerced (contract D10); unknown fields are kept unless a schema forbids them.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
@@ -55,6 +59,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  app.addHook('preValidation', bodyGuard);
   // Before any route: the plugin hooks every route registered after it (contract D20).
   fastPath.limiter = await registerRateLimit(app, config);
   if (config.flagFastPath) fastPath.attach(app);

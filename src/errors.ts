@@ -24,6 +24,8 @@ export const messages = {
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   apiKeyNotFound: 'API key {id} does not exist in project {projectKey}',
   serviceUnavailable: 'Service unavailable',
+  headersTooLarge: 'Request headers are too large',
+  requestTimeout: 'Request timed out',
   formSubmitted: 'Your form has been submitted successfully!',
   formNotFound: 'Error: Form with key {formKey} does not exist',
   formDisabled: 'Error: This form is not accepting submissions',

@@ -36,14 +36,22 @@ forEachDialect('bad input', (ctx) => {
     }
   });
 
-  it('answers another content type with 415 JSON', async () => {
+  it('answers another content type with the generic 400 on the flag interface, 415 on the admin API', async () => {
     for (const url of flagPosts) {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
         const res = await ctx().app.inject({ method: 'POST', url, headers: { ...headers(), 'content-type': type }, payload: 'a=b' });
-        assert.equal(res.statusCode, 415, `${url} ${type}`);
-        assert.deepEqual(res.json(), { error: true, message: 'Unsupported Content-Type' });
+        assert.equal(res.statusCode, 400, `${url} ${type}`);
+        assert.deepEqual(res.json(), { error: true, message: 'Something went wrong, please try again later.' });
       }
     }
+    const admin = await ctx().app.inject({
+      method: 'POST',
+      url: '/admin/v1/projects',
+      headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/xml' },
+      payload: 'x',
+    });
+    assert.equal(admin.statusCode, 415);
+    assert.deepEqual(admin.json(), { error: true, message: 'Unsupported Content-Type' });
   });
 
   it('refuses a body over 1 MiB with 413 JSON and accepts one just under', async () => {

@@ -17,7 +17,8 @@ export const codeRefsBody = {
           required: ['filePath', 'lineNumber', 'lineContent'],
           properties: {
             filePath: { type: 'string', minLength: 1, maxLength: 2000 },
-            lineNumber: { type: 'integer', minimum: 1 },
+            // Largest value of a PostgreSQL integer, so that both engines accept the same numbers.
+            lineNumber: { type: 'integer', minimum: 1, maximum: 2147483647 },
             lineContent: { type: 'string', minLength: 1, maxLength: 4000 },
           },
         },

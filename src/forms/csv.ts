@@ -3,7 +3,14 @@
  * return) gets a leading apostrophe, the OWASP advice against formula injection; every cell is quoted.
  */
 export function csvCell(value: unknown): string {
-  let text = value === null || value === undefined ? '' : typeof value === 'string' ? value : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(', ') : JSON.stringify(value);
+  let text =
+    value === null || value === undefined
+      ? ''
+      : typeof value === 'string'
+        ? value
+        : Array.isArray(value) && value.every((v) => typeof v === 'string')
+          ? value.join(', ')
+          : (JSON.stringify(value) ?? '');
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return `"${text.replace(/"/g, '""')}"`;
 }

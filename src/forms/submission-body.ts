@@ -24,7 +24,7 @@ export function maxMultipartBytes(limits: SubmissionLimits): number {
 }
 
 export const fileTooLarge = (fileName: string, limits: SubmissionLimits) =>
-  new AppError('payload_too_large', message('formFileTooLarge', { fileName, limit: formatMegabytes(limits.maxFileBytes) }));
+  new AppError('payload_too_large', message('formFileTooLarge', { fileName: fileName.slice(0, 100), limit: formatMegabytes(limits.maxFileBytes) }));
 const tooManyFiles = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFiles', { max: limits.maxFiles }));
 const tooManyFields = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFields', { max: limits.maxFields }));
 const fieldTooLarge = (field: string, limits: SubmissionLimits) =>
@@ -79,8 +79,11 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
   } as Parameters<FastifyRequest['parts']>[0]);
   try {
     for await (const part of parts as AsyncIterableIterator<Multipart>) {
+      // PostgreSQL text cannot hold NUL; refusing it keeps both engines answering alike.
+      if (hasNul(part.fieldname) || (part.type === 'file' && (hasNul(part.filename) || hasNul(part.mimetype)))) throw unreadable();
       if (part.type === 'field') {
         if (part.fieldnameTruncated || part.valueTruncated) throw fieldTooLarge(part.fieldname, limits);
+        if (typeof part.value === 'string' && hasNul(part.value)) throw unreadable();
         fields.add(part.fieldname, part.value);
         continue;
       }
@@ -97,6 +100,8 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
   }
   return { data: fields.toObject(), files };
 }
+
+const hasNul = (text: string | undefined): boolean => text !== undefined && text.includes('\u0000');
 
 async function readFile(part: MultipartFile, limits: SubmissionLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -26,6 +26,9 @@ export interface SubmissionIntakeDeps {
   mailEnabled: boolean;
 }
 
+/** Form keys are generated as base64url text (src/db/codec.ts newKey). */
+const FORM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
 type SubmitRequest = FastifyRequest<{ Params: { formKey: string }; Querystring: { mode?: string } }>;
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -46,6 +49,10 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
   await app.register(formbody, { bodyLimit: deps.bodyLimit });
   await app.register(multipart, { limits: { fileSize: limits.maxFileBytes + 1 } });
   app.decorateRequest('formContext', null);
+  // Before the rate limit's onRequest: a cross-origin client must be able to read its 429 too (D19).
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('access-control-allow-origin', '*');
+  });
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const answer = formErrorOf(error, deps.bodyLimit);
@@ -58,6 +65,7 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
   // Contract D19: any origin, unless the form lists websites; then only those, echoed with Vary: Origin.
   const allowOrigin = (request: FastifyRequest, reply: FastifyReply, websites: readonly string[]) => {
     const origin = header(request, 'origin');
+    reply.removeHeader('access-control-allow-origin');
     if (websites.length === 0) reply.header('access-control-allow-origin', '*');
     else {
       reply.header('vary', 'Origin');
@@ -66,7 +74,7 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
   };
 
   app.options<{ Params: { formKey: string } }>('/:formKey', { config: { surface: 'forms' } }, async (request, reply) => {
-    const form = await forms.find(request.params.formKey);
+    const form = FORM_KEY.test(request.params.formKey) ? await forms.find(request.params.formKey) : undefined;
     allowOrigin(request, reply, form?.websites ?? []);
     return reply
       .code(204)
@@ -87,8 +95,10 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
         const ctx: FormRequestContext = { rest: request.query.mode === 'rest', form: undefined, goBackUrl: goBackUrlOf(undefined, referer) };
         request.formContext = ctx;
         reply.header('access-control-allow-origin', '*');
-        const form = await forms.find(request.params.formKey);
-        if (!form) throw new AppError('not_found', message('formNotFound', { formKey: request.params.formKey }));
+        const { formKey } = request.params;
+        // A key that cannot exist is not looked up (a NUL byte would even be a PostgreSQL error).
+        const form = FORM_KEY.test(formKey) ? await forms.find(formKey) : undefined;
+        if (!form) throw new AppError('not_found', message('formNotFound', { formKey: formKey.slice(0, 100) }));
         ctx.form = form;
         ctx.goBackUrl = goBackUrlOf(form, referer);
         reply.removeHeader('access-control-allow-origin');

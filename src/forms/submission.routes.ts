@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { parseLimit } from '../db/cursor.ts';
 import { deliveryView } from '../outbox/index.ts';
@@ -40,7 +41,7 @@ export const submissionAdminRoutes: FastifyPluginAsync<{ submissions: Submission
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.csv`))
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'no-store')
-        .send(csv);
+        .send(Readable.from(csv));
     },
   );
 

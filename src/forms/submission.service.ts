@@ -87,22 +87,37 @@ export class SubmissionService {
    * Every submission of a form as CSV, newest first: id, createdAt, spam, one column per field name (in
    * order of first appearance) and the file names. Cells are safe against formula injection.
    */
-  async exportCsv(formKey: string, filter: SubmissionFilter): Promise<string> {
+  async exportCsv(formKey: string, filter: SubmissionFilter): Promise<AsyncIterable<string>> {
     const form = await this.deps.forms.get(formKey);
-    const all: Submission[] = [];
-    let after;
+    const pages = this.pages.bind(this, form.id, filter);
+    // Two passes, page by page, so that memory holds one page and not the whole export: the first
+    // collects the column names, the second writes the rows.
+    return (async function* () {
+      const fields = new Set<string>();
+      for await (const page of pages()) for (const s of page) for (const name of Object.keys(s.data)) fields.add(name);
+      const columns = [...fields];
+      yield csvRow(['id', 'createdAt', 'spam', ...columns, 'files']);
+      for await (const page of pages()) {
+        let chunk = '';
+        for (const s of page) {
+          // Own fields only: a field named "constructor" must not read Object.prototype.constructor.
+          const cells = columns.map((name) => (Object.hasOwn(s.data, name) ? s.data[name] : undefined));
+          chunk += csvRow([s.id, s.createdAt, String(s.spam), ...cells, s.files.map((f) => `${f.field}: ${f.name}`).join('; ')]);
+        }
+        yield chunk;
+      }
+    })();
+  }
+
+  private async *pages(formId: string, filter: SubmissionFilter): AsyncGenerator<Submission[]> {
+    const size = 100;
+    let after: Submission | undefined;
     for (;;) {
-      const page = await this.deps.store.list(form.id, 500, after, filter);
-      all.push(...page);
-      if (page.length < 500) break;
+      const page = await this.deps.store.list(formId, size, after, filter);
+      if (page.length > 0) yield page;
+      if (page.length < size) return;
       after = page[page.length - 1];
     }
-    const fields = [...new Set(all.flatMap((s) => Object.keys(s.data)))];
-    let csv = csvRow(['id', 'createdAt', 'spam', ...fields, 'files']);
-    for (const s of all) {
-      csv += csvRow([s.id, s.createdAt, String(s.spam), ...fields.map((f) => s.data[f]), s.files.map((f) => `${f.field}: ${f.name}`).join('; ')]);
-    }
-    return csv;
   }
 
   /** The current webhook secret of the form behind a submission (for the outbox worker). */

@@ -48,6 +48,8 @@ export function toErrorAnswer(error: unknown, surface: Surface): ErrorAnswer {
     return { status: 413, body: { error: true, message: messages.bodyTooLarge }, unexpected: false };
   }
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    // The flag interface knows only 400 for an invalid request (interface.md wins over contract D8's 415).
+    if (publicApi) return { status: 400, body: { error: true, message: messages.generic }, unexpected: false };
     return { status: 415, body: { error: true, message: messages.unsupportedMediaType }, unexpected: false };
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;

@@ -19,8 +19,11 @@ import type { RateLimiter, RateLimitState } from './rate-limit.ts';
 
 /** GET routes under /v1/flags that the fast path stands in for; any other one there disables it. */
 const SHADOWED_ROUTES = new Set(['/v1/flags', '/v1/flags/', '/v1/flags/preview', '/v1/flags/:slug']);
-/** Paths answered here: no percent-encoding or `;` to decode, so the slug is what the router would see. */
-const FLAG_PATH = /^\/v1\/flags(?:\/([\w.~-]{1,256}))?\/?$/;
+/**
+ * Paths answered here: no percent-encoding or `;` to decode, so the slug is what the router would see.
+ * Only the list may end in a slash (/v1/flags/), exactly as the routes: /v1/flags/<slug>/ is no route.
+ */
+const FLAG_PATH = /^\/v1\/flags(?:\/|\/([\w.~-]{1,256}))?$/;
 /** The x-request-id a client may choose; otherwise a UUID (the same rule as Fastify's genReqId in app.ts). */
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** Sent by @fastify/cors for `origin: '*'` with `exposedHeaders: ['ETag']` on a non-preflight request (D7). */
