@@ -8,6 +8,7 @@ import type { Form } from './form.ts';
 import type { FormService } from './form.service.ts';
 import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
+import { SubmissionWriter } from './submission-writer.ts';
 
 export interface SubmissionServiceDeps {
   db: Db;
@@ -23,7 +24,11 @@ export interface SubmissionServiceDeps {
 }
 
 export class SubmissionService {
-  constructor(private readonly deps: SubmissionServiceDeps) {}
+  private readonly writer: SubmissionWriter;
+
+  constructor(private readonly deps: SubmissionServiceDeps) {
+    this.writer = new SubmissionWriter(deps.db, deps.store, deps.outbox);
+  }
 
   /**
    * Stores an accepted submission, its files, its metadata and its deliveries in one transaction (contract
@@ -44,10 +49,7 @@ export class SubmissionService {
       createdAt: nowIso(this.deps.clock),
     };
     const deliveries = spam ? [] : this.deliveriesFor(form, submission);
-    await this.deps.db.transaction().execute(async (trx) => {
-      await this.deps.store.insert(trx, submission, incoming.files);
-      await this.deps.outbox.enqueue(trx, submission.id, deliveries, submission.createdAt);
-    });
+    await this.writer.write({ submission, files: incoming.files, deliveries });
     if (deliveries.length > 0) this.deps.onQueued();
     return submission;
   }
