@@ -11,7 +11,8 @@ const GENERIC = 'Something went wrong, please try again later.';
 /** Sends raw bytes to the server and returns what it answers before closing. */
 function raw(port: number, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+    // write, not end: a half-closed client may lose an answer that needs a database round trip first.
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
     let text = '';
     socket.on('data', (d) => (text += d));
     socket.on('close', () => resolve(text));
@@ -59,6 +60,17 @@ forEachDialect('hostile input', (ctx) => {
     const huge = await raw(port, `GET /v1/flags HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.match(huge, /^HTTP\/1.1 431/);
     assert.deepEqual(bodyOf(huge), { error: true, message: 'Request headers are too large' });
+  });
+
+  it('treats a repeated key header as Node joins it, not as its first value', async () => {
+    const k = keys(project);
+    await fetch(`http://127.0.0.1:${port}/v1/flags/checkout`, { headers: k }).then((r) => r.arrayBuffer()); // warm
+    const twice = await raw(
+      port,
+      `GET /v1/flags/checkout HTTP/1.1\r\nHost: x\r\nConnection: close\r\nx-project-key: ${k['x-project-key']}\r\nx-project-key: ${k['x-project-key']}\r\nx-environment-key: ${k['x-environment-key']}\r\n\r\n`,
+    );
+    assert.match(twice, /^HTTP\/1.1 404/);
+    assert.equal(bodyOf(twice).enabled, false);
   });
 
   it('answers a trailing slash after a slug with 404 whether or not the read model is warm', async () => {
