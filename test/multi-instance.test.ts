@@ -4,13 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
-import { compose, type Services } from '../src/compose.ts';
-import { loadConfig } from '../src/config.ts';
-import { openDb, type DbHandle } from '../src/db/connect.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import type { Services } from '../src/compose.ts';
+import type { DbHandle } from '../src/db/connect.ts';
 import type { PgFlagChanges } from '../src/flags/pg-flag-changes.ts';
-import { ADMIN_TOKEN, createTestDatabase, type TestDatabase } from './support/context.ts';
+import { ADMIN_TOKEN, createTestDatabase, startInstance, type TestDatabase } from './support/context.ts';
 import { keys, type ProjectFixture } from './support/fixtures.ts';
 
 interface Instance {
@@ -21,13 +18,8 @@ interface Instance {
   close(): Promise<void>;
 }
 
-async function startInstance(database: TestDatabase): Promise<Instance> {
-  const config = loadConfig({ FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', ...database.env });
-  const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
-  await migrateToLatest(handle.db);
-  const services = await compose(config, handle);
-  const app = await buildApp(services, { logger: false });
-  await app.ready();
+async function startPgInstance(database: TestDatabase): Promise<Instance> {
+  const { app, services, handle } = await startInstance(database);
   return {
     app,
     services,
@@ -75,8 +67,8 @@ describe('several instances on one PostgreSQL (LISTEN/NOTIFY)', { skip: process.
 
   before(async () => {
     database = await createTestDatabase('postgres');
-    one = await startInstance(database);
-    two = await startInstance(database);
+    one = await startPgInstance(database);
+    two = await startPgInstance(database);
     project = (await adminCall(one, 'POST', '/admin/v1/projects', { name: 'Shop' })).json();
     for (const slug of ['checkout', 'search', 'banner']) {
       assert.equal((await adminCall(one, 'POST', `/admin/v1/projects/${project.key}/flags`, { slug })).statusCode, 201);

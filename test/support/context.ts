@@ -69,15 +69,21 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** Builds the real app on a fresh database of `dialect`, with extra environment variables. */
-export async function createTestContext(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<TestContext> {
-  const database = await createTestDatabase(dialect);
+/** One Flagpost instance on an existing test database, wired as main.ts wires it, not listening. */
+export async function startInstance(database: TestDatabase, extraEnv: Record<string, string> = {}) {
   const config = loadConfig({ FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', ...database.env, ...extraEnv });
   const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
   await migrateToLatest(handle.db);
   const services = await compose(config, handle);
   const app = await buildApp(services, { logger: false });
   await app.ready();
+  return { config, handle, services, app };
+}
+
+/** Builds the real app on a fresh database of `dialect`, with extra environment variables. */
+export async function createTestContext(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<TestContext> {
+  const database = await createTestDatabase(dialect);
+  const { config, handle, services, app } = await startInstance(database, extraEnv);
   return {
     dialect,
     app,
