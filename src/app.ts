@@ -1,51 +1,42 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { messages } from './errors.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
-import { flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
-import { formAdminRoutes, submissionAdminRoutes, submissionIntakeRoutes } from './forms/index.ts';
+import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
+import { formAdminRoutes } from './forms/index.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
-import { FlagFastPath, requestIdOf } from './http/fast-path.ts';
-import { registerRateLimit } from './http/rate-limit.ts';
+import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
+import { requestIdOf } from './http/request-id.ts';
+import { OneLinePerRequest } from './http/request-log.ts';
 import { projectAdminRoutes } from './projects/index.ts';
-
-/**
- * One log line per request, when it completes, instead of Fastify's two (received, completed): at the
- * throughput of a form endpoint, logging is a large share of a small request.
- */
-class OneLinePerRequest extends LogController {
-  override incomingRequest(): void {}
-
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
-  }
-}
+import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
 
 export interface BuildAppOptions {
+  /** Replaces the services' logger (tests pass false). */
   logger?: FastifyServerOptions['logger'];
 }
 
 /** The whole HTTP surface as a Fastify instance, without listening (tests build it too). */
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
-  // Warm flag GETs are answered before Fastify routing; see src/http/fast-path.ts and docs/performance.md.
-  const fastPath = new FlagFastPath(services.reads, config.trustProxy);
+  // One per-IP counter for the routes and the fast path (contract D20).
+  const limiter = await createRateLimiter(config, services.log);
+  // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
+  const fastPath = new FlagFastPath(services.reads, limiter, config.trustProxy);
   const app = Fastify({
     serverFactory: config.flagFastPath ? fastPath.serverFactory : undefined,
-    logger: options.logger ?? { level: config.logLevel },
+    ...(options.logger === undefined ? { loggerInstance: services.log } : { logger: options.logger }),
     logController: new OneLinePerRequest(),
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 2048 },
-    frameworkErrors,
+    frameworkErrors: frameworkErrors([answerUnroutableFlagRead]),
     clientErrorHandler,
     ajv: {
       // Wrong types are errors, not coerced (contract D10); unknown fields are kept unless a schema forbids them.
@@ -54,14 +45,14 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     // While closing, requests already on open connections are still answered normally; Fastify's own
     // 503 body would not be the specification's error object (contract D8).
     return503OnClosing: false,
-  });
+  }) as unknown as FastifyInstance;
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
   app.addHook('preValidation', bodyGuard);
   // Before any route: the plugin hooks every route registered after it (contract D20).
-  fastPath.limiter = await registerRateLimit(app, config);
+  await registerRateLimit(app, limiter);
   if (config.flagFastPath) fastPath.attach(app);
 
   app.get('/healthz', async (_request, reply) => {
@@ -75,7 +66,6 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     plugins: [feedbackPublicRoutes(services.feedback), codeRefPublicRoutes(services.codeRefs, services.apiKeys)],
   });
 
-  services.outbox.useLog(app.log);
   await app.register(submissionIntakeRoutes, {
     prefix: '/v1/s',
     forms: services.forms,

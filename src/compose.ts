@@ -1,24 +1,32 @@
-import { sql } from 'kysely';
-import { AdminTokenService } from './admin/admin-token.service.ts';
+import pino, { type Logger } from 'pino';
+import { AdminTokenService, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
+import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
-import { type FlagChange, type FlagChanges, FlagReadModel, FlagService, FlagStore } from './flags/index.ts';
-import { PgFlagChanges } from './flags/pg-flag-changes.ts';
-import { FormService, FormStore, SubmissionService, SubmissionStore } from './forms/index.ts';
-import { MailSender, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
+import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, openFlagReadPath } from './flags/index.ts';
+import { FormService, FormStore } from './forms/index.ts';
+import { MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
+import { SubmissionService, SubmissionStore } from './submissions/index.ts';
 
+/** What the process takes from outside that tests may replace. */
 export interface Ports {
   clock: () => Date;
+  log: Logger;
 }
 
 export interface Services {
   readonly config: Config;
   readonly handle: DbHandle;
+  /** The process's logger; the HTTP server logs through it too. */
+  readonly log: Logger;
+  readonly events: DomainEvents;
   readonly adminTokens: AdminTokenService;
+  /** The admin token created on this start (printed once by main), if one was. */
+  readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
   readonly flags: FlagService;
   readonly reads: FlagReadModel;
@@ -36,76 +44,45 @@ export interface Services {
   stop(): Promise<void>;
 }
 
-/** Applies changes to this instance's read model only (one instance, or SQLite). */
-class LocalFlagChanges implements FlagChanges {
-  constructor(private readonly reads: FlagReadModel) {}
-  async publish(change: FlagChange): Promise<void> {
-    this.reads.apply(change);
-  }
-}
-
-/** The one place that wires stores, services and ports; used by main, the CLI and the tests. */
-export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services & { createdAdminToken?: string }> {
+/**
+ * The one place that wires stores, services and ports; used by main and the tests. Capabilities
+ * coordinate through `events` (docs/adr/0009-domain-events.md): each subscribes itself when built.
+ */
+export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services> {
   const clock = ports.clock ?? (() => new Date());
+  const log = ports.log ?? pino({ level: config.logLevel });
   const { db } = handle;
-  const projectStore = new ProjectStore(db);
-  const flagStore = new FlagStore(db);
-  const feedbackStore = new FeedbackStore(db);
+  const events = new DomainEvents(log);
 
-  const reads = new FlagReadModel({
-    async loadEnvironment(projectKey, environmentKey) {
-      const env = await projectStore.findEnvironmentByKeys(projectKey, environmentKey);
-      if (!env) return undefined;
-      return { environmentId: env.id, flags: await flagStore.listEnvironmentFlags(env.id) };
-    },
-  });
-  // Several instances share PostgreSQL: changes also travel by LISTEN/NOTIFY to the others (issue 4).
-  const pgChanges =
-    handle.dialect === 'postgres' && handle.databaseUrl
-      ? new PgFlagChanges({ db, databaseUrl: handle.databaseUrl, reads, onError: warnOf(config) })
-      : undefined;
-  await pgChanges?.start();
-  const changes: FlagChanges = pgChanges ?? new LocalFlagChanges(reads);
+  const projects = new ProjectService({ db, store: new ProjectStore(), events, clock });
+  const flagStore = new FlagStore();
+  const flags = new FlagService({ db, store: flagStore, projects, events, clock });
+  const { reads, changes } = await openFlagReadPath({ db, dialect: handle.dialect, databaseUrl: handle.databaseUrl, projects, store: flagStore, events, log });
+  const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, clock });
+  const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
+  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(), projects, clock });
+  const { service: adminTokens, created } = await AdminTokenService.open(db, new SettingsStore(), config.adminToken);
 
-  let flags: FlagService | undefined;
-  const projects = new ProjectService({
-    db,
-    store: projectStore,
-    changes,
-    clock,
-    onEnvironmentCreated: (trx, env) => flags!.copyFlagsToEnvironment(trx, env),
-  });
-  flags = new FlagService({
-    db,
-    store: flagStore,
-    projects,
-    changes,
-    clock,
-    onFlagDeleted: (trx, projectId, slug) => feedbackStore.deleteForSlug(trx, projectId, slug),
-  });
-  const apiKeys = new ApiKeyService(new ApiKeyStore(db), projects, clock);
-  const feedback = new FeedbackService(feedbackStore, projects, flags, clock);
-  const codeRefs = new CodeRefService(db, new CodeRefStore(db), projects, clock);
-  const { service: adminTokens, created } = await AdminTokenService.open(db, config.adminToken);
-
-  const forms = new FormService(new FormStore(db), clock);
-  const outboxStore = new OutboxStore(db, handle.dialect);
-  let outbox: OutboxWorker | undefined;
+  const forms = new FormService({ db, store: new FormStore(), clock });
+  const outboxStore = new OutboxStore(handle.dialect);
   const submissions = new SubmissionService({
     db,
-    store: new SubmissionStore(db),
+    store: new SubmissionStore(),
     forms,
-    outbox: outboxStore,
+    outbox: new OutboxService(db, outboxStore),
+    events,
     mailEnabled: config.smtpUrl !== undefined,
     publicUrl: config.publicUrl,
-    onQueued: () => outbox!.wake(),
     clock,
   });
-  outbox = new OutboxWorker({
+  const outbox = new OutboxWorker({
+    db,
     store: outboxStore,
     webhooks: new WebhookSender(config.outbox.webhookTimeoutMs, clock),
     mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
-    webhookSecretOf: (submissionId) => submissions.webhookSecretOf(submissionId),
+    forms,
+    events,
+    log,
     pollMs: config.outbox.pollMs,
     retryBaseMs: config.outbox.retryBaseMs,
     maxAttempts: config.outbox.maxAttempts,
@@ -117,6 +94,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   return {
     config,
     handle,
+    log,
+    events,
     adminTokens,
     createdAdminToken: created,
     projects,
@@ -129,26 +108,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     forms,
     submissions,
     outbox,
-    async healthy() {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    healthy: () => handle.healthy(),
     async stop() {
-      await pgChanges?.stop();
+      await changes.stop();
       await outbox.stop();
     },
-  };
-}
-
-/** A warning line in the format of the app's logger, for background work that has no request. */
-function warnOf(config: Config) {
-  return (error: unknown, msg: string) => {
-    if (config.logLevel === 'silent' || config.logLevel === 'error' || config.logLevel === 'fatal') return;
-    const err = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg, err })}\n`);
   };
 }

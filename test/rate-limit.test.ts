@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { registerErrorHandling } from '../src/http/error-handler.ts';
-import { registerRateLimit } from '../src/http/rate-limit.ts';
+import { createRateLimiter, registerRateLimit } from '../src/http/rate-limit.ts';
 import { createTestContext, forEachDialect, type TestContext } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture } from './support/fixtures.ts';
 
@@ -112,7 +112,7 @@ describe('rate limits by surface', () => {
   it('limits any route of the form surface without the route knowing, and no route without a surface', async () => {
     const app = Fastify({ logger: false });
     registerErrorHandling(app);
-    await registerRateLimit(app, loadConfig({ FLAGPOST_RATE_LIMIT_MAX: '2' }));
+    await registerRateLimit(app, await createRateLimiter(loadConfig({ FLAGPOST_RATE_LIMIT_MAX: '2' })));
     app.post('/v1/s/:key', { config: { surface: 'forms' } }, async () => ({ success: true }));
     app.get('/other', async () => ({ ok: true }));
     const ip = uniqueIp();
@@ -127,9 +127,7 @@ describe('rate limits by surface', () => {
   });
 
   it('is off when FLAGPOST_RATE_LIMIT_MAX is 0', async () => {
-    const app = Fastify({ logger: false });
-    assert.equal(await registerRateLimit(app, loadConfig({ FLAGPOST_RATE_LIMIT_MAX: '0' })), undefined);
-    await app.close();
+    assert.equal(await createRateLimiter(loadConfig({ FLAGPOST_RATE_LIMIT_MAX: '0' })), undefined);
   });
 });
 

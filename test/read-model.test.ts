@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { type EnvironmentFlags, FlagReadModel } from '../src/flags/flag.read-model.ts';
+import { type EnvironmentFlags, FlagReadModel } from '../src/flags/read/flag.read-model.ts';
 import type { Flag } from '../src/flags/flag.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture, sampleDoc } from './support/fixtures.ts';

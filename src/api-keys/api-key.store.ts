@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import type { ApiKey } from './api-key.ts';
 import type { ApiKeysTable } from './api-key.table.ts';
 
@@ -13,10 +13,8 @@ const toApiKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
 });
 
 export class ApiKeyStore {
-  constructor(private readonly db: Db) {}
-
-  async insert(key: ApiKey, tokenHash: string): Promise<void> {
-    await this.db
+  async insert(db: Executor, key: ApiKey, tokenHash: string): Promise<void> {
+    await db
       .insertInto('api_keys')
       .values({
         id: key.id,
@@ -30,14 +28,14 @@ export class ApiKeyStore {
       .execute();
   }
 
-  async list(projectId: string): Promise<ApiKey[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute();
+  async list(db: Executor, projectId: string): Promise<ApiKey[]> {
+    const rows = await db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute();
     return rows.map(toApiKey);
   }
 
   /** Marks a key revoked; false when the project has no key with this id. */
-  async revoke(projectId: string, id: string, revokedAt: string): Promise<boolean> {
-    const result = await this.db
+  async revoke(db: Executor, projectId: string, id: string, revokedAt: string): Promise<boolean> {
+    const result = await db
       .updateTable('api_keys')
       .set({ revoked_at: revokedAt })
       .where('project_id', '=', projectId)
@@ -45,13 +43,13 @@ export class ApiKeyStore {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) > 0) return true;
-    const exists = await this.db.selectFrom('api_keys').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    const exists = await db.selectFrom('api_keys').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
     return exists !== undefined;
   }
 
   /** Hashes of the live keys of the project with this client key. */
-  async liveHashesOfProject(projectKey: string): Promise<string[]> {
-    const rows = await this.db
+  async liveHashesOfProject(db: Executor, projectKey: string): Promise<string[]> {
+    const rows = await db
       .selectFrom('api_keys')
       .innerJoin('projects', 'projects.id', 'api_keys.project_id')
       .select('api_keys.token_hash')

@@ -1,3 +1,4 @@
+export { apiKeyAdminRoutes } from './api-key.routes.ts';
 export { ApiKeyService } from './api-key.service.ts';
 export { ApiKeyStore } from './api-key.store.ts';
-export { apiKeyAdminRoutes } from './api-key.routes.ts';
+export { hashToken, sameHash } from './api-key.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiKeyService } from '../api-keys/index.ts';
 import { AppError, message, messages } from '../errors.ts';
-import { readKeyHeaders } from '../http/flag-headers.ts';
+import { readKeyHeaders } from '../flags/index.ts';
 import type { CodeReferenceFilter, CodeReferenceUpload } from './code-ref.ts';
 import { codeRefsBody, codeRefsQuery } from './code-ref.schemas.ts';
 import type { CodeRefService } from './code-ref.service.ts';

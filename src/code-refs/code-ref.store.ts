@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import { newId } from '../db/codec.ts';
 import type { CodeReferenceFilter, CodeReferenceUpload, StoredCodeReference } from './code-ref.ts';
 
@@ -6,13 +6,11 @@ import type { CodeReferenceFilter, CodeReferenceUpload, StoredCodeReference } fr
 const CHUNK = 500;
 
 export class CodeRefStore {
-  constructor(private readonly db: Db) {}
-
   /**
    * Replaces, for each slug of the upload, the rows of that slug on (projectName, branch). Must run
    * inside the caller's transaction so that a failure changes nothing (contract D12).
    */
-  async replace(trx: Db, projectId: string, upload: CodeReferenceUpload, updatedAt: string): Promise<void> {
+  async replace(trx: Executor, projectId: string, upload: CodeReferenceUpload, updatedAt: string): Promise<void> {
     const slugs = Object.keys(upload.references);
     for (let i = 0; i < slugs.length; i += CHUNK) {
       await trx
@@ -40,8 +38,8 @@ export class CodeRefStore {
     for (let i = 0; i < rows.length; i += CHUNK) await trx.insertInto('code_refs').values(rows.slice(i, i + CHUNK)).execute();
   }
 
-  async list(projectId: string, filter: CodeReferenceFilter): Promise<StoredCodeReference[]> {
-    let query = this.db.selectFrom('code_refs').selectAll().where('project_id', '=', projectId);
+  async list(db: Executor, projectId: string, filter: CodeReferenceFilter): Promise<StoredCodeReference[]> {
+    let query = db.selectFrom('code_refs').selectAll().where('project_id', '=', projectId);
     if (filter.slug) query = query.where('slug', '=', filter.slug);
     if (filter.branch) query = query.where('branch', '=', filter.branch);
     if (filter.projectName) query = query.where('project_name', '=', filter.projectName);

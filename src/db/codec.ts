@@ -31,8 +31,16 @@ export function fromJson<T = unknown>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
-/** Turns unique-constraint violations of SQLite and PostgreSQL into `true`, anything else into `false`. */
+// Constraint violations of both engines; only stores use these, to turn them into AppErrors.
+
+/** True for a unique-constraint violation of SQLite or PostgreSQL. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string } | null;
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** True for a foreign-key violation of SQLite or PostgreSQL. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string } | null;
+  return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../optional-packages.ts';
 import type { Database, Db, Dialect } from './database.ts';
@@ -13,6 +13,8 @@ export interface DbHandle {
   readonly pool: pg.Pool | undefined;
   /** The connection string the pool was built from (PostgreSQL only). */
   readonly databaseUrl: string | undefined;
+  /** True when the database answers a trivial query. */
+  healthy(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -34,13 +36,7 @@ export function openDb(options: OpenDbOptions): DbHandle {
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return {
-      db,
-      dialect: 'postgres',
-      pool,
-      databaseUrl: options.databaseUrl,
-      close: () => db.destroy(),
-    };
+    return { db, dialect: 'postgres', pool, databaseUrl: options.databaseUrl, healthy: () => answers(db), close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, options.sqliteFile ?? 'flagpost.db');
@@ -51,5 +47,14 @@ export function openDb(options: OpenDbOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', pool: undefined, databaseUrl: undefined, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', pool: undefined, databaseUrl: undefined, healthy: () => answers(db), close: () => db.destroy() };
+}
+
+async function answers(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
 }

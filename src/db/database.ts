@@ -3,9 +3,10 @@ import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
-import type { FormsTable, SubmissionFilesTable, SubmissionsTable } from '../forms/form.table.ts';
+import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
+import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
 export interface Database {
@@ -25,4 +26,12 @@ export interface Database {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** The database of one process, as opened by connect.ts. */
 export type Db = Kysely<Database>;
+
+/**
+ * What a store method runs its statements on: the database or a transaction of it (a Kysely
+ * Transaction is a Kysely). Every store method takes it as its first argument, so the caller decides
+ * which transaction a statement belongs to.
+ */
+export type Executor = Kysely<Database>;

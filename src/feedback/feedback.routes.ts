@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { pageQuery, parseLimit } from '../db/cursor.ts';
-import { readKeyHeaders } from '../http/flag-headers.ts';
+import { readKeyHeaders } from '../flags/index.ts';
+import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { type FeedbackInput, feedbackView } from './feedback.ts';
 import { feedbackBody } from './feedback.schemas.ts';
 import type { FeedbackService } from './feedback.service.ts';
@@ -37,14 +37,11 @@ type ListParams = { projectKey: string; envKey: string; slug: string };
 export const feedbackAdminRoutes: FastifyPluginAsync<{ feedback: FeedbackService }> = async (app, { feedback }) => {
   app.get<{ Params: ListParams; Querystring: { cursor?: string; limit?: string } }>(
     '/projects/:projectKey/environments/:envKey/flags/:slug/feedback',
-    { schema: { querystring: pageQuery } },
+    { schema: { querystring: { type: 'object', properties: pageQueryProperties } } },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
-      const page = await feedback.list(projectKey, envKey, slug, {
-        cursor: request.query.cursor,
-        limit: parseLimit(request.query.limit),
-      });
-      return { feedback: page.feedback.map(feedbackView), nextCursor: page.nextCursor };
+      const page = await feedback.list(projectKey, envKey, slug, readPage(request.query));
+      return { feedback: page.items.map(feedbackView), nextCursor: encodeCursor(page.next) };
     },
   );
 };

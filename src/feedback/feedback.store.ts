@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { fromJson, toJson } from '../db/codec.ts';
-import type { Cursor } from '../db/cursor.ts';
-import type { Db } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
+import { type Cursor, newestFirst } from '../db/paging.ts';
 import type { Feedback, Mood } from './feedback.ts';
 import type { FeedbackTable } from './feedback.table.ts';
 
@@ -18,10 +18,8 @@ const toFeedback = (row: Selectable<FeedbackTable>): Feedback => ({
 });
 
 export class FeedbackStore {
-  constructor(private readonly db: Db) {}
-
-  async insert(f: Feedback): Promise<void> {
-    await this.db
+  async insert(db: Executor, f: Feedback): Promise<void> {
+    await db
       .insertInto('feedback')
       .values({
         id: f.id,
@@ -37,23 +35,14 @@ export class FeedbackStore {
       .execute();
   }
 
-  /** One page, newest first, strictly after `after`. */
-  async list(environmentId: string, slug: string, limit: number, after?: Cursor): Promise<Feedback[]> {
-    let query = this.db
-      .selectFrom('feedback')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('flag_slug', '=', slug);
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
-      );
-    }
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  /** Up to `limit + 1` entries, newest first, strictly after `after` (see db/paging.ts). */
+  async list(db: Executor, environmentId: string, slug: string, limit: number, after: Cursor | undefined): Promise<Feedback[]> {
+    const query = db.selectFrom('feedback').selectAll().where('environment_id', '=', environmentId).where('flag_slug', '=', slug);
+    const rows = await newestFirst(query, limit, after).execute();
     return rows.map(toFeedback);
   }
 
-  async deleteForSlug(db: Db, projectId: string, slug: string): Promise<void> {
+  async deleteForSlug(db: Executor, projectId: string, slug: string): Promise<void> {
     await db.deleteFrom('feedback').where('project_id', '=', projectId).where('flag_slug', '=', slug).execute();
   }
 }

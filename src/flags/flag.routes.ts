@@ -1,8 +1,8 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError, message } from '../errors.ts';
-import { readKeyHeaders, sendFlagAnswer } from '../http/flag-headers.ts';
-import { type FlagReadModel, flagNotFoundAnswer } from './flag.read-model.ts';
+import { readKeyHeaders, sendFlagAnswer } from './read/flag.cache-headers.ts';
+import { type FlagReadModel, flagNotFoundAnswer } from './read/flag.read-model.ts';
 
 export interface FlagPublicRouteDeps {
   reads: FlagReadModel;

@@ -1,10 +1,9 @@
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import type { Environment } from '../projects/project.ts';
-import type { ProjectService } from '../projects/project.service.ts';
+import type { DomainEvents } from '../events/index.ts';
+import type { ProjectService } from '../projects/index.ts';
 import { adminFlag, applyFlagValues, type Flag, type FlagValues, RESERVED_SLUGS } from './flag.ts';
-import type { FlagChanges } from './flag-changes.ts';
 import type { FlagStore } from './flag.store.ts';
 import { checkPreviewContent } from './preview-content.ts';
 
@@ -12,17 +11,21 @@ export interface FlagServiceDeps {
   db: Db;
   store: FlagStore;
   projects: ProjectService;
-  changes: FlagChanges;
-  /** Runs inside the transaction that deletes a flag, for data that belongs to it (feedback). */
-  onFlagDeleted?: (trx: Db, projectId: string, slug: string) => Promise<void>;
-  clock?: () => Date;
+  /** Announces flag.changed and flag.deleted; gives new environments their flags (environment.created). */
+  events: DomainEvents;
+  clock: () => Date;
 }
 
 export type AdminFlagView = ReturnType<typeof adminFlag>;
 
-/** Admin writes of flags. Reads for clients go through the FlagReadModel. */
+/** Admin writes of flags. Reads for clients go through the read path (read/flag.read-model.ts). */
 export class FlagService {
-  constructor(private readonly deps: FlagServiceDeps) {}
+  constructor(private readonly deps: FlagServiceDeps) {
+    // A new environment gets every flag of its project, disabled, in the transaction that creates it.
+    deps.events.onTransaction('environment.created', (event, trx) =>
+      deps.store.copyProjectFlagsToEnvironment(trx, event.projectId, event.environmentId, event.createdAt),
+    );
+  }
 
   /** Creates the flag in every environment of the project at once, each with the values given. */
   async createFlag(projectKey: string, slug: string, values: FlagValues): Promise<{ slug: string; environments: AdminFlagView[] }> {
@@ -48,14 +51,14 @@ export class FlagService {
     const flags = project.environments.map((env) =>
       applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now),
     );
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       // The unique index is per environment; a project without environments still has one slug.
       if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {
         throw new AppError('conflict', message('flagExists', { slug, projectKey }));
       }
       await this.deps.store.insertFlags(trx, flags, projectKey);
+      await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: project.environments.map((e) => e.id) });
     });
-    for (const env of project.environments) await this.deps.changes.publish({ kind: 'environment', environmentId: env.id });
     return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!)) };
   }
 
@@ -63,33 +66,31 @@ export class FlagService {
   async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues): Promise<AdminFlagView> {
     await checkContent(values);
     const { environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
-    const updated = await this.deps.db.transaction().execute(async (trx) => {
-      const flag = await this.deps.store.findFlag(environment.id, slug, trx);
+    const updated = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      const flag = await this.deps.store.findFlag(trx, environment.id, slug);
       if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
       const next = applyFlagValues(flag, values, nowIso(this.deps.clock));
       await this.deps.store.updateFlag(trx, next);
+      await emit({ type: 'flag.changed', projectId: flag.projectId, slug, environmentIds: [environment.id] });
       return next;
     });
-    await this.deps.changes.publish({ kind: 'environment', environmentId: environment.id });
     return adminFlag(updated, environment);
   }
 
   /** Deletes the flag from every environment of the project. */
   async deleteFlag(projectKey: string, slug: string): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
-    const environmentIds = await this.deps.db.transaction().execute(async (trx) => {
-      const ids = await this.deps.store.deleteSlug(trx, project.id, slug);
-      if (ids.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
-      await this.deps.onFlagDeleted?.(trx, project.id, slug);
-      return ids;
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      const environmentIds = await this.deps.store.deleteSlug(trx, project.id, slug);
+      if (environmentIds.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      await emit({ type: 'flag.deleted', projectId: project.id, slug, environmentIds });
     });
-    for (const environmentId of environmentIds) await this.deps.changes.publish({ kind: 'environment', environmentId });
   }
 
   /** Every flag of the project, grouped by slug, newest first. */
   async listFlags(projectKey: string): Promise<Array<{ slug: string; environments: AdminFlagView[] }>> {
     const project = await this.deps.projects.getProject(projectKey);
-    const flags = await this.deps.store.listProjectFlags(project.id);
+    const flags = await this.deps.store.listProjectFlags(this.deps.db, project.id);
     // Slugs newest first; within a slug, environments in the project's order, as createFlag answers.
     const bySlug = new Map<string, Map<string, (typeof flags)[number]>>();
     for (const flag of flags) {
@@ -108,21 +109,13 @@ export class FlagService {
 
   /** True when the environment has a flag with this slug. */
   async hasFlag(environmentId: string, slug: string): Promise<boolean> {
-    return (await this.deps.store.findFlag(environmentId, slug)) !== undefined;
+    return (await this.deps.store.findFlag(this.deps.db, environmentId, slug)) !== undefined;
   }
 
   /** True when the environment has a flag with this slug marked as preview. */
   async isPreviewFlag(environmentId: string, slug: string): Promise<boolean> {
-    const flag = await this.deps.store.findFlag(environmentId, slug);
+    const flag = await this.deps.store.findFlag(this.deps.db, environmentId, slug);
     return flag?.isPreview === true;
-  }
-
-  /**
-   * Gives a new environment every flag of its project, disabled, with the other values of the
-   * flag's oldest environment. Runs inside the caller's transaction.
-   */
-  async copyFlagsToEnvironment(trx: Db, env: Environment): Promise<void> {
-    await this.deps.store.copyProjectFlagsToEnvironment(trx, env.projectId, env.id, env.createdAt);
   }
 }
 

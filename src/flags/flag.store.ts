@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { fromBool, fromJson, isUniqueViolation, newId, toBool, toJson } from '../db/codec.ts';
-import type { Db } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { Flag } from './flag.ts';
 import type { FlagsTable } from './flag.table.ts';
@@ -38,10 +38,8 @@ const toRow = (f: Flag): Selectable<FlagsTable> => ({
 });
 
 export class FlagStore {
-  constructor(private readonly db: Db) {}
-
   /** Inserts the rows of one new flag; a slug already in the project is a conflict. */
-  async insertFlags(db: Db, flags: Flag[], projectKey: string): Promise<void> {
+  async insertFlags(db: Executor, flags: Flag[], projectKey: string): Promise<void> {
     if (flags.length === 0) return;
     try {
       await db.insertInto('flags').values(flags.map(toRow)).execute();
@@ -53,7 +51,7 @@ export class FlagStore {
     }
   }
 
-  async slugExistsInProject(db: Db, projectId: string, slug: string): Promise<boolean> {
+  async slugExistsInProject(db: Executor, projectId: string, slug: string): Promise<boolean> {
     const row = await db
       .selectFrom('flags')
       .select('id')
@@ -63,7 +61,7 @@ export class FlagStore {
     return row !== undefined;
   }
 
-  async findFlag(environmentId: string, slug: string, db: Db = this.db): Promise<Flag | undefined> {
+  async findFlag(db: Executor, environmentId: string, slug: string): Promise<Flag | undefined> {
     const row = await db
       .selectFrom('flags')
       .selectAll()
@@ -73,14 +71,14 @@ export class FlagStore {
     return row ? toFlag(row) : undefined;
   }
 
-  async updateFlag(db: Db, flag: Flag): Promise<void> {
+  async updateFlag(db: Executor, flag: Flag): Promise<void> {
     const { id, project_id, environment_id, slug, created_at, ...changes } = toRow(flag);
     await db.updateTable('flags').set(changes).where('id', '=', id).execute();
   }
 
   /** Every flag of an environment, newest first. */
-  async listEnvironmentFlags(environmentId: string): Promise<Flag[]> {
-    const rows = await this.db
+  async listEnvironmentFlags(db: Executor, environmentId: string): Promise<Flag[]> {
+    const rows = await db
       .selectFrom('flags')
       .selectAll()
       .where('environment_id', '=', environmentId)
@@ -90,8 +88,8 @@ export class FlagStore {
     return rows.map(toFlag);
   }
 
-  async listProjectFlags(projectId: string): Promise<Flag[]> {
-    const rows = await this.db
+  async listProjectFlags(db: Executor, projectId: string): Promise<Flag[]> {
+    const rows = await db
       .selectFrom('flags')
       .selectAll()
       .where('project_id', '=', projectId)
@@ -102,7 +100,7 @@ export class FlagStore {
   }
 
   /** Deletes a slug in every environment and returns the environments it was in. */
-  async deleteSlug(db: Db, projectId: string, slug: string): Promise<string[]> {
+  async deleteSlug(db: Executor, projectId: string, slug: string): Promise<string[]> {
     const rows = await db
       .deleteFrom('flags')
       .where('project_id', '=', projectId)
@@ -113,7 +111,7 @@ export class FlagStore {
   }
 
   /** Copies one row per slug of the project (its oldest) into a new environment, disabled. */
-  async copyProjectFlagsToEnvironment(db: Db, projectId: string, environmentId: string, now: string): Promise<void> {
+  async copyProjectFlagsToEnvironment(db: Executor, projectId: string, environmentId: string, now: string): Promise<void> {
     const existing = await db
       .selectFrom('flags')
       .selectAll()

@@ -21,12 +21,3 @@ export const createFormBody = { type: 'object', required: ['name'], additionalPr
 
 /** PATCH: an absent field keeps its value, null clears it (contract "Admin API"). */
 export const updateFormBody = { type: 'object', additionalProperties: false, properties: settings } as const;
-
-export const submissionListQuery = {
-  type: 'object',
-  properties: {
-    cursor: { type: 'string' },
-    limit: { type: 'string' },
-    spam: { type: 'string', enum: ['true', 'false', 'all'] },
-  },
-} as const;

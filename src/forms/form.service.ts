@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { newId, newKey, nowIso } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch } from './form.ts';
 import type { FormStore } from './form.store.ts';
@@ -15,37 +16,40 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+export interface FormServiceDeps {
+  db: Db;
+  store: FormStore;
+  clock: () => Date;
+}
+
 export class FormService {
-  constructor(
-    private readonly store: FormStore,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly deps: FormServiceDeps) {}
 
   /** Creates a form with the default settings overridden by `input`; a webhook URL gets a new secret. */
   async create(input: FormPatch & { name: string }): Promise<FormWithSecret> {
     const { settings, problems } = applySettings({ ...DEFAULT_SETTINGS, name: '' }, input);
     if (problems.length > 0) throw AppError.validation(problems);
-    const now = nowIso(this.clock);
+    const now = nowIso(this.deps.clock);
     const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
     const form: Form = { ...settings, id: newId(), key: newKey(12), webhookSecret: webhookSecret ?? null, createdAt: now, updatedAt: now };
-    await this.store.insert(form);
+    await this.deps.store.insert(this.deps.db, form);
     return { form, webhookSecret };
   }
 
   /** The form with this key; throws not-found otherwise. */
   async get(formKey: string): Promise<Form> {
-    const form = await this.store.findByKey(formKey);
+    const form = await this.deps.store.findByKey(this.deps.db, formKey);
     if (!form) throw new AppError('not_found', message('adminFormNotFound', { formKey }));
     return form;
   }
 
   /** The form with this key, or undefined (the submission endpoint answers its own 404). */
   async find(formKey: string): Promise<Form | undefined> {
-    return this.store.findByKey(formKey);
+    return this.deps.store.findByKey(this.deps.db, formKey);
   }
 
   async list(): Promise<Form[]> {
-    return this.store.list();
+    return this.deps.store.list(this.deps.db);
   }
 
   /**
@@ -60,8 +64,8 @@ export class FormService {
     let secret = current.webhookSecret;
     if (!settings.webhookUrl) secret = null;
     else if (!secret) secret = webhookSecret = newWebhookSecret();
-    const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: nowIso(this.clock) };
-    await this.store.update(form);
+    const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: nowIso(this.deps.clock) };
+    await this.deps.store.update(this.deps.db, form);
     return { form, webhookSecret };
   }
 
@@ -72,12 +76,17 @@ export class FormService {
       throw AppError.validation([{ field: 'body.webhookUrl', reason: 'the form has no webhook URL' }]);
     }
     const webhookSecret = newWebhookSecret();
-    await this.store.update({ ...current, webhookSecret, updatedAt: nowIso(this.clock) });
+    await this.deps.store.update(this.deps.db, { ...current, webhookSecret, updatedAt: nowIso(this.deps.clock) });
     return webhookSecret;
   }
 
   async delete(formKey: string): Promise<void> {
     const form = await this.get(formKey);
-    await this.store.delete(form.id);
+    await this.deps.store.delete(this.deps.db, form.id);
+  }
+
+  /** The current signing secret of a form's webhook, null when it has none (any more): deliveries sign with it. */
+  async webhookSecretOf(formId: string): Promise<string | null> {
+    return this.deps.store.findWebhookSecret(this.deps.db, formId);
   }
 }

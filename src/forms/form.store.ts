@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { fromBool, fromJson, toBool, toJson } from '../db/codec.ts';
-import type { Db } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import type { Form } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
@@ -43,29 +43,33 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
 });
 
 export class FormStore {
-  constructor(private readonly db: Db) {}
-
-  async insert(form: Form): Promise<void> {
-    await this.db.insertInto('forms').values(toRow(form)).execute();
+  async insert(db: Executor, form: Form): Promise<void> {
+    await db.insertInto('forms').values(toRow(form)).execute();
   }
 
-  async update(form: Form): Promise<void> {
+  async update(db: Executor, form: Form): Promise<void> {
     const { id, key, created_at, ...changes } = toRow(form);
-    await this.db.updateTable('forms').set(changes).where('id', '=', id).execute();
+    await db.updateTable('forms').set(changes).where('id', '=', id).execute();
   }
 
-  async findByKey(key: string): Promise<Form | undefined> {
-    const row = await this.db.selectFrom('forms').selectAll().where('key', '=', key).executeTakeFirst();
+  async findByKey(db: Executor, key: string): Promise<Form | undefined> {
+    const row = await db.selectFrom('forms').selectAll().where('key', '=', key).executeTakeFirst();
     return row ? toForm(row) : undefined;
   }
 
-  async list(): Promise<Form[]> {
-    const rows = await this.db.selectFrom('forms').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  async list(db: Executor): Promise<Form[]> {
+    const rows = await db.selectFrom('forms').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     return rows.map(toForm);
   }
 
   /** Deletes the form; its submissions, files and pending deliveries go with it (foreign keys cascade). */
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('forms').where('id', '=', id).execute();
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.deleteFrom('forms').where('id', '=', id).execute();
+  }
+
+  /** The signing secret of a form's webhook; null when the form is gone or has no webhook URL any more. */
+  async findWebhookSecret(db: Executor, formId: string): Promise<string | null> {
+    const row = await db.selectFrom('forms').select(['webhook_secret', 'webhook_url']).where('id', '=', formId).executeTakeFirst();
+    return row?.webhook_url ? row.webhook_secret : null;
   }
 }

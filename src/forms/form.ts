@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { FieldProblem } from '../errors.ts';
 
 /** The settings of a form (contract "Admin API" form settings). */
@@ -111,37 +111,6 @@ function isAddressOrRange(entry: string): boolean {
   if (prefix === undefined) return true;
   const max = isIP(address) === 4 ? 32 : 128;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= max;
-}
-
-/** Whether `ip` is one of the form's blocked addresses or ranges; IPv4-mapped IPv6 counts as IPv4. */
-export function isIpBlocked(blockedIps: readonly string[], ip: string): boolean {
-  if (blockedIps.length === 0) return false;
-  const address = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  const family = isIP(address);
-  if (family === 0) return false;
-  const list = new BlockList();
-  for (const entry of blockedIps) {
-    const [base, prefix] = entry.split('/');
-    const type = isIP(base!) === 4 ? 'ipv4' : 'ipv6';
-    if (prefix === undefined) list.addAddress(base!, type);
-    else list.addSubnet(base!, Number(prefix), type);
-  }
-  return list.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-/**
- * The origin a submission comes from: the `Origin` header, else the origin of `Referer`. Browsers send
- * `Origin: null` from sandboxed or privacy-sensitive contexts; that counts as unknown.
- */
-export function requestOrigin(origin: string | undefined, referer: string | undefined): string | undefined {
-  if (origin && origin !== 'null' && isHttpUrl(origin)) return new URL(origin).origin;
-  if (referer && isHttpUrl(referer)) return new URL(referer).origin;
-  return undefined;
-}
-
-/** Contract D19: no listed websites allows any origin; otherwise only the listed ones (an unknown origin is refused). */
-export function isWebsiteAllowed(websites: readonly string[], origin: string | undefined): boolean {
-  return websites.length === 0 || (origin !== undefined && websites.includes(origin));
 }
 
 /** The admin view of a form. The webhook secret is never part of it: it is shown once, when created. */

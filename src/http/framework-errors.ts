@@ -1,27 +1,30 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { messages } from '../errors.ts';
-import { flagNotFoundAnswer } from '../flags/flag.read-model.ts';
-import { sendFlagAnswer } from './flag-headers.ts';
 
 // Errors that Fastify and Node raise before any route runs (a path that does not decode, a parameter
 // over maxParamLength, malformed HTTP, oversized headers). Their built-in answers are not the
 // specification's error object (contract D8), so both are replaced here.
 
-const FLAG_READ = /^\/v1\/flags\/([^?]*)/;
+/**
+ * A capability's own answer to a request refused before routing, for paths whose interface fixes
+ * another answer than the generic 400; undefined leaves the request to the generic answer.
+ */
+export type EarlyAnswer = (request: FastifyRequest, reply: FastifyReply, path: string) => FastifyReply | undefined;
 
-/** Fastify's `frameworkErrors`: an undecodable path or an overlong parameter. */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  request.log.info({ code: error.code }, 'request refused before routing');
-  const path = request.raw.url ?? '';
-  reply.header('x-request-id', request.id);
-  if (path.startsWith('/v1/')) reply.header('access-control-allow-origin', '*');
-  const read = FLAG_READ.exec(path);
-  if (read && (request.raw.method === 'GET' || request.raw.method === 'HEAD')) {
-    // A slug that cannot even be decoded names no flag: the normal flag 404, so clients treat it as off.
-    return sendFlagAnswer(request, reply, flagNotFoundAnswer(read[1]!.slice(0, 150)));
-  }
-  return reply.code(400).header('cache-control', 'no-store').send({ error: true, message: messages.generic });
+/** Fastify's `frameworkErrors` (an undecodable path or an overlong parameter), trying `answers` first. */
+export function frameworkErrors(answers: readonly EarlyAnswer[] = []) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    request.log.info({ code: error.code }, 'request refused before routing');
+    const path = request.raw.url ?? '';
+    reply.header('x-request-id', request.id);
+    if (path.startsWith('/v1/')) reply.header('access-control-allow-origin', '*');
+    for (const answer of answers) {
+      const sent = answer(request, reply, path);
+      if (sent) return sent;
+    }
+    return reply.code(400).header('cache-control', 'no-store').send({ error: true, message: messages.generic });
+  };
 }
 
 /** Node's `clientError` (malformed HTTP, headers too large, request timeout), answered as JSON. */

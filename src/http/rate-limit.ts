@@ -10,7 +10,7 @@ import { type Surface, surfaceOf } from './error-handler.ts';
 // Contract D20: per client IP limits on the public interfaces, 429 JSON with Retry-After and the
 // RateLimit-* headers of the IETF draft, counted in memory or, with REDIS_URL, in Redis so that every
 // instance shares one count. One counter serves @fastify/rate-limit (every Fastify route) and the flag
-// read fast path (src/http/fast-path.ts), so a client has one budget however its request is answered.
+// read fast path (src/flags/read/flag.fast-path.ts), so a client has one budget however its request is answered.
 
 /** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
 export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'forms']);
@@ -78,35 +78,42 @@ export class RateLimiter {
   }
 }
 
+export interface RateLimitLog {
+  warn(obj: object, msg: string): void;
+}
+
 /**
- * Registers @fastify/rate-limit for every route registered after it (call before the routes) and
- * returns the counter it uses, or undefined when FLAGPOST_RATE_LIMIT_MAX is 0 (limits off).
- * Which routes count is decided per request from `config.surface`, so route plugins such as the form
- * interface are limited without knowing about it.
+ * The per-IP counter of the configuration (memory, or Redis with REDIS_URL), or undefined when
+ * FLAGPOST_RATE_LIMIT_MAX is 0 (limits off). One counter serves the Fastify routes and the flag read
+ * fast path, so a client has one budget however its request is answered.
  */
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<RateLimiter | undefined> {
+export async function createRateLimiter(config: Pick<Config, 'rateLimit' | 'redisUrl'>, log?: RateLimitLog): Promise<RateLimiter | undefined> {
   const { max, windowMs } = config.rateLimit;
   if (max === 0) return undefined;
-
-  let redis: Redis | undefined;
-  let store: Store;
-  if (config.redisUrl) {
-    // No offline queue and a short command timeout: while Redis is away requests are answered
-    // without counting (skipOnError) instead of waiting for it.
-    redis = new (loadIoredis().Redis)(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
-    redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate limit store (Redis) error'));
-    await redis.connect().catch((error: Error) => app.log.warn({ err: error }, 'Redis is not reachable; rate limits are not counted until it is'));
-    store = new RedisStore(false, false, redis, REDIS_PREFIX);
-  } else {
+  if (!config.redisUrl) {
     // Enough entries for the clients of one window on a busy instance; the oldest are dropped first.
-    store = new LocalStore(false, false, 50_000);
+    return new RateLimiter(max, windowMs, new LocalStore(false, false, 50_000), undefined);
   }
-  const limiter = new RateLimiter(max, windowMs, store, redis);
+  // No offline queue and a short command timeout: while Redis is away requests are answered
+  // without counting (skipOnError) instead of waiting for it.
+  const redis = new (loadIoredis().Redis)(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
+  redis.on('error', (error: Error) => log?.warn({ err: error }, 'rate limit store (Redis) error'));
+  await redis.connect().catch((error: Error) => log?.warn({ err: error }, 'Redis is not reachable; rate limits are not counted until it is'));
+  return new RateLimiter(max, windowMs, new RedisStore(false, false, redis, REDIS_PREFIX), redis);
+}
 
+/**
+ * Registers @fastify/rate-limit with the limiter's counter for every route registered after it (call
+ * before the routes); nothing when limits are off. Which routes count is decided per request from
+ * `config.surface`, so route plugins such as the form interface are limited without knowing about it.
+ */
+export async function registerRateLimit(app: FastifyInstance, limiter: RateLimiter | undefined): Promise<void> {
+  if (!limiter) return;
+  const store = limiter.store;
   await app.register(rateLimit, {
     global: true,
-    max,
-    timeWindow: windowMs,
+    max: limiter.max,
+    timeWindow: limiter.windowMs,
     enableDraftSpec: true,
     skipOnError: true,
     ipv6Subnet: IPV6_SUBNET,
@@ -118,5 +125,4 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     errorResponseBuilder: () => new AppError('rate_limited', messages.tooManyRequests),
   });
   app.addHook('onClose', async () => limiter.close());
-  return limiter;
 }

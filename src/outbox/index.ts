@@ -1,5 +1,6 @@
 export { MailSender } from './mail.sender.ts';
 export { type Delivery, type DeliveryAttempt, type DeliveryInput, deliveryView, retryDelayMs, signWebhook } from './outbox.ts';
+export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
 export { OutboxWorker, type WorkerLog } from './outbox.worker.ts';
 export { WebhookSender } from './webhook.sender.ts';

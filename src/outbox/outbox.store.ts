@@ -1,12 +1,13 @@
 import { type Selectable, sql } from 'kysely';
 import { fromBool, newId, toBool } from '../db/codec.ts';
-import type { Db, Dialect } from '../db/database.ts';
+import type { Dialect, Executor } from '../db/database.ts';
 import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind, DeliveryStatus } from './outbox.ts';
 import type { OutboxTable } from './outbox.table.ts';
 
 const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   id: row.id,
   submissionId: row.submission_id,
+  formId: row.form_id,
   kind: row.kind as DeliveryKind,
   target: row.target,
   payload: row.payload,
@@ -25,20 +26,18 @@ export interface AttemptOutcome {
 }
 
 export class OutboxStore {
-  constructor(
-    private readonly db: Db,
-    private readonly dialect: Dialect,
-  ) {}
+  constructor(private readonly dialect: Dialect) {}
 
   /** Runs inside the submission's transaction (contract D18). */
-  async enqueue(trx: Db, submissionId: string, items: DeliveryInput[], now: string): Promise<void> {
+  async enqueue(trx: Executor, submission: { id: string; formId: string }, items: DeliveryInput[], now: string): Promise<void> {
     if (items.length === 0) return;
     await trx
       .insertInto('outbox')
       .values(
         items.map((item) => ({
           id: newId(),
-          submission_id: submissionId,
+          submission_id: submission.id,
+          form_id: submission.formId,
           kind: item.kind,
           target: item.target,
           payload: item.payload,
@@ -58,8 +57,8 @@ export class OutboxStore {
    * `leaseUntil`, after which a crashed attempt is due again. On PostgreSQL the inner select takes
    * `FOR UPDATE SKIP LOCKED`, so instances claiming at once never get the same row; SQLite serialises writers.
    */
-  async claimDue(now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
-    const rows = await this.db
+  async claimDue(db: Executor, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
+    const rows = await db
       .updateTable('outbox')
       .set({ next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
       .where('id', 'in', (eb) => {
@@ -78,41 +77,39 @@ export class OutboxStore {
     return rows.map(toDelivery);
   }
 
-  /** Records one attempt and the delivery's new state together. */
-  async recordAttempt(delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
+  /** Records one attempt and the delivery's new state; run both in one transaction. */
+  async recordAttempt(trx: Executor, delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
     const { attempt } = outcome;
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('delivery_attempts')
-        .values({
-          id: newId(),
-          outbox_id: delivery.id,
-          attempt: attempt.attempt,
-          started_at: attempt.startedAt,
-          duration_ms: attempt.durationMs,
-          ok: fromBool(attempt.ok),
-          status_code: attempt.statusCode,
-          error: attempt.error,
-        })
-        .execute();
-      await trx
-        .updateTable('outbox')
-        .set({
-          status: outcome.status,
-          next_attempt_at: outcome.nextAttemptAt,
-          last_error: attempt.ok ? null : attempt.error,
-          delivered_at: attempt.ok ? attempt.startedAt : null,
-        })
-        .where('id', '=', delivery.id)
-        .execute();
-    });
+    await trx
+      .insertInto('delivery_attempts')
+      .values({
+        id: newId(),
+        outbox_id: delivery.id,
+        attempt: attempt.attempt,
+        started_at: attempt.startedAt,
+        duration_ms: attempt.durationMs,
+        ok: fromBool(attempt.ok),
+        status_code: attempt.statusCode,
+        error: attempt.error,
+      })
+      .execute();
+    await trx
+      .updateTable('outbox')
+      .set({
+        status: outcome.status,
+        next_attempt_at: outcome.nextAttemptAt,
+        last_error: attempt.ok ? null : attempt.error,
+        delivered_at: attempt.ok ? attempt.startedAt : null,
+      })
+      .where('id', '=', delivery.id)
+      .execute();
   }
 
-  /** Every delivery of these submissions with its attempts, oldest first. */
-  async listForSubmission(submissionId: string): Promise<Array<{ delivery: Delivery; attempts: DeliveryAttempt[] }>> {
-    const rows = await this.db.selectFrom('outbox').selectAll().where('submission_id', '=', submissionId).orderBy('id').execute();
+  /** Every delivery of a submission with its attempts, oldest first. */
+  async listForSubmission(db: Executor, submissionId: string): Promise<Array<{ delivery: Delivery; attempts: DeliveryAttempt[] }>> {
+    const rows = await db.selectFrom('outbox').selectAll().where('submission_id', '=', submissionId).orderBy('id').execute();
     if (rows.length === 0) return [];
-    const attempts = await this.db
+    const attempts = await db
       .selectFrom('delivery_attempts')
       .selectAll()
       .where(

@@ -2,6 +2,8 @@
 export interface OutboxTable {
   id: string;
   submission_id: string;
+  /** The form of the submission (null only for rows older than migration 0003 whose submission was gone). */
+  form_id: string | null;
   kind: string;
   /** Webhook URL or e-mail address. */
   target: string;

@@ -15,6 +15,7 @@ export interface DeliveryInput {
 export interface Delivery extends DeliveryInput {
   id: string;
   submissionId: string;
+  formId: string | null;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: string;

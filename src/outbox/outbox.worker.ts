@@ -1,16 +1,23 @@
 import { nowIso } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
+import type { DomainEvents } from '../events/index.ts';
+import type { FormService } from '../forms/index.ts';
 import type { MailMessage, MailSender } from './mail.sender.ts';
 import { type Delivery, type DeliveryAttempt, retryDelayMs, type SendResult } from './outbox.ts';
 import type { OutboxStore } from './outbox.store.ts';
 import type { WebhookSender } from './webhook.sender.ts';
 
 export interface OutboxWorkerDeps {
+  db: Db;
   store: OutboxStore;
   webhooks: WebhookSender;
   /** Undefined when SMTP_URL is not set: e-mail is off. */
   mail: MailSender | undefined;
-  /** The current signing secret of the form behind a submission; null when its webhook was removed. */
-  webhookSecretOf: (submissionId: string) => Promise<string | null>;
+  /** Webhooks are signed with their form's secret as it is when they are sent (a rotation applies to pending retries). */
+  forms: Pick<FormService, 'webhookSecretOf'>;
+  /** The worker delivers at once when a submission with deliveries is stored (submission.stored). */
+  events: DomainEvents;
+  log: WorkerLog;
   pollMs: number;
   retryBaseMs: number;
   maxAttempts: number;
@@ -34,12 +41,12 @@ export class OutboxWorker {
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  private log: WorkerLog | undefined;
+  private wakePending = false;
 
-  constructor(private readonly deps: OutboxWorkerDeps) {}
-
-  useLog(log: WorkerLog): void {
-    this.log = log;
+  constructor(private readonly deps: OutboxWorkerDeps) {
+    deps.events.onCommit('submission.stored', (event) => {
+      if (event.deliveries > 0) this.wake();
+    });
   }
 
   start(): void {
@@ -52,9 +59,14 @@ export class OutboxWorker {
     this.timer = setTimeout(tick, this.deps.pollMs).unref();
   }
 
-  /** Looks for due deliveries soon, without waiting for the next poll. */
+  /** Looks for due deliveries soon, without waiting for the next poll; wakes in one turn of the event loop make one run. */
   wake(): void {
-    if (!this.stopped && this.deps.pollMs > 0) setImmediate(() => void this.runOnce());
+    if (this.stopped || this.deps.pollMs <= 0 || this.wakePending) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      void this.runOnce();
+    });
   }
 
   /**
@@ -63,7 +75,7 @@ export class OutboxWorker {
    */
   runOnce(): Promise<number> {
     const run = this.chain.then(() => (this.stopped ? 0 : this.drain()));
-    this.chain = run.catch((error: unknown) => this.log?.error({ err: error }, 'outbox run failed'));
+    this.chain = run.catch((error: unknown) => this.deps.log.error({ err: error }, 'outbox run failed'));
     return run;
   }
 
@@ -80,7 +92,7 @@ export class OutboxWorker {
     for (;;) {
       const now = this.now();
       const leaseUntil = new Date(now.getTime() + this.deps.leaseMs).toISOString();
-      const batch = await this.deps.store.claimDue(now.toISOString(), leaseUntil, BATCH);
+      const batch = await this.deps.store.claimDue(this.deps.db, now.toISOString(), leaseUntil, BATCH);
       if (batch.length === 0) return attempts;
       await Promise.all(batch.map((delivery) => this.attempt(delivery)));
       attempts += batch.length;
@@ -103,14 +115,14 @@ export class OutboxWorker {
     const status = result.ok ? 'delivered' : exhausted ? 'failed' : 'pending';
     const nextAttemptAt =
       status === 'pending' ? new Date(this.now().getTime() + retryDelayMs(this.deps.retryBaseMs, delivery.attempts)).toISOString() : nowIso(this.deps.clock);
-    if (!result.ok) this.log?.warn({ delivery: delivery.id, kind: delivery.kind, attempt: attempt.attempt, error: attempt.error, status }, 'delivery attempt failed');
-    await this.deps.store.recordAttempt(delivery, { attempt, status, nextAttemptAt });
+    if (!result.ok) this.deps.log.warn({ delivery: delivery.id, kind: delivery.kind, attempt: attempt.attempt, error: attempt.error, status }, 'delivery attempt failed');
+    await this.deps.db.transaction().execute((trx) => this.deps.store.recordAttempt(trx, delivery, { attempt, status, nextAttemptAt }));
   }
 
   private async send(delivery: Delivery): Promise<SendResult & { final?: boolean }> {
     try {
       if (delivery.kind === 'webhook') {
-        const secret = await this.deps.webhookSecretOf(delivery.submissionId);
+        const secret = delivery.formId ? await this.deps.forms.webhookSecretOf(delivery.formId) : null;
         if (!secret) return { ok: false, error: 'the form no longer has a webhook', final: true };
         return await this.deps.webhooks.send({ id: delivery.id, url: delivery.target, body: delivery.payload, secret });
       }

@@ -1,18 +1,16 @@
-import type { Db } from '../db/database.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import type { FlagChanges } from '../flags/flag-changes.ts';
-import { isUniqueViolation } from '../db/codec.ts';
+import type { DomainEvents } from '../events/index.ts';
 import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from './project.ts';
 import type { ProjectStore } from './project.store.ts';
 
 export interface ProjectServiceDeps {
   db: Db;
   store: ProjectStore;
-  changes: FlagChanges;
-  /** Runs inside the transaction that creates an environment, to give it every flag of the project. */
-  onEnvironmentCreated: (trx: Db, env: Environment) => Promise<void>;
-  clock?: () => Date;
+  /** Announces project.created and environment.created (a new environment receives its flags from their subscribers). */
+  events: DomainEvents;
+  clock: () => Date;
 }
 
 export class ProjectService {
@@ -25,21 +23,21 @@ export class ProjectService {
     for (const envName of DEFAULT_ENVIRONMENTS) {
       project.environments.push({ id: newId(), projectId: project.id, key: newKey(12), name: envName, createdAt });
     }
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       await this.deps.store.insertProject(trx, project);
-      for (const env of project.environments) await this.deps.store.insertEnvironment(trx, env);
+      for (const env of project.environments) await this.deps.store.insertEnvironment(trx, env, project.key);
+      await emit({ type: 'project.created', projectId: project.id, environmentIds: project.environments.map((e) => e.id) });
     });
-    await this.deps.changes.publish({ kind: 'keys' });
     return project;
   }
 
   async listProjects(): Promise<Project[]> {
-    return this.deps.store.listProjects();
+    return this.deps.store.listProjects(this.deps.db);
   }
 
   /** The project with this key; throws not-found otherwise. */
-  async getProject(projectKey: string, db?: Db): Promise<Project> {
-    const project = await this.deps.store.findProjectByKey(projectKey, db);
+  async getProject(projectKey: string): Promise<Project> {
+    const project = await this.deps.store.findProjectByKey(this.deps.db, projectKey);
     if (!project) throw new AppError('not_found', message('projectNotFound', { projectKey }));
     return project;
   }
@@ -54,23 +52,17 @@ export class ProjectService {
 
   /** The environment named by a client's key headers, or undefined when either key is unknown. */
   async findEnvironmentByKeys(projectKey: string, environmentKey: string): Promise<Environment | undefined> {
-    return this.deps.store.findEnvironmentByKeys(projectKey, environmentKey);
+    return this.deps.store.findEnvironmentByKeys(this.deps.db, projectKey, environmentKey);
   }
 
-  /** Adds an environment; it receives every flag of the project, disabled. */
+  /** Adds an environment; the subscribers of environment.created give it every flag of the project, disabled. */
   async createEnvironment(projectKey: string, name: string): Promise<Environment> {
     const project = await this.getProject(projectKey);
     const env: Environment = { id: newId(), projectId: project.id, key: newKey(12), name, createdAt: nowIso(this.deps.clock) };
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
-        await this.deps.store.insertEnvironment(trx, env);
-        await this.deps.onEnvironmentCreated(trx, env);
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('conflict', message('environmentExists', { name, projectKey }));
-      throw error;
-    }
-    await this.deps.changes.publish({ kind: 'keys' });
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      await this.deps.store.insertEnvironment(trx, env, projectKey);
+      await emit({ type: 'environment.created', projectId: env.projectId, environmentId: env.id, createdAt: env.createdAt });
+    });
     return env;
   }
 }

@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/database.ts';
+import { isUniqueViolation } from '../db/codec.ts';
+import type { Executor } from '../db/database.ts';
+import { AppError, message } from '../errors.ts';
 import type { Environment, Project } from './project.ts';
 import type { EnvironmentsTable, ProjectsTable } from './project.table.ts';
 
@@ -20,23 +22,27 @@ const toProject = (row: Selectable<ProjectsTable>, environments: Environment[]):
 });
 
 export class ProjectStore {
-  constructor(private readonly db: Db) {}
-
-  async insertProject(db: Db, project: Project): Promise<void> {
+  async insertProject(db: Executor, project: Project): Promise<void> {
     await db
       .insertInto('projects')
       .values({ id: project.id, key: project.key, name: project.name, created_at: project.createdAt, updated_at: project.createdAt })
       .execute();
   }
 
-  async insertEnvironment(db: Db, env: Environment): Promise<void> {
-    await db
-      .insertInto('environments')
-      .values({ id: env.id, project_id: env.projectId, key: env.key, name: env.name, created_at: env.createdAt, updated_at: env.createdAt })
-      .execute();
+  /** Inserts an environment; a name the project already has is a conflict (`projectKey` names it in the error). */
+  async insertEnvironment(db: Executor, env: Environment, projectKey: string): Promise<void> {
+    try {
+      await db
+        .insertInto('environments')
+        .values({ id: env.id, project_id: env.projectId, key: env.key, name: env.name, created_at: env.createdAt, updated_at: env.createdAt })
+        .execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', message('environmentExists', { name: env.name, projectKey }));
+      throw error;
+    }
   }
 
-  async findProjectByKey(key: string, db: Db = this.db): Promise<Project | undefined> {
+  async findProjectByKey(db: Executor, key: string): Promise<Project | undefined> {
     const row = await db.selectFrom('projects').selectAll().where('key', '=', key).executeTakeFirst();
     if (!row) return undefined;
     const envs = await db
@@ -49,15 +55,15 @@ export class ProjectStore {
     return toProject(row, envs.map(toEnvironment));
   }
 
-  async listProjects(): Promise<Project[]> {
-    const rows = await this.db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id').execute();
-    const envs = await this.db.selectFrom('environments').selectAll().orderBy('created_at').orderBy('id').execute();
+  async listProjects(db: Executor): Promise<Project[]> {
+    const rows = await db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id').execute();
+    const envs = await db.selectFrom('environments').selectAll().orderBy('created_at').orderBy('id').execute();
     return rows.map((row) => toProject(row, envs.filter((e) => e.project_id === row.id).map(toEnvironment)));
   }
 
   /** The environment named by a client's key headers, or undefined when either key is unknown. */
-  async findEnvironmentByKeys(projectKey: string, environmentKey: string): Promise<Environment | undefined> {
-    const row = await this.db
+  async findEnvironmentByKeys(db: Executor, projectKey: string, environmentKey: string): Promise<Environment | undefined> {
+    const row = await db
       .selectFrom('environments')
       .innerJoin('projects', 'projects.id', 'environments.project_id')
       .selectAll('environments')

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, messages } from '../errors.ts';
-import type { CachedAnswer } from '../flags/flag.read-model.ts';
+import { AppError, messages } from '../../errors.ts';
+import { type CachedAnswer, flagNotFoundAnswer } from './flag.read-model.ts';
 
 /** The exact Cache-Control string of the specification for GET flag endpoints (contract D6). */
 export const FLAG_CACHE_CONTROL = 'public, s-maxage=60, max-age=30, stale-while-revalidate=60, stale-if-error=300';
@@ -43,4 +43,17 @@ export function sendFlagAnswer(request: FastifyRequest, reply: FastifyReply, ans
     return reply.code(304).send();
   }
   return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.bytes);
+}
+
+const FLAG_READ = /^\/v1\/flags\/([^?]*)/;
+
+/**
+ * The flag interface's answer to a flag read whose path Fastify cannot route (a slug that does not
+ * decode, or one over the parameter length): it names no flag, so it gets the normal flag 404 and
+ * clients treat the flag as off (contract D5).
+ */
+export function answerUnroutableFlagRead(request: FastifyRequest, reply: FastifyReply, path: string): FastifyReply | undefined {
+  const read = FLAG_READ.exec(path);
+  if (!read || (request.raw.method !== 'GET' && request.raw.method !== 'HEAD')) return undefined;
+  return sendFlagAnswer(request, reply, flagNotFoundAnswer(read[1]!.slice(0, 150)));
 }

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { CachedAnswer, FlagReadModel } from '../flags/flag.read-model.ts';
-import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY } from './flag-headers.ts';
-import type { RateLimiter, RateLimitState } from './rate-limit.ts';
+import type { RateLimiter, RateLimitState } from '../../http/rate-limit.ts';
+import { chooseRequestId } from '../../http/request-id.ts';
+import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY } from './flag.cache-headers.ts';
+import type { CachedAnswer, FlagReadModel } from './flag.read-model.ts';
 
 // The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
 // Flag GETs are most of the traffic and their answers are already bytes in the read model, so the
@@ -24,24 +24,8 @@ const SHADOWED_ROUTES = new Set(['/v1/flags', '/v1/flags/', '/v1/flags/preview',
  * Only the list may end in a slash (/v1/flags/), exactly as the routes: /v1/flags/<slug>/ is no route.
  */
 const FLAG_PATH = /^\/v1\/flags(?:\/|\/([\w.~-]{1,256}))?$/;
-/** The x-request-id a client may choose; otherwise a UUID (the same rule as Fastify's genReqId in app.ts). */
-const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** Sent by @fastify/cors for `origin: '*'` with `exposedHeaders: ['ETag']` on a non-preflight request (D7). */
 const CORS_HEADERS = ['access-control-allow-origin', '*', 'access-control-expose-headers', 'ETag'];
-
-/** Generated request ids: a random prefix per process and a counter, cheaper than a UUID per request. */
-const ID_PREFIX = randomUUID().slice(0, 13);
-let idCounter = 0;
-const newRequestId = (): string => `${ID_PREFIX}-${(++idCounter).toString(36)}`;
-
-/** The request id of a request: the client's x-request-id when it is short and plain, else a new one. */
-export function requestIdOf(req: IncomingMessage): string {
-  return chooseRequestId(req.headers['x-request-id']);
-}
-
-function chooseRequestId(given: string | string[] | undefined): string {
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
-}
 
 /** The request headers the fast path reads. */
 interface FlagReadHeaders {
@@ -78,8 +62,6 @@ const SOCKET_KEY = Symbol('flagpost.rateLimitKey');
 type KeyedSocket = IncomingMessage['socket'] & { [SOCKET_KEY]?: string };
 
 export class FlagFastPath {
-  /** Set by registerRateLimit's result; undefined when limits are off. */
-  limiter: RateLimiter | undefined;
   private active = false;
   private shadowsExactly = true;
   /** The headers every answer of a snapshot entry starts with, built once per entry. */
@@ -87,6 +69,8 @@ export class FlagFastPath {
 
   constructor(
     private readonly reads: FlagReadModel,
+    /** The counter the Fastify routes use too; undefined when limits are off. */
+    private readonly limiter: RateLimiter | undefined,
     private readonly trustProxy: boolean,
   ) {}
 

@@ -1,4 +1,4 @@
-import { isHttpUrl } from './form.ts';
+import { isHttpUrl } from '../forms/index.ts';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

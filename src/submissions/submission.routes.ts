@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { parseLimit } from '../db/cursor.ts';
+import { encodeCursor, readPage } from '../http/paging.ts';
 import { deliveryView } from '../outbox/index.ts';
-import { submissionListQuery } from './form.schemas.ts';
+import { submissionListQuery } from './submission.schemas.ts';
 import { submissionView } from './submission.ts';
 import type { SubmissionService } from './submission.service.ts';
 
@@ -25,9 +25,8 @@ export const submissionAdminRoutes: FastifyPluginAsync<{ submissions: Submission
     '/forms/:formKey/submissions',
     { schema: { querystring: submissionListQuery } },
     async (request) => {
-      const { cursor, limit, spam } = request.query;
-      const page = await submissions.list(request.params.formKey, { cursor, limit: parseLimit(limit), spam: spamFilter(spam) });
-      return { submissions: page.submissions.map(submissionView), nextCursor: page.nextCursor };
+      const page = await submissions.list(request.params.formKey, readPage(request.query), { spam: spamFilter(request.query.spam) });
+      return { submissions: page.items.map(submissionView), nextCursor: encodeCursor(page.next) };
     },
   );
 

@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { DeliveryInput, OutboxStore } from '../outbox/index.ts';
+import type { Db, Executor } from '../db/database.ts';
+import type { DomainEvent, DomainEvents } from '../events/index.ts';
+import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { IncomingFile, Submission } from './submission.ts';
 import type { SubmissionStore } from './submission.store.ts';
 
 export interface SubmissionWrite {
   submission: Submission;
+  /** The form's key, for the 404 of a form deleted while its submission was on the way. */
+  formKey: string;
   files: IncomingFile[];
   deliveries: DeliveryInput[];
 }
@@ -14,6 +17,13 @@ interface Queued {
   write: SubmissionWrite;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+export interface SubmissionWriterDeps {
+  db: Db;
+  store: SubmissionStore;
+  outbox: OutboxService;
+  events: DomainEvents;
 }
 
 /** Most submissions committed together; bounds the size of one transaction. */
@@ -28,14 +38,16 @@ const MAX_BATCH = 64;
 export class SubmissionWriter {
   private readonly queue: Queued[] = [];
   private running = false;
+  private commits = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: SubmissionStore,
-    private readonly outbox: OutboxStore,
-  ) {}
+  constructor(private readonly deps: SubmissionWriterDeps) {}
 
-  /** Resolves once the submission, its files and its deliveries are committed. */
+  /** Transactions (or single-statement writes) committed so far: with grouping, fewer than the submissions written. */
+  get commitCount(): number {
+    return this.commits;
+  }
+
+  /** Resolves once the submission, its files and its deliveries are committed (and submission.stored announced). */
   write(write: SubmissionWrite): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
@@ -62,27 +74,25 @@ export class SubmissionWriter {
   }
 
   private async writeAlone(item: Queued): Promise<void> {
-    const { submission, files, deliveries } = item.write;
-    if (files.length === 0 && deliveries.length === 0) {
+    const { write } = item;
+    if (write.files.length === 0 && write.deliveries.length === 0 && !this.deps.events.hasTransactionSubscribers('submission.stored')) {
       // One INSERT is atomic on its own.
-      await this.store.insert(this.db, submission, files);
+      await this.insert(this.deps.db, write);
     } else {
-      await this.db.transaction().execute(async (trx) => {
-        await this.store.insert(trx, submission, files);
-        await this.outbox.enqueue(trx, submission.id, deliveries, submission.createdAt);
-      });
+      await this.deps.db.transaction().execute((trx) => this.insert(trx, write));
     }
+    this.commits++;
+    await this.deps.events.committed(storedEvent(write));
     item.resolve();
   }
 
   private async writeTogether(batch: Queued[]): Promise<void> {
-    const outcomes = await this.db.transaction().execute(async (trx) => {
+    const outcomes = await this.deps.db.transaction().execute(async (trx) => {
       const results: Array<{ ok: true } | { ok: false; error: unknown }> = [];
       for (const { write } of batch) {
         await sql`savepoint submission`.execute(trx);
         try {
-          await this.store.insert(trx, write.submission, write.files);
-          await this.outbox.enqueue(trx, write.submission.id, write.deliveries, write.submission.createdAt);
+          await this.insert(trx, write);
           await sql`release savepoint submission`.execute(trx);
           results.push({ ok: true });
         } catch (error) {
@@ -93,6 +103,21 @@ export class SubmissionWriter {
       }
       return results;
     });
+    this.commits++;
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.ok) await this.deps.events.committed(storedEvent(batch[i]!.write));
+    }
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve() : batch[i]!.reject(outcome.error)));
   }
+
+  private async insert(trx: Executor, write: SubmissionWrite): Promise<void> {
+    const { submission, files, deliveries, formKey } = write;
+    await this.deps.store.insert(trx, submission, files, formKey);
+    await this.deps.outbox.enqueue(trx, submission, deliveries, submission.createdAt);
+    await this.deps.events.runInTransaction(trx, storedEvent(write));
+  }
+}
+
+function storedEvent({ submission, deliveries }: SubmissionWrite): DomainEvent {
+  return { type: 'submission.stored', formId: submission.formId, submissionId: submission.id, deliveries: deliveries.length };
 }

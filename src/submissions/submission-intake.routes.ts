@@ -2,11 +2,11 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
-import { isIpBlocked, isWebsiteAllowed, requestOrigin } from './form.ts';
-import { type FormRequestContext, formErrorOf, goBackUrlOf, sendFormError, successUrl } from './form-answer.ts';
-import { PAGE_HEADERS, resultPage } from './form-pages.ts';
-import type { FormService } from './form.service.ts';
-import { maxMultipartBytes, readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
+import type { FormService } from '../forms/index.ts';
+import { admissionRefusal } from './admission.ts';
+import { PAGE_HEADERS, resultPage } from './result-pages.ts';
+import { type FormRequestContext, formErrorOf, goBackUrlOf, sendFormError, successUrl } from './submission-answer.ts';
+import { readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
 import type { SubmissionService } from './submission.service.ts';
 import { UploadGate } from './upload-gate.ts';
 
@@ -103,16 +103,18 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
         ctx.goBackUrl = goBackUrlOf(form, referer);
         reply.removeHeader('access-control-allow-origin');
         allowOrigin(request, reply, form.websites);
-        if (!form.enabled) throw new AppError('conflict', messages.formDisabled);
-        if (!isWebsiteAllowed(form.websites, requestOrigin(header(request, 'origin'), referer))) {
-          throw new AppError('forbidden', messages.formWebsiteNotAllowed);
-        }
-        if (isIpBlocked(form.blockedIps, request.ip)) throw new AppError('forbidden', messages.formIpBlocked);
-        const declared = Number(request.headers['content-length'] ?? 0);
-        const cap = maxMultipartBytes(limits);
-        if (request.headers['content-type']?.toLowerCase().startsWith('multipart/') && declared > cap) {
-          throw new AppError('payload_too_large', message('formBodyTooLarge', { limit: `${(cap / 1048576).toFixed(2)}MB` }));
-        }
+        const refusal = admissionRefusal(
+          form,
+          {
+            ip: request.ip,
+            origin: header(request, 'origin'),
+            referer,
+            contentType: request.headers['content-type'],
+            contentLength: request.headers['content-length'],
+          },
+          limits,
+        );
+        if (refusal) throw refusal;
       },
     },
     async (request, reply) => {

@@ -1,11 +1,11 @@
 import { newId, nowIso } from '../db/codec.ts';
-import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import type { Db } from '../db/database.ts';
+import { type Cursor, type Page, pageOf } from '../db/paging.ts';
 import { AppError, message, messages } from '../errors.ts';
-import type { DeliveryInput, OutboxStore } from '../outbox/index.ts';
+import type { DomainEvents } from '../events/index.ts';
+import type { Form, FormService } from '../forms/index.ts';
+import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import { csvRow } from './csv.ts';
-import type { Form } from './form.ts';
-import type { FormService } from './form.service.ts';
 import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
 import { SubmissionWriter } from './submission-writer.ts';
@@ -14,20 +14,20 @@ export interface SubmissionServiceDeps {
   db: Db;
   store: SubmissionStore;
   forms: FormService;
-  outbox: OutboxStore;
+  outbox: OutboxService;
+  /** Announces submission.stored once a submission is committed (the outbox worker then delivers at once). */
+  events: DomainEvents;
   /** False when SMTP_URL is not set: no e-mail is queued. */
   mailEnabled: boolean;
   publicUrl: string;
-  /** Called after a submission with deliveries was committed, to deliver without waiting for the next poll. */
-  onQueued: () => void;
-  clock?: () => Date;
+  clock: () => Date;
 }
 
 export class SubmissionService {
   private readonly writer: SubmissionWriter;
 
   constructor(private readonly deps: SubmissionServiceDeps) {
-    this.writer = new SubmissionWriter(deps.db, deps.store, deps.outbox);
+    this.writer = new SubmissionWriter(deps);
   }
 
   /**
@@ -49,32 +49,32 @@ export class SubmissionService {
       createdAt: nowIso(this.deps.clock),
     };
     const deliveries = spam ? [] : this.deliveriesFor(form, submission);
-    await this.writer.write({ submission, files: incoming.files, deliveries });
-    if (deliveries.length > 0) this.deps.onQueued();
+    await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
     return submission;
   }
 
   /** A page of a form's submissions, newest first. */
-  async list(formKey: string, page: { cursor?: string; limit: number } & SubmissionFilter): Promise<{ submissions: Submission[]; nextCursor: string | null }> {
-    const after = decodeCursor(page.cursor);
+  async list(formKey: string, page: { after: Cursor | undefined; limit: number }, filter: SubmissionFilter): Promise<Page<Submission>> {
     const form = await this.deps.forms.get(formKey);
-    const rows = await this.deps.store.list(form.id, page.limit + 1, after, { spam: page.spam });
-    const submissions = rows.slice(0, page.limit);
-    const last = submissions[submissions.length - 1];
-    return { submissions, nextCursor: rows.length > page.limit && last ? encodeCursor(last) : null };
+    return pageOf(await this.deps.store.list(this.deps.db, form.id, page.limit, page.after, filter), page.limit);
+  }
+
+  /** Group commit's count of commits so far (see SubmissionWriter.commitCount). */
+  get commitCount(): number {
+    return this.writer.commitCount;
   }
 
   /** One submission with its deliveries and their attempts. */
   async get(formKey: string, id: string) {
     const form = await this.deps.forms.get(formKey);
-    const submission = await this.deps.store.find(form.id, id);
+    const submission = await this.deps.store.find(this.deps.db, form.id, id);
     if (!submission) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
-    return { submission, deliveries: await this.deps.outbox.listForSubmission(id) };
+    return { submission, deliveries: await this.deps.outbox.deliveriesOf(id) };
   }
 
   async getFile(formKey: string, id: string, fileId: string): Promise<{ file: StoredFile; content: Buffer }> {
     const { submission } = await this.get(formKey, id);
-    const found = await this.deps.store.findFileContent(submission.id, fileId);
+    const found = await this.deps.store.findFileContent(this.deps.db, submission.id, fileId);
     if (!found) throw new AppError('not_found', message('submissionFileNotFound', { fileId, id }));
     return found;
   }
@@ -82,7 +82,7 @@ export class SubmissionService {
   /** Deletes one submission with its files and deliveries. */
   async delete(formKey: string, id: string): Promise<void> {
     const form = await this.deps.forms.get(formKey);
-    if (!(await this.deps.store.delete(form.id, id))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+    if (!(await this.deps.store.delete(this.deps.db, form.id, id))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
   }
 
   /**
@@ -113,18 +113,13 @@ export class SubmissionService {
 
   private async *pages(formId: string, filter: SubmissionFilter): AsyncGenerator<Submission[]> {
     const size = 100;
-    let after: Submission | undefined;
+    let after: Cursor | undefined;
     for (;;) {
-      const page = await this.deps.store.list(formId, size, after, filter);
-      if (page.length > 0) yield page;
-      if (page.length < size) return;
-      after = page[page.length - 1];
+      const { items, next } = pageOf(await this.deps.store.list(this.deps.db, formId, size, after, filter), size);
+      if (items.length > 0) yield items;
+      if (!next) return;
+      after = next;
     }
-  }
-
-  /** The current webhook secret of the form behind a submission (for the outbox worker). */
-  webhookSecretOf(submissionId: string): Promise<string | null> {
-    return this.deps.store.webhookSecretOf(submissionId);
   }
 
   private deliveriesFor(form: Form, submission: Submission): DeliveryInput[] {

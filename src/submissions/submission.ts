@@ -1,4 +1,4 @@
-import type { Form } from './form.ts';
+import type { Form } from '../forms/index.ts';
 
 /** Request metadata kept with every submission (contract D18). */
 export interface SubmissionMeta {

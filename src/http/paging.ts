@@ -1,13 +1,10 @@
+import type { Cursor } from '../db/paging.ts';
 import { AppError } from '../errors.ts';
 
-/** Keyset pagination over (created_at, id), newest first. The cursor is opaque to clients. */
-export interface Cursor {
-  createdAt: string;
-  id: string;
-}
+// The HTTP side of paged admin listings: the cursor is opaque to clients (base64url of the position).
 
-export function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+export function encodeCursor(cursor: Cursor | null): string | null {
+  return cursor ? Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url') : null;
 }
 
 export function decodeCursor(text: string | undefined): Cursor | undefined {
@@ -32,11 +29,14 @@ export function parseLimit(text: string | undefined, fallback = 50, max = 200): 
   return Number(text);
 }
 
-/** Querystring schema of every paged admin listing. */
-export const pageQuery = {
-  type: 'object',
-  properties: {
-    cursor: { type: 'string', maxLength: 1000 },
-    limit: { type: 'string', maxLength: 10 },
-  },
+/** The size and position of a requested page, checked in that order (the first problem is the one answered). */
+export function readPage(query: { cursor?: string; limit?: string }): { after: Cursor | undefined; limit: number } {
+  const limit = parseLimit(query.limit);
+  return { after: decodeCursor(query.cursor), limit };
+}
+
+/** Querystring properties of every paged admin listing. */
+export const pageQueryProperties = {
+  cursor: { type: 'string', maxLength: 1000 },
+  limit: { type: 'string', maxLength: 10 },
 } as const;

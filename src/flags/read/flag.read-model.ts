@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { message } from '../errors.ts';
-import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from './flag.ts';
+import { message } from '../../errors.ts';
+import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from '../flag.ts';
 import type { FlagChange } from './flag-changes.ts';
-import { loadPreviewRenderer } from './preview-content.ts';
+import { loadPreviewRenderer } from '../preview-content.ts';
 
 // The hot path. Client reads bypass service and store layering on purpose (style.md "Layers"):
 // each environment's answers are serialized once, with their ETags, and served from memory until an

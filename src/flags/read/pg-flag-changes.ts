@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
-import { loadPg } from '../optional-packages.ts';
-import type { Db } from '../db/database.ts';
+import { loadPg } from '../../optional-packages.ts';
+import type { Db } from '../../db/database.ts';
 import type { FlagChange, FlagChanges } from './flag-changes.ts';
 import type { FlagReadModel } from './flag.read-model.ts';
 

@@ -5,10 +5,12 @@
 export type FlagChange = { kind: 'environment'; environmentId: string } | { kind: 'keys' };
 
 /**
- * Port through which every admin write announces what it changed, after its commit and before its
- * answer. The in-process implementation updates this instance's read model; a multi-instance one also
+ * Port through which the read path learns what an admin write changed, after its commit and before its
+ * answer (flag-read-path.ts turns domain events into these changes). The in-process implementation updates this instance's read model; a multi-instance one also
  * tells the other instances.
  */
 export interface FlagChanges {
   publish(change: FlagChange): Promise<void>;
+  /** Stops listening to other instances; the read model stays as it is. */
+  stop(): Promise<void>;
 }

@@ -1,9 +1,10 @@
 import type { Selectable } from 'kysely';
-import { fromBool, fromJson, toBool } from '../db/codec.ts';
-import type { Cursor } from '../db/cursor.ts';
-import type { Db } from '../db/database.ts';
+import { fromBool, fromJson, isForeignKeyViolation, toBool } from '../db/codec.ts';
+import type { Executor } from '../db/database.ts';
+import { type Cursor, newestFirst } from '../db/paging.ts';
+import { AppError, message } from '../errors.ts';
 import type { IncomingFile, StoredFile, Submission } from './submission.ts';
-import type { SubmissionFilesTable, SubmissionsTable } from './form.table.ts';
+import type { SubmissionFilesTable, SubmissionsTable } from './submission.table.ts';
 
 const FILE_COLUMNS = ['id', 'submission_id', 'field', 'name', 'size', 'content_type'] as const;
 
@@ -33,10 +34,20 @@ export interface SubmissionFilter {
 }
 
 export class SubmissionStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * Writes a submission with its files; `trx` is the submission's transaction (contract D18). A form
+   * deleted in the meantime is the form interface's 404 (`formKey` names it).
+   */
+  async insert(trx: Executor, submission: Submission, contents: IncomingFile[], formKey: string): Promise<void> {
+    try {
+      await this.insertRows(trx, submission, contents);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new AppError('not_found', message('formNotFound', { formKey }));
+      throw error;
+    }
+  }
 
-  /** Writes a submission with its files; `trx` is the submission's transaction (contract D18). */
-  async insert(trx: Db, submission: Submission, contents: IncomingFile[]): Promise<void> {
+  private async insertRows(trx: Executor, submission: Submission, contents: IncomingFile[]): Promise<void> {
     await trx
       .insertInto('submissions')
       .values({
@@ -68,26 +79,20 @@ export class SubmissionStore {
     }
   }
 
-  /** One page, newest first, strictly after `after`; file metadata only, never contents. */
-  async list(formId: string, limit: number, after: Cursor | undefined, filter: SubmissionFilter): Promise<Submission[]> {
-    let query = this.db.selectFrom('submissions').selectAll().where('form_id', '=', formId);
+  /** Up to `limit + 1` submissions, newest first, strictly after `after` (db/paging.ts); file metadata only, never contents. */
+  async list(db: Executor, formId: string, limit: number, after: Cursor | undefined, filter: SubmissionFilter): Promise<Submission[]> {
+    let query = db.selectFrom('submissions').selectAll().where('form_id', '=', formId);
     if (filter.spam !== undefined) query = query.where('spam', '=', fromBool(filter.spam));
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
-      );
-    }
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-    return this.withFiles(rows);
+    return this.withFiles(db, await newestFirst(query, limit, after).execute());
   }
 
-  async find(formId: string, id: string): Promise<Submission | undefined> {
-    const row = await this.db.selectFrom('submissions').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
-    return row ? (await this.withFiles([row]))[0] : undefined;
+  async find(db: Executor, formId: string, id: string): Promise<Submission | undefined> {
+    const row = await db.selectFrom('submissions').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+    return row ? (await this.withFiles(db, [row]))[0] : undefined;
   }
 
-  async findFileContent(submissionId: string, fileId: string): Promise<{ file: StoredFile; content: Buffer } | undefined> {
-    const row = await this.db
+  async findFileContent(db: Executor, submissionId: string, fileId: string): Promise<{ file: StoredFile; content: Buffer } | undefined> {
+    const row = await db
       .selectFrom('submission_files')
       .select([...FILE_COLUMNS, 'content'])
       .where('submission_id', '=', submissionId)
@@ -97,25 +102,14 @@ export class SubmissionStore {
   }
 
   /** Deletes a submission; its files and deliveries go with it (foreign keys cascade). */
-  async delete(formId: string, id: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('submissions').where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+  async delete(db: Executor, formId: string, id: string): Promise<boolean> {
+    const result = await db.deleteFrom('submissions').where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** The current webhook secret of the form a submission belongs to. */
-  async webhookSecretOf(submissionId: string): Promise<string | null> {
-    const row = await this.db
-      .selectFrom('submissions')
-      .innerJoin('forms', 'forms.id', 'submissions.form_id')
-      .select(['forms.webhook_secret', 'forms.webhook_url'])
-      .where('submissions.id', '=', submissionId)
-      .executeTakeFirst();
-    return row?.webhook_url ? row.webhook_secret : null;
-  }
-
-  private async withFiles(rows: Selectable<SubmissionsTable>[]): Promise<Submission[]> {
+  private async withFiles(db: Executor, rows: Selectable<SubmissionsTable>[]): Promise<Submission[]> {
     if (rows.length === 0) return [];
-    const files = await this.db
+    const files = await db
       .selectFrom('submission_files')
       .select(FILE_COLUMNS)
       .where(

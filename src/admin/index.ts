@@ -1,0 +1,2 @@
+export { AdminTokenService } from './admin-token.service.ts';
+export { SettingsStore } from './settings.store.ts';

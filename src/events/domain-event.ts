@@ -1,0 +1,15 @@
+/**
+ * Everything one capability announces for others to react to (docs/adr/0009-domain-events.md). Payloads
+ * are plain ids and values, so this file imports no capability and every capability can import it.
+ */
+export type DomainEvent =
+  | { type: 'project.created'; projectId: string; environmentIds: string[] }
+  | { type: 'environment.created'; projectId: string; environmentId: string; createdAt: string }
+  /** A flag was created or changed in these environments. */
+  | { type: 'flag.changed'; projectId: string; slug: string; environmentIds: string[] }
+  | { type: 'flag.deleted'; projectId: string; slug: string; environmentIds: string[] }
+  /** A submission and its deliveries are stored; `deliveries` counts the deliveries queued with it. */
+  | { type: 'submission.stored'; formId: string; submissionId: string; deliveries: number };
+
+export type DomainEventType = DomainEvent['type'];
+export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

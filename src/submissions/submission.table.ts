@@ -1,0 +1,26 @@
+/** Submissions of a form (contract D18): the fields as JSON text, with the request metadata. */
+export interface SubmissionsTable {
+  id: string;
+  form_id: string;
+  /** The submitted fields as a JSON object. */
+  data: string;
+  spam: number;
+  ip: string | null;
+  user_agent: string | null;
+  referer: string | null;
+  origin: string | null;
+  created_at: string;
+}
+
+export interface SubmissionFilesTable {
+  id: string;
+  submission_id: string;
+  /** Order of the file within its submission. */
+  position: number;
+  field: string;
+  name: string;
+  content_type: string;
+  size: number;
+  /** blob on SQLite, bytea on PostgreSQL. */
+  content: Buffer;
+}
