@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import ts from 'typescript';
+
+// The rules of docs/architecture.md, checked over the import graph of src/ (tests excluded), so that
+// they stay true as the house grows. Imports are read with the TypeScript compiler's own scanner;
+// type-only imports count like any other.
+
+const SRC = path.resolve(import.meta.dirname, '../src');
+const CAPABILITIES = new Set(['admin', 'api-keys', 'code-refs', 'feedback', 'flags', 'forms', 'outbox', 'projects', 'submissions']);
+/** Files at the top of src/ that only compose the others. */
+const COMPOSITION = new Set(['main.ts', 'app.ts', 'compose.ts']);
+
+interface Import {
+  from: string;
+  to: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): Import[] {
+  const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+  return importedFiles
+    .filter((f) => f.fileName.startsWith('.'))
+    .map((f) => ({ from: path.relative(SRC, file), to: path.relative(SRC, path.resolve(path.dirname(file), f.fileName)) }));
+}
+
+/** The room a file lives in: its first folder under src/, or the file itself at the top. */
+const roomOf = (file: string): string => (file.includes(path.sep) ? file.split(path.sep)[0]! : file);
+
+const imports = sourceFiles(SRC).flatMap(importsOf);
+const crossing = imports.filter((i) => roomOf(i.from) !== roomOf(i.to));
+const show = (list: Import[]) => list.map((i) => `${i.from} -> ${i.to}`).join('\n');
+
+describe('architecture: which file may import which (docs/architecture.md)', () => {
+  it('finds the source files and their imports', () => {
+    assert.ok(imports.length > 100, `only ${imports.length} imports found`);
+    for (const i of imports) assert.ok(fs.existsSync(path.join(SRC, i.to)), `${i.from} imports a missing file ${i.to}`);
+  });
+
+  it('has no import cycle between folders', () => {
+    // db/database.ts composes the row types of every *.table.ts; those files import nothing (checked
+    // below), so these edges close no real cycle and are left out.
+    const edges = new Map<string, Set<string>>();
+    for (const i of crossing.filter((c) => !(roomOf(c.from) === 'db' && c.to.endsWith('.table.ts')))) {
+      if (!edges.has(roomOf(i.from))) edges.set(roomOf(i.from), new Set());
+      edges.get(roomOf(i.from))!.add(roomOf(i.to));
+    }
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (room: string, trail: string[]): void => {
+      if (state.get(room) === 'done') return;
+      if (state.get(room) === 'open') assert.fail(`import cycle: ${[...trail.slice(trail.indexOf(room)), room].join(' -> ')}`);
+      state.set(room, 'open');
+      for (const next of edges.get(room) ?? []) visit(next, [...trail, room]);
+      state.set(room, 'done');
+    };
+    for (const room of edges.keys()) visit(room, []);
+  });
+
+  it('keeps http/ free of capabilities and of the composition', () => {
+    const bad = crossing.filter((i) => roomOf(i.from) === 'http' && (CAPABILITIES.has(roomOf(i.to)) || COMPOSITION.has(i.to)));
+    assert.equal(show(bad), '');
+  });
+
+  it('lets db/ import only the *.table.ts row types of capabilities', () => {
+    const bad = crossing.filter((i) => roomOf(i.from) === 'db' && CAPABILITIES.has(roomOf(i.to)) && !i.to.endsWith('.table.ts'));
+    assert.equal(show(bad), '');
+    const other = crossing.filter((i) => roomOf(i.from) === 'db' && (['http', 'events'].includes(roomOf(i.to)) || COMPOSITION.has(i.to)));
+    assert.equal(show(other), '');
+  });
+
+  it('keeps *.table.ts files free of imports', () => {
+    assert.equal(show(imports.filter((i) => i.from.endsWith('.table.ts'))), '');
+  });
+
+  it('lets events/ import nothing but db/ types', () => {
+    const bad = crossing.filter((i) => roomOf(i.from) === 'events' && roomOf(i.to) !== 'db');
+    assert.equal(show(bad), '');
+  });
+
+  it('reaches a capability from outside only through its index.ts', () => {
+    const bad = crossing.filter(
+      (i) => CAPABILITIES.has(roomOf(i.to)) && path.basename(i.to) !== 'index.ts' && !(roomOf(i.from) === 'db' && i.to.endsWith('.table.ts')),
+    );
+    assert.equal(show(bad), '');
+  });
+
+  it('never imports the composition (main, app, compose) from a folder', () => {
+    const bad = crossing.filter((i) => i.from.includes(path.sep) && COMPOSITION.has(i.to));
+    assert.equal(show(bad), '');
+  });
+});
