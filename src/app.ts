@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
+import Fastify, { type FastifyInstance, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
@@ -10,8 +11,10 @@ import { adminAuth } from './http/admin-auth.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { requestIdOf } from './http/request-id.ts';
+import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
@@ -19,6 +22,12 @@ import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/ind
 export interface BuildAppOptions {
   /** Replaces the services' logger (tests pass false). */
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Turns the response schema of a route into its serializer. By default answers are plain
+   * JSON.stringify: the schemas describe them (types, OpenAPI) but never reshape them. Tests pass one
+   * that also checks every answer against its schema.
+   */
+  serializerCompiler?: FastifySerializerCompiler<unknown>;
 }
 
 /** The whole HTTP surface as a Fastify instance, without listening (tests build it too). */
@@ -46,6 +55,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     // 503 body would not be the specification's error object (contract D8).
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
+  app.setSerializerCompiler(options.serializerCompiler ?? (() => (data) => JSON.stringify(data)));
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -55,10 +65,24 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   await registerRateLimit(app, limiter);
   if (config.flagFastPath) fastPath.attach(app);
 
-  app.get('/healthz', async (_request, reply) => {
+  await registerOpenApi(app);
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Health: 200 while the database answers, 503 otherwise',
+        response: {
+          200: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { type: 'string', const: 'ok' } } },
+          503: errorBody,
+        },
+      },
+    },
+    async (_request, reply) => {
     if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
     return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
-  });
+    },
+  );
 
   await app.register(flagPublicRoutes, {
     prefix: '/v1/flags',
@@ -77,9 +101,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   });
 
   await app.register(
-    async (admin) => {
+    async (scope) => {
+      const admin = scope.withTypeProvider<JsonSchemaToTsProvider>();
       admin.addHook('onRoute', (route) => {
         route.config = { surface: 'admin', ...route.config };
+        route.schema = { tags: ['admin'], security: [{ adminToken: [] }], ...route.schema };
       });
       admin.addHook('onRequest', adminAuth(services.adminTokens));
       // Unknown admin paths need the token too, so that they tell nothing about which routes exist.

@@ -1,20 +1,13 @@
-import type { FastifyPluginAsync } from 'fastify';
+import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
+import { nameBody, projectParams } from '../projects/index.ts';
 import { apiKeyView } from './api-key.ts';
+import { apiKeyParams, apiKeySchema, createdApiKeySchema } from './api-key.schemas.ts';
 import type { ApiKeyService } from './api-key.service.ts';
 
-const nameBody = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' } },
-} as const;
-
-type ProjectParams = { projectKey: string };
-
-export const apiKeyAdminRoutes: FastifyPluginAsync<{ apiKeys: ApiKeyService }> = async (app, { apiKeys }) => {
-  app.post<{ Params: ProjectParams; Body: { name: string } }>(
+export const apiKeyAdminRoutes: RoutePlugin<{ apiKeys: ApiKeyService }> = async (app, { apiKeys }) => {
+  app.post(
     '/projects/:projectKey/api-keys',
-    { schema: { body: nameBody } },
+    { schema: { summary: 'Create an API key (for code reference uploads)', params: projectParams, body: nameBody, response: { 201: createdApiKeySchema, ...adminErrors } } },
     async (request, reply) => {
       const { key, token } = await apiKeys.create(request.params.projectKey, request.body.name.trim());
       // The token is shown here once; only its hash is stored (contract D11).
@@ -22,12 +15,24 @@ export const apiKeyAdminRoutes: FastifyPluginAsync<{ apiKeys: ApiKeyService }> =
     },
   );
 
-  app.get<{ Params: ProjectParams }>('/projects/:projectKey/api-keys', async (request) => ({
-    apiKeys: (await apiKeys.list(request.params.projectKey)).map(apiKeyView),
-  }));
+  app.get(
+    '/projects/:projectKey/api-keys',
+    {
+      schema: {
+        summary: "List a project's API keys (never their tokens)",
+        params: projectParams,
+        response: { 200: { type: 'object', required: ['apiKeys'], properties: { apiKeys: { type: 'array', items: apiKeySchema } } }, ...adminErrors },
+      },
+    },
+    async (request) => ({ apiKeys: (await apiKeys.list(request.params.projectKey)).map(apiKeyView) }),
+  );
 
-  app.delete<{ Params: ProjectParams & { id: string } }>('/projects/:projectKey/api-keys/:id', async (request, reply) => {
-    await apiKeys.revoke(request.params.projectKey, request.params.id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/projects/:projectKey/api-keys/:id',
+    { schema: { summary: 'Revoke an API key', params: apiKeyParams, response: { 204: noContent, ...adminErrors } } },
+    async (request, reply) => {
+      await apiKeys.revoke(request.params.projectKey, request.params.id);
+      return reply.code(204).send();
+    },
+  );
 };

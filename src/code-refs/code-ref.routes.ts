@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
 import type { ApiKeyService } from '../api-keys/index.ts';
 import { AppError, message, messages } from '../errors.ts';
 import { readKeyHeaders } from '../flags/index.ts';
-import type { CodeReferenceFilter, CodeReferenceUpload } from './code-ref.ts';
-import { codeRefsBody, codeRefsQuery } from './code-ref.schemas.ts';
+import { adminErrors, publicErrors, type RoutePlugin } from '../http/schemas.ts';
+import { projectParams } from '../projects/index.ts';
+import { codeRefsBody, codeRefsHeaders, codeRefsQuery, codeRefsStoredSchema, storedCodeRefSchema } from './code-ref.schemas.ts';
 import type { CodeRefService } from './code-ref.service.ts';
 
 /**
@@ -11,12 +11,17 @@ import type { CodeRefService } from './code-ref.service.ts';
  * key (this route's preParsing, before the body is even read: 401), the body schema (400), and the
  * environment (404).
  */
-export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeyService): FastifyPluginAsync {
+export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeyService): RoutePlugin {
   return async (app) => {
-    app.post<{ Body: CodeReferenceUpload }>(
+    app.post(
       '/code-refs',
       {
-        schema: { body: codeRefsBody },
+        schema: {
+          summary: 'Upload where flags are used in code; replaces the scope (projectName, branch) of every slug sent',
+          headers: codeRefsHeaders,
+          body: codeRefsBody,
+          response: { 201: codeRefsStoredSchema, ...publicErrors },
+        },
         config: { surface: 'flags' },
         // Before the body is read, after the rate limit's onRequest, so that key guessing is counted.
         preParsing: async (request) => {
@@ -38,13 +43,20 @@ export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeySer
   };
 }
 
-export const codeRefAdminRoutes: FastifyPluginAsync<{ codeRefs: CodeRefService }> = async (app, { codeRefs }) => {
-  app.get<{ Params: { projectKey: string }; Querystring: CodeReferenceFilter }>(
+export const codeRefAdminRoutes: RoutePlugin<{ codeRefs: CodeRefService }> = async (app, { codeRefs }) => {
+  app.get(
     '/projects/:projectKey/code-refs',
-    { schema: { querystring: codeRefsQuery } },
+    {
+      schema: {
+        summary: "A project's code references, filtered by slug, branch or projectName",
+        params: projectParams,
+        querystring: codeRefsQuery,
+        response: { 200: { type: 'object', required: ['references'], properties: { references: { type: 'array', items: storedCodeRefSchema } } }, ...adminErrors },
+      },
+    },
     async (request) => {
-    const { slug, branch, projectName } = request.query;
-    return { references: await codeRefs.list(request.params.projectKey, { slug, branch, projectName }) };
+      const { slug, branch, projectName } = request.query;
+      return { references: await codeRefs.list(request.params.projectKey, { slug, branch, projectName }) };
     },
   );
 };

@@ -37,3 +37,36 @@ export const codeRefsQuery = {
     projectName: { type: 'string', maxLength: 150 },
   },
 } as const;
+
+export const codeRefsStoredSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['success', 'message'],
+  properties: { success: { type: 'boolean', const: true }, message: { type: 'string' } },
+} as const;
+
+export const storedCodeRefSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'projectName', 'branch', 'repositoryUrl', 'filePath', 'lineNumber', 'lineContent', 'updatedAt'],
+  properties: {
+    slug: { type: 'string' },
+    projectName: { type: 'string' },
+    branch: { type: 'string' },
+    repositoryUrl: { type: ['string', 'null'] },
+    filePath: { type: 'string' },
+    lineNumber: { type: 'integer' },
+    lineContent: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+
+/** Request headers of the upload (contract D12): the key headers and a project API key. */
+export const codeRefsHeaders = {
+  type: 'object',
+  properties: {
+    'x-project-key': { type: 'string' },
+    'x-environment-key': { type: 'string' },
+    'x-api-key': { type: 'string', description: 'A live API key of the project' },
+  },
+} as const;

@@ -1,21 +1,24 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { readKeyHeaders } from '../flags/index.ts';
+import { keyHeaders, readKeyHeaders } from '../flags/index.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
-import { type FeedbackInput, feedbackView } from './feedback.ts';
-import { feedbackBody } from './feedback.schemas.ts';
+import { adminErrors, nextCursor, publicErrors, type RoutePlugin } from '../http/schemas.ts';
+import { feedbackView } from './feedback.ts';
+import { feedbackBody, feedbackCreatedSchema, feedbackSchema } from './feedback.schemas.ts';
 import type { FeedbackService } from './feedback.service.ts';
 
-type FeedbackBody = Omit<FeedbackInput, 'description' | 'metadata'> & {
-  description?: string | null;
-  metadata?: Record<string, unknown> | null;
-};
-
 /** POST /v1/flags/preview/feedback, inside the flag interface scope. */
-export function feedbackPublicRoutes(feedback: FeedbackService): FastifyPluginAsync {
+export function feedbackPublicRoutes(feedback: FeedbackService): RoutePlugin {
   return async (app) => {
-    app.post<{ Body: FeedbackBody }>(
+    app.post(
       '/preview/feedback',
-      { schema: { body: feedbackBody }, config: { surface: 'flags' } },
+      {
+        schema: {
+          summary: 'Feedback on a preview flag',
+          headers: keyHeaders,
+          body: feedbackBody,
+          response: { 201: feedbackCreatedSchema, ...publicErrors },
+        },
+        config: { surface: 'flags' },
+      },
       async (request, reply) => {
         const { projectKey, environmentKey } = readKeyHeaders(request);
         const { flagKey, mood, rating, description, metadata } = request.body;
@@ -32,12 +35,24 @@ export function feedbackPublicRoutes(feedback: FeedbackService): FastifyPluginAs
   };
 }
 
-type ListParams = { projectKey: string; envKey: string; slug: string };
-
-export const feedbackAdminRoutes: FastifyPluginAsync<{ feedback: FeedbackService }> = async (app, { feedback }) => {
-  app.get<{ Params: ListParams; Querystring: { cursor?: string; limit?: string } }>(
+export const feedbackAdminRoutes: RoutePlugin<{ feedback: FeedbackService }> = async (app, { feedback }) => {
+  app.get(
     '/projects/:projectKey/environments/:envKey/flags/:slug/feedback',
-    { schema: { querystring: { type: 'object', properties: pageQueryProperties } } },
+    {
+      schema: {
+        summary: "A page of a flag's feedback in one environment, newest first",
+        params: {
+          type: 'object',
+          required: ['projectKey', 'envKey', 'slug'],
+          properties: { projectKey: { type: 'string' }, envKey: { type: 'string' }, slug: { type: 'string' } },
+        },
+        querystring: { type: 'object', properties: pageQueryProperties },
+        response: {
+          200: { type: 'object', required: ['feedback', 'nextCursor'], properties: { feedback: { type: 'array', items: feedbackSchema }, nextCursor } },
+          ...adminErrors,
+        },
+      },
+    },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
       const page = await feedback.list(projectKey, envKey, slug, readPage(request.query));

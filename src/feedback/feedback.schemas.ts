@@ -12,3 +12,25 @@ export const feedbackBody = {
     metadata: { type: ['object', 'null'] },
   },
 } as const;
+
+export const feedbackSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'flagKey', 'mood', 'rating', 'description', 'metadata', 'createdAt'],
+  properties: {
+    id: { type: 'string' },
+    flagKey: { type: 'string' },
+    mood: { type: 'string', enum: MOODS },
+    rating: { type: 'integer' },
+    description: { type: ['string', 'null'] },
+    metadata: { type: ['object', 'null'], additionalProperties: true },
+    createdAt: { type: 'string' },
+  },
+} as const;
+
+export const feedbackCreatedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['success', 'feedbackId'],
+  properties: { success: { type: 'boolean', const: true }, feedbackId: { type: 'string' } },
+} as const;

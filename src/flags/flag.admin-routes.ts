@@ -1,37 +1,59 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { FlagValues } from './flag.ts';
-import { createFlagBody, updateFlagBody } from './flag.schemas.ts';
+import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
+import { projectParams } from '../projects/index.ts';
+import { adminFlagSchema, createFlagBody, environmentFlagParams, flagAcrossEnvironmentsSchema, flagParams, updateFlagBody } from './flag.schemas.ts';
 import type { FlagService } from './flag.service.ts';
 
-type ProjectParams = { projectKey: string };
-type FlagParams = { projectKey: string; slug: string };
-type EnvFlagParams = { projectKey: string; envKey: string; slug: string };
-
-export const flagAdminRoutes: FastifyPluginAsync<{ flags: FlagService }> = async (app, { flags }) => {
-  app.post<{ Params: ProjectParams; Body: FlagValues & { slug: string } }>(
+export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, { flags }) => {
+  app.post(
     '/projects/:projectKey/flags',
-    { schema: { body: createFlagBody } },
+    {
+      schema: {
+        summary: 'Create a flag in every environment of the project',
+        params: projectParams,
+        body: createFlagBody,
+        response: { 201: flagAcrossEnvironmentsSchema, ...adminErrors },
+      },
+    },
     async (request, reply) => {
       const { slug, ...values } = request.body;
       return reply.code(201).send(await flags.createFlag(request.params.projectKey, slug, values));
     },
   );
 
-  app.get<{ Params: ProjectParams }>('/projects/:projectKey/flags', async (request) => ({
-    flags: await flags.listFlags(request.params.projectKey),
-  }));
+  app.get(
+    '/projects/:projectKey/flags',
+    {
+      schema: {
+        summary: "List a project's flags with their value in every environment",
+        params: projectParams,
+        response: { 200: { type: 'object', required: ['flags'], properties: { flags: { type: 'array', items: flagAcrossEnvironmentsSchema } } }, ...adminErrors },
+      },
+    },
+    async (request) => ({ flags: await flags.listFlags(request.params.projectKey) }),
+  );
 
-  app.patch<{ Params: EnvFlagParams; Body: FlagValues }>(
+  app.patch(
     '/projects/:projectKey/environments/:envKey/flags/:slug',
-    { schema: { body: updateFlagBody } },
+    {
+      schema: {
+        summary: 'Change a flag in one environment (absent fields keep their value, null clears)',
+        params: environmentFlagParams,
+        body: updateFlagBody,
+        response: { 200: adminFlagSchema, ...adminErrors },
+      },
+    },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
       return flags.updateFlag(projectKey, envKey, slug, request.body);
     },
   );
 
-  app.delete<{ Params: FlagParams }>('/projects/:projectKey/flags/:slug', async (request, reply) => {
-    await flags.deleteFlag(request.params.projectKey, request.params.slug);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/projects/:projectKey/flags/:slug',
+    { schema: { summary: 'Delete a flag from every environment, with its feedback', params: flagParams, response: { 204: noContent, ...adminErrors } } },
+    async (request, reply) => {
+      await flags.deleteFlag(request.params.projectKey, request.params.slug);
+      return reply.code(204).send();
+    },
+  );
 };

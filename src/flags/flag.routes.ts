@@ -1,20 +1,21 @@
 import cors from '@fastify/cors';
-import type { FastifyPluginAsync } from 'fastify';
 import { AppError, message } from '../errors.ts';
+import { publicErrors, type RoutePlugin } from '../http/schemas.ts';
+import { flagListSchema, flagNotFoundSchema, keyHeaders, notModified, previewListSchema, publicFlagSchema } from './flag.schemas.ts';
 import { readKeyHeaders, sendFlagAnswer } from './read/flag.cache-headers.ts';
 import { type FlagReadModel, flagNotFoundAnswer } from './read/flag.read-model.ts';
 
 export interface FlagPublicRouteDeps {
   reads: FlagReadModel;
   /** Further route plugins of the flag interface (feedback, code references) that share this scope. */
-  plugins: FastifyPluginAsync[];
+  plugins: RoutePlugin[];
 }
 
 /**
  * The flag interface under /v1/flags: CORS for any origin (contract D7), the key headers checked first
  * on every route (D4), and the three GET endpoints answered from the read model.
  */
-export const flagPublicRoutes: FastifyPluginAsync<FlagPublicRouteDeps> = async (app, { reads, plugins }) => {
+export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { reads, plugins }) => {
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'POST'],
@@ -33,27 +34,53 @@ export const flagPublicRoutes: FastifyPluginAsync<FlagPublicRouteDeps> = async (
     if (request.method !== 'OPTIONS') readKeyHeaders(request);
   });
 
-  app.get('/', { config: { surface: 'flags' } }, async (request, reply) => {
+  app.get(
+    '/',
+    {
+      config: { surface: 'flags' },
+      schema: { summary: 'Every flag of the environment', headers: keyHeaders, response: { 200: flagListSchema, 304: notModified, ...publicErrors } },
+    },
+    async (request, reply) => {
     const { projectKey, environmentKey } = readKeyHeaders(request);
     const snapshot = await reads.get(projectKey, environmentKey);
     if (!snapshot) throw environmentMissing(environmentKey);
     return sendFlagAnswer(request, reply, snapshot.list);
-  });
+    },
+  );
 
-  app.get('/preview', { config: { surface: 'flags-preview' } }, async (request, reply) => {
+  app.get(
+    '/preview',
+    {
+      config: { surface: 'flags-preview' },
+      schema: { summary: 'The preview flags of the environment, content as HTML', headers: keyHeaders, response: { 200: previewListSchema, 304: notModified, ...publicErrors } },
+    },
+    async (request, reply) => {
     const { projectKey, environmentKey } = readKeyHeaders(request);
     const snapshot = await reads.get(projectKey, environmentKey);
     if (!snapshot) throw environmentMissing(environmentKey);
     return sendFlagAnswer(request, reply, await reads.preview(snapshot));
-  });
+    },
+  );
 
-  app.get<{ Params: { slug: string } }>('/:slug', { config: { surface: 'flags' } }, async (request, reply) => {
+  app.get(
+    '/:slug',
+    {
+      config: { surface: 'flags' },
+      schema: {
+        summary: 'One flag; an unknown slug or unknown keys answer 404 with enabled:false',
+        headers: keyHeaders,
+        params: { type: 'object', required: ['slug'], properties: { slug: { type: 'string' } } },
+        response: { 200: publicFlagSchema, 304: notModified, 404: flagNotFoundSchema, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
     const { projectKey, environmentKey } = readKeyHeaders(request);
     const { slug } = request.params;
     const snapshot = await reads.get(projectKey, environmentKey);
     // Unknown keys answer the normal flag 404 so that clients treat the flag as off (contract D5).
     return sendFlagAnswer(request, reply, snapshot?.single.get(slug) ?? flagNotFoundAnswer(slug));
-  });
+    },
+  );
 
   for (const plugin of plugins) await app.register(plugin);
 };

@@ -25,3 +25,123 @@ export const updateFlagBody = {
   additionalProperties: false,
   properties: flagValueProperties,
 } as const;
+
+export const flagParams = {
+  type: 'object',
+  required: ['projectKey', 'slug'],
+  properties: { projectKey: { type: 'string' }, slug: { type: 'string' } },
+} as const;
+
+export const environmentFlagParams = {
+  type: 'object',
+  required: ['projectKey', 'envKey', 'slug'],
+  properties: { projectKey: { type: 'string' }, envKey: { type: 'string', description: "The environment's key" }, slug: { type: 'string' } },
+} as const;
+
+/** The admin API's view of a flag in one environment. */
+export const adminFlagSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'environment', 'key', 'name', 'enabled', 'payload', 'expiredAt', 'description', 'isPreview', 'previewName', 'previewContent', 'createdAt', 'updatedAt'],
+  properties: {
+    slug: { type: 'string' },
+    environment: { type: 'object', additionalProperties: false, required: ['key', 'name'], properties: { key: { type: 'string' }, name: { type: 'string' } } },
+    key: { type: 'string', description: "The environment's key (as in Basestack's admin answers)" },
+    name: { type: 'string', description: "The environment's name" },
+    enabled: { type: 'boolean' },
+    payload: { type: ['object', 'null'], additionalProperties: true },
+    expiredAt: { type: ['string', 'null'] },
+    description: { type: 'string' },
+    isPreview: { type: 'boolean' },
+    previewName: { type: ['string', 'null'] },
+    previewContent: { description: 'TipTap JSON document (contract D9), or null' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+
+/** A flag with its value in every environment of the project. */
+export const flagAcrossEnvironmentsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'environments'],
+  properties: { slug: { type: 'string' }, environments: { type: 'array', items: adminFlagSchema } },
+} as const;
+
+/** Request headers of the flag interface (contract D4); missing or empty ones answer 400. */
+export const keyHeaders = {
+  type: 'object',
+  properties: {
+    'x-project-key': { type: 'string', description: "The project's key" },
+    'x-environment-key': { type: 'string', description: "The environment's key" },
+  },
+} as const;
+
+const publicFlagProperties = {
+  slug: { type: 'string' },
+  enabled: { type: 'boolean' },
+  payload: { type: ['object', 'null'], additionalProperties: true },
+  expiredAt: { type: ['string', 'null'] },
+  description: { type: 'string' },
+} as const;
+
+/** GET /v1/flags/{slug} (interface.md "Flag"). */
+export const publicFlagSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'enabled', 'payload', 'expiredAt', 'description'],
+  properties: publicFlagProperties,
+} as const;
+
+/** The single-flag 404: `enabled: false`, so that clients treat an unknown flag as off (contract D5). */
+export const flagNotFoundSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['enabled', 'error', 'message'],
+  properties: { enabled: { type: 'boolean', const: false }, error: { type: 'boolean', const: true }, message: { type: 'string' } },
+} as const;
+
+export const flagListSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['flags'],
+  properties: {
+    flags: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['slug', 'enabled', 'payload', 'expiredAt', 'description', 'createdAt', 'updatedAt'],
+        properties: { ...publicFlagProperties, createdAt: { type: 'string' }, updatedAt: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+export const previewListSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['flags'],
+  properties: {
+    flags: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['slug', 'enabled', 'isPreview', 'previewName', 'previewContent', 'expiredAt', 'createdAt'],
+        properties: {
+          slug: { type: 'string' },
+          enabled: { type: 'boolean' },
+          isPreview: { type: 'boolean', const: true },
+          previewName: { type: ['string', 'null'] },
+          previewContent: { type: 'string', description: 'The preview content rendered to safe HTML' },
+          expiredAt: { type: ['string', 'null'] },
+          createdAt: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** 304 Not Modified: the If-None-Match matched the ETag; no body. */
+export const notModified = { description: 'Not Modified: If-None-Match matched the ETag' } as const;

@@ -1,6 +1,7 @@
 export { flagAdminRoutes } from './flag.admin-routes.ts';
 export { flagPublicRoutes } from './flag.routes.ts';
 export { FlagService } from './flag.service.ts';
+export { keyHeaders } from './flag.schemas.ts';
 export { FlagStore } from './flag.store.ts';
 export { answerUnroutableFlagRead, readKeyHeaders } from './read/flag.cache-headers.ts';
 export type { FlagChange, FlagChanges } from './read/flag-changes.ts';

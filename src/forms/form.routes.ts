@@ -1,33 +1,61 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { type FormPatch, formView } from './form.ts';
-import { createFormBody, updateFormBody } from './form.schemas.ts';
+import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
+import { formView } from './form.ts';
+import { createFormBody, formParams, formSchema, updateFormBody, webhookSecretSchema } from './form.schemas.ts';
 import type { FormService, FormWithSecret } from './form.service.ts';
 
-type FormParams = { formKey: string };
-
 /** Admin API for forms under /admin/v1 (contract "Admin API"). */
-export const formAdminRoutes: FastifyPluginAsync<{ forms: FormService; publicUrl: string }> = async (app, { forms, publicUrl }) => {
+export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: string }> = async (app, { forms, publicUrl }) => {
   // The signing secret appears only in the answer that created it.
   const withSecret = ({ form, webhookSecret }: FormWithSecret) => ({ ...formView(form, publicUrl), ...(webhookSecret ? { webhookSecret } : {}) });
 
-  app.post<{ Body: FormPatch & { name: string } }>('/forms', { schema: { body: createFormBody } }, async (request, reply) => {
-    return reply.code(201).send(withSecret(await forms.create(request.body)));
-  });
-
-  app.get('/forms', async () => ({ forms: (await forms.list()).map((f) => formView(f, publicUrl)) }));
-
-  app.get<{ Params: FormParams }>('/forms/:formKey', async (request) => formView(await forms.get(request.params.formKey), publicUrl));
-
-  app.patch<{ Params: FormParams; Body: FormPatch }>('/forms/:formKey', { schema: { body: updateFormBody } }, async (request) =>
-    withSecret(await forms.update(request.params.formKey, request.body ?? {})),
+  app.post(
+    '/forms',
+    { schema: { summary: 'Create a form', body: createFormBody, response: { 201: formSchema, ...adminErrors } } },
+    async (request, reply) => reply.code(201).send(withSecret(await forms.create(request.body))),
   );
 
-  app.post<{ Params: FormParams }>('/forms/:formKey/webhook-secret', async (request) => ({
-    webhookSecret: await forms.rotateWebhookSecret(request.params.formKey),
-  }));
+  app.get(
+    '/forms',
+    {
+      schema: {
+        summary: 'List forms, newest first',
+        response: { 200: { type: 'object', additionalProperties: false, required: ['forms'], properties: { forms: { type: 'array', items: formSchema } } }, ...adminErrors },
+      },
+    },
+    async () => ({ forms: (await forms.list()).map((f) => formView(f, publicUrl)) }),
+  );
 
-  app.delete<{ Params: FormParams }>('/forms/:formKey', async (request, reply) => {
-    await forms.delete(request.params.formKey);
-    return reply.code(204).send();
-  });
+  app.get(
+    '/forms/:formKey',
+    { schema: { summary: 'Get a form', params: formParams, response: { 200: formSchema, ...adminErrors } } },
+    async (request) => formView(await forms.get(request.params.formKey), publicUrl),
+  );
+
+  app.patch(
+    '/forms/:formKey',
+    {
+      schema: {
+        summary: "Change a form's settings (absent fields keep their value, null clears)",
+        params: formParams,
+        body: updateFormBody,
+        response: { 200: formSchema, ...adminErrors },
+      },
+    },
+    async (request) => withSecret(await forms.update(request.params.formKey, request.body ?? {})),
+  );
+
+  app.post(
+    '/forms/:formKey/webhook-secret',
+    { schema: { summary: "Replace the form's webhook signing secret", params: formParams, response: { 200: webhookSecretSchema, ...adminErrors } } },
+    async (request) => ({ webhookSecret: await forms.rotateWebhookSecret(request.params.formKey) }),
+  );
+
+  app.delete(
+    '/forms/:formKey',
+    { schema: { summary: 'Delete a form with its submissions, files and deliveries', params: formParams, response: { 204: noContent, ...adminErrors } } },
+    async (request, reply) => {
+      await forms.delete(request.params.formKey);
+      return reply.code(204).send();
+    },
+  );
 };

@@ -21,3 +21,46 @@ export const createFormBody = { type: 'object', required: ['name'], additionalPr
 
 /** PATCH: an absent field keeps its value, null clears it (contract "Admin API"). */
 export const updateFormBody = { type: 'object', additionalProperties: false, properties: settings } as const;
+
+export const formParams = {
+  type: 'object',
+  required: ['formKey'],
+  properties: { formKey: { type: 'string', description: "The form's key, as in its endpoint /v1/s/{formKey}" } },
+} as const;
+
+const stringList = { type: 'array', items: { type: 'string' } } as const;
+
+/** The admin view of a form; `webhookSecret` only in the answer that generated it. */
+export const formSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'key', 'name', 'endpoint', 'enabled', 'uploadsEnabled', 'honeypot', 'websites', 'blockedIps', 'successUrl', 'errorUrl',
+    'redirectUrl', 'webhookUrl', 'notifyEmails', 'createdAt', 'updatedAt',
+  ],
+  properties: {
+    key: { type: 'string' },
+    name: { type: 'string' },
+    endpoint: { type: 'string', description: 'The URL forms post to' },
+    enabled: { type: 'boolean' },
+    uploadsEnabled: { type: 'boolean' },
+    honeypot: { type: ['string', 'null'] },
+    websites: stringList,
+    blockedIps: stringList,
+    successUrl: { type: ['string', 'null'] },
+    errorUrl: { type: ['string', 'null'] },
+    redirectUrl: { type: ['string', 'null'] },
+    webhookUrl: { type: ['string', 'null'] },
+    notifyEmails: stringList,
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+    webhookSecret: { type: 'string', description: 'The webhook signing secret, shown once when generated' },
+  },
+} as const;
+
+export const webhookSecretSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhookSecret'],
+  properties: { webhookSecret: { type: 'string' } },
+} as const;

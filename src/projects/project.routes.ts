@@ -1,30 +1,37 @@
-import type { FastifyPluginAsync } from 'fastify';
+import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import { environmentView, projectView } from './project.ts';
+import { environmentSchema, nameBody, projectParams, projectSchema } from './project.schemas.ts';
 import type { ProjectService } from './project.service.ts';
 
-const nameBody = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' } },
-} as const;
-
-type ProjectParams = { projectKey: string };
-
-export const projectAdminRoutes: FastifyPluginAsync<{ projects: ProjectService }> = async (app, { projects }) => {
-  app.post<{ Body: { name: string } }>('/projects', { schema: { body: nameBody } }, async (request, reply) => {
-    return reply.code(201).send(projectView(await projects.createProject(request.body.name.trim())));
-  });
-
-  app.get('/projects', async () => ({ projects: (await projects.listProjects()).map(projectView) }));
-
-  app.get<{ Params: ProjectParams }>('/projects/:projectKey', async (request) =>
-    projectView(await projects.getProject(request.params.projectKey)),
+export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = async (app, { projects }) => {
+  app.post(
+    '/projects',
+    { schema: { summary: 'Create a project with the development, staging and production environments', body: nameBody, response: { 201: projectSchema, ...adminErrors } } },
+    async (request, reply) => reply.code(201).send(projectView(await projects.createProject(request.body.name.trim()))),
   );
 
-  app.post<{ Params: ProjectParams; Body: { name: string } }>(
+  app.get(
+    '/projects',
+    { schema: { summary: 'List projects', response: { 200: { type: 'object', required: ['projects'], properties: { projects: { type: 'array', items: projectSchema } } }, ...adminErrors } } },
+    async () => ({ projects: (await projects.listProjects()).map(projectView) }),
+  );
+
+  app.get(
+    '/projects/:projectKey',
+    { schema: { summary: 'Get a project', params: projectParams, response: { 200: projectSchema, ...adminErrors } } },
+    async (request) => projectView(await projects.getProject(request.params.projectKey)),
+  );
+
+  app.post(
     '/projects/:projectKey/environments',
-    { schema: { body: nameBody } },
+    {
+      schema: {
+        summary: 'Add an environment; it receives every flag of the project, disabled',
+        params: projectParams,
+        body: nameBody,
+        response: { 201: environmentSchema, ...adminErrors },
+      },
+    },
     async (request, reply) => {
       const env = await projects.createEnvironment(request.params.projectKey, request.body.name.trim());
       return reply.code(201).send(environmentView(env));

@@ -1,12 +1,24 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
 import type { FormService } from '../forms/index.ts';
+import type { RoutePlugin } from '../http/schemas.ts';
 import { admissionRefusal } from './admission.ts';
 import { PAGE_HEADERS, resultPage } from './result-pages.ts';
 import { type FormRequestContext, formErrorOf, goBackUrlOf, sendFormError, successUrl } from './submission-answer.ts';
 import { readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
+import {
+  formErrorSchema,
+  formKeyParams,
+  htmlPage,
+  noContentPreflight,
+  redirect,
+  resultPageQuery,
+  submissionBody,
+  submitQuery,
+  submittedSchema,
+} from './submission.schemas.ts';
 import type { SubmissionService } from './submission.service.ts';
 import { UploadGate } from './upload-gate.ts';
 
@@ -29,8 +41,6 @@ export interface SubmissionIntakeDeps {
 /** Form keys are generated as base64url text (src/db/codec.ts newKey). */
 const FORM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
-type SubmitRequest = FastifyRequest<{ Params: { formKey: string }; Querystring: { mode?: string } }>;
-
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
   return typeof value === 'string' ? value : undefined;
@@ -40,7 +50,7 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
  * The form submission interface at /v1/s (contract D13-D19), in its own scope: only here are urlencoded
  * and multipart bodies parsed, so the flag endpoints keep taking JSON only.
  */
-export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = async (app, deps) => {
+export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (app, deps) => {
   const { forms, submissions, limits, publicUrl } = deps;
   const uploads = new UploadGate(limits.maxConcurrentUploads);
   if (!deps.mailEnabled) app.log.warn('SMTP_URL is not set: notification e-mails are off');
@@ -73,7 +83,10 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
     }
   };
 
-  app.options<{ Params: { formKey: string } }>('/:formKey', { config: { surface: 'forms' } }, async (request, reply) => {
+  app.options(
+    '/:formKey',
+    { config: { surface: 'forms' }, schema: { summary: "CORS preflight of a form's endpoint", params: formKeyParams, response: { 204: noContentPreflight } } },
+    async (request, reply) => {
     const form = FORM_KEY.test(request.params.formKey) ? await forms.find(request.params.formKey) : undefined;
     allowOrigin(request, reply, form?.websites ?? []);
     return reply
@@ -82,15 +95,24 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
       .header('access-control-allow-headers', 'Content-Type, Accept')
       .header('access-control-max-age', '86400')
       .send();
-  });
+    },
+  );
 
-  app.post<{ Params: { formKey: string }; Querystring: { mode?: string } }>(
+  app.post(
     '/:formKey',
     {
       config: { surface: 'forms' },
+      schema: {
+        summary: 'Submit a form',
+        consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+        params: formKeyParams,
+        querystring: submitQuery,
+        body: submissionBody,
+        response: { 200: submittedSchema, 303: redirect, '4xx': formErrorSchema, '5xx': formErrorSchema },
+      },
       // Checks that need no body run before any of it is read (contract D15, D16), and after the rate
       // limit's onRequest, so that refused requests (unknown forms, blocked IPs) are counted too.
-      preParsing: async (request: SubmitRequest, reply) => {
+      preParsing: async (request, reply) => {
         const referer = header(request, 'referer');
         const ctx: FormRequestContext = { rest: request.query.mode === 'rest', form: undefined, goBackUrl: goBackUrlOf(undefined, referer) };
         request.formContext = ctx;
@@ -149,10 +171,17 @@ export const submissionIntakeRoutes: FastifyPluginAsync<SubmissionIntakeDeps> = 
   );
 
   for (const kind of ['success', 'error'] as const) {
-    app.get<{ Querystring: { message?: string; goBackUrl?: string } }>(`/${kind}`, { config: { surface: 'system' } }, async (request, reply) => {
-      const text = typeof request.query.message === 'string' ? request.query.message : undefined;
-      const back = typeof request.query.goBackUrl === 'string' ? request.query.goBackUrl : undefined;
-      return reply.headers(PAGE_HEADERS).send(resultPage(kind, text, back));
-    });
+    app.get(
+      `/${kind}`,
+      {
+        config: { surface: 'system' },
+        schema: { summary: `The built-in ${kind} page of forms without their own ${kind}Url`, querystring: resultPageQuery, response: { 200: htmlPage } },
+      },
+      async (request, reply) => {
+        const text = typeof request.query.message === 'string' ? request.query.message : undefined;
+        const back = typeof request.query.goBackUrl === 'string' ? request.query.goBackUrl : undefined;
+        return reply.headers(PAGE_HEADERS).send(resultPage(kind, text, back));
+      },
+    );
   }
 };

@@ -1,15 +1,21 @@
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync } from 'fastify';
 import { encodeCursor, readPage } from '../http/paging.ts';
+import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { deliveryView } from '../outbox/index.ts';
-import { submissionListQuery } from './submission.schemas.ts';
+import {
+  download,
+  exportQuery,
+  fileParams,
+  formKeyParams,
+  submissionDetailSchema,
+  submissionListQuery,
+  submissionPageSchema,
+  submissionParams,
+} from './submission.schemas.ts';
 import { submissionView } from './submission.ts';
 import type { SubmissionService } from './submission.service.ts';
 
-type SubmissionParams = { formKey: string; id: string };
-type ListQuery = { cursor?: string; limit?: string; spam?: 'true' | 'false' | 'all' };
-
-const spamFilter = (spam: ListQuery['spam']) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
+const spamFilter = (spam: 'true' | 'false' | 'all' | undefined) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
 
 /** RFC 6266 attachment header: an ASCII fallback name plus the exact UTF-8 name. */
 function attachment(name: string): string {
@@ -20,19 +26,33 @@ function attachment(name: string): string {
 const SAFE_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 /** Admin API for a form's submissions under /admin/v1. */
-export const submissionAdminRoutes: FastifyPluginAsync<{ submissions: SubmissionService }> = async (app, { submissions }) => {
-  app.get<{ Params: { formKey: string }; Querystring: ListQuery }>(
+export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService }> = async (app, { submissions }) => {
+  app.get(
     '/forms/:formKey/submissions',
-    { schema: { querystring: submissionListQuery } },
+    {
+      schema: {
+        summary: "A page of a form's submissions, newest first",
+        params: formKeyParams,
+        querystring: submissionListQuery,
+        response: { 200: submissionPageSchema, ...adminErrors },
+      },
+    },
     async (request) => {
       const page = await submissions.list(request.params.formKey, readPage(request.query), { spam: spamFilter(request.query.spam) });
       return { submissions: page.items.map(submissionView), nextCursor: encodeCursor(page.next) };
     },
   );
 
-  app.get<{ Params: { formKey: string }; Querystring: ListQuery }>(
+  app.get(
     '/forms/:formKey/submissions.csv',
-    { schema: { querystring: submissionListQuery } },
+    {
+      schema: {
+        summary: "Every submission of a form as CSV, newest first (streamed)",
+        params: formKeyParams,
+        querystring: exportQuery,
+        response: { 200: download('text/csv', 'CSV attachment: id, createdAt, spam, one column per field, files'), ...adminErrors },
+      },
+    },
     async (request, reply) => {
       const csv = await submissions.exportCsv(request.params.formKey, { spam: spamFilter(request.query.spam) });
       return reply
@@ -40,26 +60,43 @@ export const submissionAdminRoutes: FastifyPluginAsync<{ submissions: Submission
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.csv`))
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'no-store')
-        .send(Readable.from(csv));
+        .send(Readable.from(csv) as never); // the type provider models JSON bodies, not streams
     },
   );
 
-  app.get<{ Params: SubmissionParams }>('/forms/:formKey/submissions/:id', async (request) => {
+  app.get(
+    '/forms/:formKey/submissions/:id',
+    { schema: { summary: 'One submission with its request metadata and delivery history', params: submissionParams, response: { 200: submissionDetailSchema, ...adminErrors } } },
+    async (request) => {
     const { submission, deliveries } = await submissions.get(request.params.formKey, request.params.id);
     return {
       ...submissionView(submission),
       meta: submission.meta,
       deliveries: deliveries.map(({ delivery, attempts }) => deliveryView(delivery, attempts)),
     };
-  });
+    },
+  );
 
-  app.delete<{ Params: SubmissionParams }>('/forms/:formKey/submissions/:id', async (request, reply) => {
-    await submissions.delete(request.params.formKey, request.params.id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/forms/:formKey/submissions/:id',
+    { schema: { summary: 'Delete a submission with its files and deliveries', params: submissionParams, response: { 204: noContent, ...adminErrors } } },
+    async (request, reply) => {
+      await submissions.delete(request.params.formKey, request.params.id);
+      return reply.code(204).send();
+    },
+  );
 
   // Always an attachment, never rendered inline: the bytes come from anyone who can post to the form.
-  app.get<{ Params: SubmissionParams & { fileId: string } }>('/forms/:formKey/submissions/:id/files/:fileId', async (request, reply) => {
+  app.get(
+    '/forms/:formKey/submissions/:id/files/:fileId',
+    {
+      schema: {
+        summary: 'Download a file of a submission (always an attachment)',
+        params: fileParams,
+        response: { 200: download('application/octet-stream', 'The file as uploaded, as an attachment'), ...adminErrors },
+      },
+    },
+    async (request, reply) => {
     const { formKey, id, fileId } = request.params;
     const { file, content } = await submissions.getFile(formKey, id, fileId);
     return reply
@@ -68,6 +105,7 @@ export const submissionAdminRoutes: FastifyPluginAsync<{ submissions: Submission
       .header('x-content-type-options', 'nosniff')
       .header('content-security-policy', "default-src 'none'; sandbox")
       .header('cache-control', 'no-store')
-      .send(content);
-  });
+      .send(content as never); // bytes, which the type provider does not model
+    },
+  );
 };

@@ -1,3 +1,23 @@
+import { isoTimestamp, nextCursor } from '../http/schemas.ts';
+
+export const formKeyParams = {
+  type: 'object',
+  required: ['formKey'],
+  properties: { formKey: { type: 'string', description: "The form's key" } },
+} as const;
+
+export const submissionParams = {
+  type: 'object',
+  required: ['formKey', 'id'],
+  properties: { formKey: { type: 'string' }, id: { type: 'string', description: "The submission's id" } },
+} as const;
+
+export const fileParams = {
+  type: 'object',
+  required: ['formKey', 'id', 'fileId'],
+  properties: { formKey: { type: 'string' }, id: { type: 'string' }, fileId: { type: 'string' } },
+} as const;
+
 /** Querystring of the admin listing and export of a form's submissions. */
 export const submissionListQuery = {
   type: 'object',
@@ -7,3 +27,131 @@ export const submissionListQuery = {
     spam: { type: 'string', enum: ['true', 'false', 'all'] },
   },
 } as const;
+
+/** Querystring of the CSV export: which submissions to include. */
+export const exportQuery = submissionListQuery;
+
+const fileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'field', 'name', 'size', 'contentType'],
+  properties: { id: { type: 'string' }, field: { type: 'string' }, name: { type: 'string' }, size: { type: 'integer' }, contentType: { type: 'string' } },
+} as const;
+
+const submissionProperties = {
+  id: { type: 'string' },
+  data: { type: 'object', additionalProperties: true, description: 'Field name to value; a repeated name holds every value in a list' },
+  files: { type: 'array', items: fileSchema },
+  spam: { type: 'boolean' },
+  createdAt: isoTimestamp,
+} as const;
+
+export const submissionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'data', 'files', 'spam', 'createdAt'],
+  properties: submissionProperties,
+} as const;
+
+export const submissionPageSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['submissions', 'nextCursor'],
+  properties: { submissions: { type: 'array', items: submissionSchema }, nextCursor },
+} as const;
+
+const attemptSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['attempt', 'startedAt', 'durationMs', 'ok', 'statusCode', 'error'],
+  properties: {
+    attempt: { type: 'integer' },
+    startedAt: isoTimestamp,
+    durationMs: { type: 'integer' },
+    ok: { type: 'boolean' },
+    statusCode: { type: ['integer', 'null'] },
+    error: { type: ['string', 'null'] },
+  },
+} as const;
+
+const deliverySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'kind', 'target', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'deliveredAt', 'history'],
+  properties: {
+    id: { type: 'string', description: 'Also the webhook-id header of every attempt' },
+    kind: { type: 'string', enum: ['webhook', 'email'] },
+    target: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    attempts: { type: 'integer' },
+    nextAttemptAt: { type: ['string', 'null'] },
+    lastError: { type: ['string', 'null'] },
+    deliveredAt: { type: ['string', 'null'] },
+    history: { type: 'array', items: attemptSchema },
+  },
+} as const;
+
+export const submissionDetailSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'data', 'files', 'spam', 'createdAt', 'meta', 'deliveries'],
+  properties: {
+    ...submissionProperties,
+    meta: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ip', 'userAgent', 'referer', 'origin'],
+      properties: { ip: { type: ['string', 'null'] }, userAgent: { type: ['string', 'null'] }, referer: { type: ['string', 'null'] }, origin: { type: ['string', 'null'] } },
+    },
+    deliveries: { type: 'array', items: deliverySchema },
+  },
+} as const;
+
+/** A binary or text download (the schema documents it; the bytes are sent as they are). */
+export const download = (contentType: string, description: string) =>
+  ({ description, content: { [contentType]: { schema: { type: 'string', format: 'binary' } } } }) as const;
+
+/** The form body of a submission: any fields, as JSON, urlencoded or multipart (contract D13). */
+export const submissionBody = {
+  description: 'The submitted fields: a JSON object, application/x-www-form-urlencoded, or multipart/form-data (files need uploadsEnabled)',
+} as const;
+
+export const submitQuery = {
+  type: 'object',
+  properties: { mode: { description: '`rest` for JSON answers; otherwise 303 redirects to the success or error page (contract D14)' } },
+} as const;
+
+export const submittedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['success', 'code', 'message', 'url', 'id'],
+  properties: {
+    success: { type: 'boolean', const: true },
+    code: { type: 'integer', const: 200 },
+    message: { type: 'string' },
+    url: { type: 'string', description: 'The success page URL a redirect would have led to' },
+    id: { type: 'string', description: "The submission's id" },
+  },
+} as const;
+
+/** The form interface's error object: the specification's, with the status as `code` and the error page URL. */
+export const formErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error', 'code', 'message', 'url'],
+  properties: { error: { type: 'boolean', const: true }, code: { type: 'integer' }, message: { type: 'string' }, url: { type: 'string' } },
+} as const;
+
+export const redirect = { description: 'See Other: Location is the success or error page, with message and goBackUrl in its query' } as const;
+
+export const resultPageQuery = {
+  type: 'object',
+  properties: {
+    message: { description: 'The message to show' },
+    goBackUrl: { description: 'Where the "Go back" link leads (http or https)' },
+  },
+} as const;
+
+export const htmlPage = { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } as const;
+
+export const noContentPreflight = { description: 'No content; the CORS headers allow the form\'s websites (contract D19)' } as const;
