@@ -162,7 +162,7 @@ forEachDialect(
   (ctx) => {
     it('lets a cross-origin client read the 429 of the form endpoint', async () => {
       const form = await createForm(ctx());
-      let last;
+      let last: Awaited<ReturnType<typeof submitJson>> | undefined;
       for (let i = 0; i < 3; i++) last = await submitJson(ctx(), form.key, { a: i }, { headers: { origin: 'https://site.example' } });
       assert.equal(last!.statusCode, 429);
       assert.equal(last!.headers['access-control-allow-origin'], '*');

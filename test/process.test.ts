@@ -44,7 +44,9 @@ const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
 
 describe('the server process', () => {
   const dirs: string[] = [];
-  after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  after(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
 
   it('names every bad variable at once and exits non-zero', async () => {
     const { exited, output } = start({ PORT: 'x', DATABASE_URL: 'mysql://nope', LOG_LEVEL: 'loud' });

@@ -76,8 +76,8 @@ export class DomainEvents {
   }
 
   private listOf<H>(map: Map<DomainEventType, H[]>, type: DomainEventType): H[] {
-    let list = map.get(type);
-    if (!list) map.set(type, (list = []));
+    const list = map.get(type) ?? [];
+    map.set(type, list);
     return list;
   }
 }

@@ -101,7 +101,7 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
   return { data: fields.toObject(), files };
 }
 
-const hasNul = (text: string | undefined): boolean => text !== undefined && text.includes('\u0000');
+const hasNul = (text: string | undefined): boolean => text?.includes('\u0000') === true;
 
 async function readFile(part: MultipartFile, limits: SubmissionLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -19,6 +19,7 @@ import {
   submitQuery,
   submittedSchema,
 } from './submission.schemas.ts';
+import type { Submission } from './submission.ts';
 import type { SubmissionService } from './submission.service.ts';
 import { UploadGate } from './upload-gate.ts';
 
@@ -148,7 +149,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
         referer: header(request, 'referer')?.slice(0, 2000) ?? null,
         origin: header(request, 'origin')?.slice(0, 500) ?? null,
       };
-      let submission;
+      let submission: Submission;
       if (request.isMultipart()) {
         // Files stay in memory until they are committed: bound how many uploads do that at once.
         const release = await uploads.acquire();

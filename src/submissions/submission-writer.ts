@@ -107,7 +107,10 @@ export class SubmissionWriter {
     for (const [i, outcome] of outcomes.entries()) {
       if (outcome.ok) await this.deps.events.committed(storedEvent(batch[i]!.write));
     }
-    outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve() : batch[i]!.reject(outcome.error)));
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.ok) batch[i]!.resolve();
+      else batch[i]!.reject(outcome.error);
+    }
   }
 
   private async insert(trx: Executor, write: SubmissionWrite): Promise<void> {

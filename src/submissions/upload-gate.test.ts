@@ -8,8 +8,14 @@ describe('UploadGate', () => {
     const order: number[] = [];
     const a = await gate.acquire();
     const b = await gate.acquire();
-    const c = gate.acquire().then((release) => (order.push(3), release));
-    const d = gate.acquire().then((release) => (order.push(4), release));
+    const c = gate.acquire().then((release) => {
+      order.push(3);
+      return release;
+    });
+    const d = gate.acquire().then((release) => {
+      order.push(4);
+      return release;
+    });
     assert.deepEqual(gate.load, { active: 2, waiting: 2 });
     a();
     const releaseC = await c;

@@ -164,7 +164,8 @@ export class FlagFastPath {
   private limitKey(req: IncomingMessage, limiter: RateLimiter): string {
     if (this.trustProxy) return limiter.keyOf(this.clientIp(req));
     const socket = req.socket as KeyedSocket;
-    return (socket[SOCKET_KEY] ??= limiter.keyOf(socket.remoteAddress ?? ''));
+    socket[SOCKET_KEY] ??= limiter.keyOf(socket.remoteAddress ?? '');
+    return socket[SOCKET_KEY];
   }
 
   /** The client address as Fastify's request.ip computes it (FLAGPOST_TRUST_PROXY: leftmost X-Forwarded-For). */
