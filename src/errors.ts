@@ -61,8 +61,7 @@ export type ErrorKind =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'unavailable'
-  | 'internal';
+  | 'unavailable';
 
 export const statusOfKind: Record<ErrorKind, number> = {
   validation: 400,
@@ -74,7 +73,6 @@ export const statusOfKind: Record<ErrorKind, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
-  internal: 500,
 };
 
 export interface FieldProblem {
@@ -84,10 +82,6 @@ export interface FieldProblem {
 
 export interface AppErrorOptions {
   details?: FieldProblem[];
-  /** Extra fields of the specification's error object, such as `enabled: false` on the flag 404. */
-  body?: Record<string, unknown>;
-  /** Overrides the status of the kind where the specification fixes another one. */
-  status?: number;
 }
 
 /** An error whose message is safe to show to the client. Everything else is answered generically. */
@@ -100,7 +94,7 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = options.status ?? statusOfKind[kind];
+    this.status = statusOfKind[kind];
   }
 
   static validation(details: FieldProblem[], text: string = messages.validationFailed): AppError {

@@ -2,15 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type pg from 'pg';
 import { loadPg } from '../optional-packages.ts';
 import type { Database, Db, Dialect } from './database.ts';
 
 export interface DbHandle {
   readonly db: Db;
   readonly dialect: Dialect;
-  /** The PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
-  readonly pool: pg.Pool | undefined;
   /** The connection string the pool was built from (PostgreSQL only). */
   readonly databaseUrl: string | undefined;
   /** True when the database answers a trivial query. */
@@ -36,7 +33,7 @@ export function openDb(options: OpenDbOptions): DbHandle {
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', pool, databaseUrl: options.databaseUrl, healthy: () => answers(db), close: () => db.destroy() };
+    return { db, dialect: 'postgres', databaseUrl: options.databaseUrl, healthy: () => answers(db), close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, options.sqliteFile ?? 'flagpost.db');
@@ -47,7 +44,7 @@ export function openDb(options: OpenDbOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', pool: undefined, databaseUrl: undefined, healthy: () => answers(db), close: () => db.destroy() };
+  return { db, dialect: 'sqlite', databaseUrl: undefined, healthy: () => answers(db), close: () => db.destroy() };
 }
 
 async function answers(db: Kysely<Database>): Promise<boolean> {

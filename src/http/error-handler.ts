@@ -35,7 +35,7 @@ export interface ErrorAnswer {
 export function toErrorAnswer(error: unknown, surface: Surface): ErrorAnswer {
   const publicApi = surface === 'flags' || surface === 'flags-preview';
   if (error instanceof AppError) {
-    const body: Record<string, unknown> = { error: true, message: error.message, ...error.options.body };
+    const body: Record<string, unknown> = { error: true, message: error.message };
     if (error.options.details) body.details = error.options.details;
     return { status: error.status, body, unexpected: false };
   }

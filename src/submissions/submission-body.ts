@@ -23,7 +23,7 @@ export function maxMultipartBytes(limits: SubmissionLimits): number {
   return limits.maxFiles * (limits.maxFileBytes + partOverhead) + limits.maxFields * (limits.maxFieldBytes + partOverhead) + 64 * 1024;
 }
 
-export const fileTooLarge = (fileName: string, limits: SubmissionLimits) =>
+const fileTooLarge = (fileName: string, limits: SubmissionLimits) =>
   new AppError('payload_too_large', message('formFileTooLarge', { fileName: fileName.slice(0, 100), limit: formatMegabytes(limits.maxFileBytes) }));
 const tooManyFiles = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFiles', { max: limits.maxFiles }));
 const tooManyFields = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFields', { max: limits.maxFields }));

@@ -51,10 +51,6 @@ export class FieldCollector {
     else this.values.set(name, [value]);
   }
 
-  get size(): number {
-    return this.values.size;
-  }
-
   /** Own properties only, so a field named `__proto__` is plain data. */
   toObject(): Record<string, unknown> {
     return Object.fromEntries([...this.values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));

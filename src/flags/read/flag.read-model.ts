@@ -43,7 +43,7 @@ export interface FlagReadModelSource {
 /** Most unknown key pairs remembered at once, so random keys cannot grow memory without bound. */
 const MAX_UNKNOWN = 10_000;
 
-export function etagOf(body: string): string {
+function etagOf(body: string): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
