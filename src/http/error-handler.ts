@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/outage.ts';
 import { AppError, type FieldProblem, message, messages } from '../errors.ts';
 
 /**
@@ -26,7 +27,12 @@ export interface ErrorAnswer {
   body: Record<string, unknown>;
   /** True for errors that are not the client's: they are logged with the request id. */
   unexpected: boolean;
+  /** Seconds a client should wait before trying again (503 while the database is away). */
+  retryAfter?: number;
 }
+
+/** Retry-After of a 503 during a database outage: background loops retry within a few seconds too. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Maps any thrown value to the specification's error object (contract D8). Only AppError messages
@@ -58,6 +64,11 @@ export function toErrorAnswer(error: unknown, surface: Surface): ErrorAnswer {
     if (status === 429) return { status, body: { error: true, message: messages.tooManyRequests }, unexpected: false };
     return { status: 400, body: { error: true, message: publicApi ? messages.generic : messages.validationFailed }, unexpected: false };
   }
+  if (isDatabaseUnavailable(error) && !publicApi) {
+    // Not the client's fault and not a bug: the database is away. The flag interface keeps the
+    // specification's statuses (its warm reads do not need the database at all).
+    return { status: 503, body: { error: true, message: messages.serviceUnavailable }, unexpected: false, retryAfter: OUTAGE_RETRY_AFTER_SECONDS };
+  }
   return { status: serverErrorStatus[surface], body: { error: true, message: messages.generic }, unexpected: true };
 }
 
@@ -82,7 +93,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const answer = toErrorAnswer(error, surfaceOf(request));
     if (answer.unexpected) request.log.error({ err: error }, 'request failed');
+    else if (answer.retryAfter) request.log.warn({ err: error }, 'database unavailable');
     else request.log.info({ status: answer.status, code: (error as FastifyError).code }, 'request refused');
+    if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
     return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body);
   });
   app.setNotFoundHandler(notFound);

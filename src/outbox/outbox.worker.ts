@@ -1,5 +1,6 @@
 import { nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
+import { LoopBackoff, type OutageLog } from '../db/outage.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FormService } from '../forms/index.ts';
 import type { MailMessage, MailSender } from './mail.sender.ts';
@@ -26,8 +27,7 @@ export interface OutboxWorkerDeps {
   clock?: () => Date;
 }
 
-export interface WorkerLog {
-  warn(obj: object, msg: string): void;
+export interface WorkerLog extends OutageLog {
   error(obj: object, msg: string): void;
 }
 
@@ -42,8 +42,12 @@ export class OutboxWorker {
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private wakePending = false;
+  private readonly backoff: LoopBackoff;
+  /** The wait before the poll after a failed run. */
+  private retryDelayMs = 0;
 
   constructor(private readonly deps: OutboxWorkerDeps) {
+    this.backoff = new LoopBackoff('outbox delivery', deps.log, Math.min(250, Math.max(1, deps.pollMs)), 5000);
     deps.events.onCommit('submission.stored', (event) => {
       if (event.deliveries > 0) this.wake();
     });
@@ -51,10 +55,13 @@ export class OutboxWorker {
 
   start(): void {
     if (this.deps.pollMs <= 0 || this.timer || this.stopped) return;
+    // A failed run (the database is away) never ends the loop: it is logged once and retried with
+    // backoff; the poll interval comes back with the first run that works.
     const tick = () => {
-      void this.runOnce().finally(() => {
-        if (!this.stopped) this.timer = setTimeout(tick, this.deps.pollMs).unref();
-      });
+      this.runOnce().then(
+        () => this.schedule(tick, this.deps.pollMs),
+        () => this.schedule(tick, Math.max(this.deps.pollMs, this.retryDelayMs)),
+      );
     };
     this.timer = setTimeout(tick, this.deps.pollMs).unref();
   }
@@ -65,8 +72,13 @@ export class OutboxWorker {
     this.wakePending = true;
     setImmediate(() => {
       this.wakePending = false;
-      void this.runOnce();
+      // A failure is the poll loop's to report and retry.
+      this.runOnce().catch(() => {});
     });
+  }
+
+  private schedule(tick: () => void, delayMs: number): void {
+    if (!this.stopped) this.timer = setTimeout(tick, delayMs).unref();
   }
 
   /**
@@ -75,7 +87,13 @@ export class OutboxWorker {
    */
   runOnce(): Promise<number> {
     const run = this.chain.then(() => (this.stopped ? 0 : this.drain()));
-    this.chain = run.catch((error: unknown) => this.deps.log.error({ err: error }, 'outbox run failed'));
+    this.chain = run.then(
+      () => this.backoff.succeeded(),
+      (error: unknown) => {
+        // Logged once per outage (LoopBackoff); later failures of the same outage are only counted.
+        this.retryDelayMs = this.backoff.failed(error);
+      },
+    );
     return run;
   }
 

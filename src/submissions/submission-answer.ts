@@ -42,7 +42,7 @@ export function goBackUrlOf(form: Form | undefined, referer: string | undefined)
  * The status and message of a refused submission (contract D15). AppErrors keep theirs; Fastify's own
  * body errors are named in the form interface's words; anything else is the generic 500 (contract D8).
  */
-export function formErrorOf(error: unknown, bodyLimit: number): { status: number; message: string; unexpected: boolean } {
+export function formErrorOf(error: unknown, bodyLimit: number): { status: number; message: string; unexpected: boolean; retryAfter?: number } {
   if (error instanceof AppError) return { status: error.status, message: error.message, unexpected: false };
   const code = (error as Partial<FastifyError>).code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, message: message('formBodyTooLarge', { limit: formatSize(bodyLimit) }), unexpected: false };
@@ -50,6 +50,7 @@ export function formErrorOf(error: unknown, bodyLimit: number): { status: number
   const answer = toErrorAnswer(error, 'forms');
   if (answer.status === 429) return { status: 429, message: messages.tooManyRequests, unexpected: false };
   if (answer.status >= 400 && answer.status < 500) return { status: 400, message: messages.formUnreadable, unexpected: false };
+  if (answer.retryAfter) return { status: 503, message: messages.serviceUnavailable, unexpected: false, retryAfter: answer.retryAfter };
   return { status: answer.status, message: messages.generic, unexpected: answer.unexpected };
 }
 
