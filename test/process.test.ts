@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,40 +7,10 @@ import { after, describe, it } from 'node:test';
 import { openDb } from '../src/db/connect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createTestDatabase, dialects } from './support/context.ts';
+import { freePort, ROOT, startServerProcess, waitForHealth } from './support/process.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
-
-function start(
-  env: Record<string, string>,
-  args = ['--import', 'tsx', 'src/main.ts'],
-): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout!.on('data', (d) => (text += d));
-  child.stderr!.on('data', (d) => (text += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => text, exited };
-}
-
-async function waitForHealth(port: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no answer on port ${port}`);
-}
-
-const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+const root = ROOT;
+const start = startServerProcess;
 
 describe('the server process', () => {
   const dirs: string[] = [];

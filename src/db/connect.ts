@@ -29,7 +29,14 @@ export interface OpenDbOptions {
  */
 export function openDb(options: OpenDbOptions): DbHandle {
   if (options.databaseUrl) {
-    const pool = new (loadPg().Pool)({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new (loadPg().Pool)({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      // While the database is away, a request waits at most this long for a connection and then
+      // answers 503, instead of hanging (issue 8).
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -1,4 +1,5 @@
 import type { Db, Dialect } from '../../db/database.ts';
+import type { OutageLog } from '../../db/outage.ts';
 import type { DomainEvents } from '../../events/index.ts';
 import type { ProjectService } from '../../projects/index.ts';
 import type { FlagStore } from '../flag.store.ts';
@@ -15,7 +16,7 @@ export interface FlagReadPathDeps {
   projects: ProjectService;
   store: FlagStore;
   events: DomainEvents;
-  log: { warn(obj: object, msg: string): void };
+  log: OutageLog;
 }
 
 export interface FlagReadPath {
@@ -39,7 +40,7 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   });
   let changes: FlagChanges;
   if (deps.dialect === 'postgres' && deps.databaseUrl) {
-    const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl, reads, onError: (error, what) => deps.log.warn({ err: error }, what) });
+    const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl, reads, log: deps.log });
     await feed.start();
     changes = feed;
   } else {

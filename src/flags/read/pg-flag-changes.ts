@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../../optional-packages.ts';
 import type { Db } from '../../db/database.ts';
+import { LoopBackoff, type OutageLog } from '../../db/outage.ts';
 import type { FlagChange, FlagChanges } from './flag-changes.ts';
 import type { FlagReadModel } from './flag.read-model.ts';
 
@@ -20,8 +21,8 @@ export interface PgFlagChangesOptions {
   reads: FlagReadModel;
   /** Milliseconds between two re-checks (default 5000). */
   recheckMs?: number;
-  /** Reported problems of the change feed; they never stop the instance. */
-  onError?: (error: unknown, what: string) => void;
+  /** Problems of the change feed are logged once per outage; they never stop the instance. */
+  log: OutageLog;
 }
 
 interface Notice {
@@ -31,6 +32,7 @@ interface Notice {
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
+const CONNECT_TIMEOUT_MS = 5000;
 
 export class PgFlagChanges implements FlagChanges {
   /** Tells this instance's own notifications apart from the others'. */
@@ -44,8 +46,13 @@ export class PgFlagChanges implements FlagChanges {
   private fingerprints: Map<string, string> | undefined;
   private environmentCount: number | undefined;
   private stopped = false;
+  private readonly listening: LoopBackoff;
+  private readonly rechecking: LoopBackoff;
 
-  constructor(private readonly options: PgFlagChangesOptions) {}
+  constructor(private readonly options: PgFlagChangesOptions) {
+    this.listening = new LoopBackoff('flag change listener', options.log);
+    this.rechecking = new LoopBackoff('flag change re-check', options.log);
+  }
 
   /** Connects the listener (waits for the first attempt only) and starts the re-check. */
   async start(): Promise<void> {
@@ -58,7 +65,10 @@ export class PgFlagChanges implements FlagChanges {
     const tick = () => {
       this.recheckTimer = setTimeout(() => {
         this.recheck()
-          .catch((error) => this.report(error, 'flag change re-check failed'))
+          .then(
+            () => this.rechecking.succeeded(),
+            (error) => this.rechecking.failed(error),
+          )
           .finally(() => {
             if (!this.stopped) tick();
           });
@@ -75,7 +85,7 @@ export class PgFlagChanges implements FlagChanges {
       await sql`select pg_notify(${this.channel}, ${JSON.stringify(notice)})`.execute(this.options.db);
     } catch (error) {
       // The write is committed and this instance is up to date; the others catch up at the next re-check.
-      this.report(error, 'NOTIFY of a flag change failed');
+      this.options.log.warn({ err: error }, 'NOTIFY of a flag change failed; other instances catch up at their next re-check');
     }
   }
 
@@ -96,12 +106,18 @@ export class PgFlagChanges implements FlagChanges {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new (loadPg().Client)({ connectionString: this.options.databaseUrl, application_name: 'flagpost-listener' });
+    const client = new (loadPg().Client)({
+      connectionString: this.options.databaseUrl,
+      application_name: 'flagpost-listener',
+      // A database that vanished without closing the connection is noticed, not waited on forever.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     let lost = false;
     const onLost = (error?: unknown) => {
       if (lost) return;
       lost = true;
-      if (error) this.report(error, 'flag change listener lost its connection');
+      if (error) this.listening.failed(error);
       if (this.listener === client) {
         this.listener = undefined;
         this.listenerPid = undefined;
@@ -125,6 +141,7 @@ export class PgFlagChanges implements FlagChanges {
       this.listener = client;
       this.listenerPid = rows[0]?.pid;
       this.reconnectDelay = RECONNECT_MIN_MS;
+      this.listening.succeeded();
       // Whatever happened while nobody listened is unknown: forget it all, reads reload on demand.
       this.options.reads.clear();
     } catch (error) {
@@ -177,10 +194,6 @@ export class PgFlagChanges implements FlagChanges {
     }
     this.fingerprints = next;
     this.environmentCount = environmentCount;
-  }
-
-  private report(error: unknown, what: string): void {
-    this.options.onError?.(error, what);
   }
 }
 
