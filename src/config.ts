@@ -22,6 +22,8 @@ export interface Config {
     readonly maxFieldBytes: number;
     /** Multipart submissions read and stored at once; each holds up to maxFiles x maxFileBytes in memory. */
     readonly maxConcurrentUploads: number;
+    /** Longest time a multipart body may take to arrive once it holds an upload slot, in ms. */
+    readonly uploadTimeoutMs: number;
   };
   /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
   readonly outbox: {
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxFields: int('FLAGPOST_MAX_FIELDS', 100, 1, 10_000),
       maxFieldBytes: int('FLAGPOST_MAX_FIELD_BYTES', 64 * 1024, 1),
       maxConcurrentUploads: int('FLAGPOST_MAX_CONCURRENT_UPLOADS', 8, 1, 1000),
+      uploadTimeoutMs: int('FLAGPOST_UPLOAD_TIMEOUT_MS', 60_000, 100, 3_600_000),
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),

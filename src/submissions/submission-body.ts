@@ -11,6 +11,8 @@ export interface SubmissionLimits {
   maxFieldBytes: number;
   /** Multipart submissions read and stored at the same time; more wait their turn (UploadGate). */
   maxConcurrentUploads: number;
+  /** Longest time one multipart body may take to arrive once its upload slot is granted, in ms. */
+  uploadTimeoutMs: number;
 }
 
 /** "1.00MB" as in the specification's 413 message; 1 MB = 1,048,576 bytes (contract D16). */

@@ -153,13 +153,23 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
       };
       let submission: Submission;
       if (request.isMultipart()) {
-        // Files stay in memory until they are committed: bound how many uploads do that at once.
-        const release = await uploads.acquire();
+        const client = whileConnected(request);
         try {
-          const body = await readMultipart(request, form.uploadsEnabled, limits);
-          submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
+          // Files stay in memory until they are committed: bound how many uploads do that at once.
+          const release = await uploads.acquire(client.signal);
+          try {
+            // A client that left while it waited would never end its body: the multipart parser starts
+            // listening for the close only now, too late to hear it.
+            if (client.signal.aborted) throw new AppError('validation', messages.formUnreadable);
+            const body = await withinDeadline(readMultipart(request, form.uploadsEnabled, limits), limits.uploadTimeoutMs, () =>
+              request.raw.destroy(),
+            );
+            submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
+          } finally {
+            release();
+          }
         } finally {
-          release();
+          client.done();
         }
       } else {
         const urlencoded = request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false;
@@ -188,3 +198,33 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
     );
   }
 };
+
+/** An abort signal that fires when the client's connection closes before the request is answered. */
+function whileConnected(request: FastifyRequest): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const socket = request.raw.socket;
+  const abort = () => controller.abort();
+  if (!socket || socket.destroyed || request.raw.destroyed) abort();
+  else socket.once('close', abort);
+  return { signal: controller.signal, done: () => socket?.off('close', abort) };
+}
+
+/**
+ * `work`, or a refusal once `ms` have passed (then `onTimeout` ends the request): an upload that drips
+ * its bytes holds its slot for at most this long.
+ */
+async function withinDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new AppError('validation', messages.formUnreadable));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {}); // settled after the deadline: nobody waits for it any more
+  }
+}

@@ -28,4 +28,26 @@ describe('UploadGate', () => {
     releaseD();
     assert.deepEqual(gate.load, { active: 0, waiting: 0 });
   });
+
+  it('drops a waiter whose client went away, so its slot goes to the next one', async () => {
+    const gate = new UploadGate(1);
+    const first = await gate.acquire();
+    const gone = new AbortController();
+    const abandoned = gate.acquire(gone.signal);
+    const next = gate.acquire();
+    assert.deepEqual(gate.load, { active: 1, waiting: 2 });
+    gone.abort();
+    await assert.rejects(abandoned);
+    assert.deepEqual(gate.load, { active: 1, waiting: 1 });
+    first();
+    const release = await next;
+    release();
+    assert.deepEqual(gate.load, { active: 0, waiting: 0 });
+  });
+
+  it('refuses at once a client that is already gone', async () => {
+    const gate = new UploadGate(1);
+    await assert.rejects(gate.acquire(AbortSignal.abort()));
+    assert.deepEqual(gate.load, { active: 0, waiting: 0 });
+  });
 });
