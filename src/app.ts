@@ -13,6 +13,7 @@ import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
+import { bodyDeadline } from './http/request-deadline.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
@@ -43,6 +44,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     logController: new OneLinePerRequest(),
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
+    // Slow and idle clients (issue 8): a request must arrive whole within requestTimeout, a connection
+    // that sends nothing is closed after connectionTimeout; Node checks the first every second.
+    requestTimeout: config.connections.requestTimeoutMs,
+    connectionTimeout: config.connections.idleTimeoutMs,
+    http: { connectionsCheckingInterval: Math.min(1000, config.connections.requestTimeoutMs) },
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrors([answerUnroutableFlagRead]),
@@ -55,11 +61,13 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     // 503 body would not be the specification's error object (contract D8).
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
+  app.server.maxConnections = config.connections.max;
   app.setSerializerCompiler(options.serializerCompiler ?? (() => (data) => JSON.stringify(data)));
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  app.addHook('onRequest', bodyDeadline(config.connections.requestTimeoutMs));
   app.addHook('preValidation', bodyGuard);
   // Before any route: the plugin hooks every route registered after it (contract D20).
   await registerRateLimit(app, limiter);

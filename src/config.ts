@@ -24,6 +24,8 @@ export interface Config {
     readonly maxConcurrentUploads: number;
     /** Longest time a multipart body may take to arrive once it holds an upload slot, in ms. */
     readonly uploadTimeoutMs: number;
+    /** Multipart submissions one client address may have under way (reading or waiting) at once. */
+    readonly maxUploadsPerClient: number;
   };
   /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
   readonly outbox: {
@@ -39,6 +41,15 @@ export interface Config {
     /** Requests per window per client IP on the public interfaces (contract D20); 0 disables. */
     readonly max: number;
     readonly windowMs: number;
+  };
+  /** Connections and their timeouts (issue 8: slow and idle clients must not hold the server). */
+  readonly connections: {
+    /** Time a client has to send a whole request, headers and body, in ms. */
+    readonly requestTimeoutMs: number;
+    /** A connection that sends nothing for this long is closed, in ms. */
+    readonly idleTimeoutMs: number;
+    /** Open connections at most; more are refused at once. */
+    readonly max: number;
   };
   readonly redisUrl: string | undefined;
   readonly smtpUrl: string | undefined;
@@ -132,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxFieldBytes: int('FLAGPOST_MAX_FIELD_BYTES', 64 * 1024, 1),
       maxConcurrentUploads: int('FLAGPOST_MAX_CONCURRENT_UPLOADS', 8, 1, 1000),
       uploadTimeoutMs: int('FLAGPOST_UPLOAD_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      maxUploadsPerClient: int('FLAGPOST_MAX_UPLOADS_PER_CLIENT', 2, 1, 1000),
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),
@@ -142,6 +154,11 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       max: int('FLAGPOST_RATE_LIMIT_MAX', 6000, 0),
       windowMs: int('FLAGPOST_RATE_LIMIT_WINDOW_MS', 60_000, 1000),
+    },
+    connections: {
+      requestTimeoutMs: int('FLAGPOST_REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+      idleTimeoutMs: int('FLAGPOST_IDLE_TIMEOUT_MS', 30_000, 1000, 3_600_000),
+      max: int('FLAGPOST_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     },
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),

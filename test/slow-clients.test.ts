@@ -81,5 +81,59 @@ forEachDialect(
       for (const d of dripping) assert.doesNotMatch(d.statusLine(), /^HTTP\/1\.1 200 /);
     });
   },
-  { FLAGPOST_MAX_CONCURRENT_UPLOADS: '2', FLAGPOST_UPLOAD_TIMEOUT_MS: '1500' },
+  { FLAGPOST_MAX_CONCURRENT_UPLOADS: '2', FLAGPOST_UPLOAD_TIMEOUT_MS: '1500', FLAGPOST_MAX_UPLOADS_PER_CLIENT: '10' },
+);
+
+forEachDialect(
+  'slow and idle clients (issue 8)',
+  (ctx) => {
+    let port = 0;
+    let path = '';
+    before(async () => {
+      const form = await createForm(ctx(), { uploadsEnabled: true });
+      path = `/v1/s/${form.key}?mode=rest`;
+      await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+      port = (ctx().app.server.address() as net.AddressInfo).port;
+    });
+
+    it('closes a connection that sends nothing', async () => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      const started = Date.now();
+      const closed = await Promise.race([new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))), sleep(5000).then(() => false)]);
+      socket.destroy();
+      assert.ok(closed, 'the idle connection was closed');
+      assert.ok(Date.now() - started < 4000);
+    });
+
+    it('answers 408 to a body that drips one byte at a time past the request timeout', async () => {
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.on('error', () => {});
+      let response = '';
+      socket.on('data', (chunk: Buffer) => {
+        response += chunk.toString('latin1');
+      });
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+      const drip = setInterval(() => socket.write(' '), 300);
+      const started = Date.now();
+      await Promise.race([closed, sleep(8000)]);
+      clearInterval(drip);
+      socket.destroy();
+      assert.match(response, /^HTTP\/1\.1 408 /);
+      assert.ok(response.includes('"message":"Request timed out"'), response);
+      assert.ok(Date.now() - started < 6000, `closed after ${Date.now() - started} ms`);
+    });
+
+    it('refuses a third upload at once from a client that has two under way', async () => {
+      const two = [await startUpload(port, path), await startUpload(port, path)];
+      await sleep(200);
+      const third = await startUpload(port, path);
+      await Promise.race([third.closed, sleep(1500)]);
+      assert.match(third.statusLine(), /^HTTP\/1\.1 429 /);
+      for (const upload of [...two, third]) upload.vanish();
+    });
+  },
+  { FLAGPOST_IDLE_TIMEOUT_MS: '1000', FLAGPOST_REQUEST_TIMEOUT_MS: '2000' },
 );

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/outage.ts';
+import { BODY_TIMEOUT_CODE } from './request-deadline.ts';
 import { AppError, type FieldProblem, message, messages } from '../errors.ts';
 
 /**
@@ -50,6 +51,9 @@ export function toErrorAnswer(error: unknown, surface: Surface): ErrorAnswer {
     const details = fe.validation.map((v) => toProblem(v as unknown as Record<string, unknown>, fe.validationContext));
     return { status: 400, body: { error: true, message: publicApi ? messages.generic : messages.validationFailed, details }, unexpected: false };
   }
+  if (fe.code === BODY_TIMEOUT_CODE) {
+    return { status: 408, body: { error: true, message: messages.requestTimeout }, unexpected: false };
+  }
   if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return { status: 413, body: { error: true, message: messages.bodyTooLarge }, unexpected: false };
   }
@@ -96,6 +100,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     else if (answer.retryAfter) request.log.warn({ err: error }, 'database unavailable');
     else request.log.info({ status: answer.status, code: (error as FastifyError).code }, 'request refused');
     if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
+    // The rest of a body that timed out is not waited for.
+    if (answer.status === 408) reply.header('connection', 'close');
     return reply.code(answer.status).header('cache-control', 'no-store').send(answer.body);
   });
   app.setNotFoundHandler(notFound);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type AdmissionRequest, admissionRefusal } from './admission.ts';
 
-const limits = { maxFileBytes: 1048576, maxFiles: 5, maxFields: 100, maxFieldBytes: 65536, maxConcurrentUploads: 8, uploadTimeoutMs: 60_000 };
+const limits = { maxFileBytes: 1048576, maxFiles: 5, maxFields: 100, maxFieldBytes: 65536, maxConcurrentUploads: 8, uploadTimeoutMs: 60_000, maxUploadsPerClient: 2 };
 const open = { enabled: true, websites: [] as string[], blockedIps: [] as string[] };
 const plain: AdmissionRequest = { ip: '203.0.113.7', origin: undefined, referer: undefined, contentType: 'application/json', contentLength: '20' };
 /** The largest multipart body the limits above allow (submission-body.ts maxMultipartBytes). */

@@ -49,6 +49,7 @@ export function formErrorOf(error: unknown, bodyLimit: number): { status: number
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: messages.formUnsupportedMediaType, unexpected: false };
   const answer = toErrorAnswer(error, 'forms');
   if (answer.status === 429) return { status: 429, message: messages.tooManyRequests, unexpected: false };
+  if (answer.status === 408) return { status: 408, message: messages.requestTimeout, unexpected: false };
   if (answer.status >= 400 && answer.status < 500) return { status: 400, message: messages.formUnreadable, unexpected: false };
   if (answer.retryAfter) return { status: 503, message: messages.serviceUnavailable, unexpected: false, retryAfter: answer.retryAfter };
   return { status: answer.status, message: messages.generic, unexpected: answer.unexpected };

@@ -13,6 +13,8 @@ export interface SubmissionLimits {
   maxConcurrentUploads: number;
   /** Longest time one multipart body may take to arrive once its upload slot is granted, in ms. */
   uploadTimeoutMs: number;
+  /** Multipart submissions one client address may have under way at once. */
+  maxUploadsPerClient: number;
 }
 
 /** "1.00MB" as in the specification's 413 message; 1 MB = 1,048,576 bytes (contract D16). */

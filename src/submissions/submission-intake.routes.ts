@@ -54,6 +54,8 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (app, deps) => {
   const { forms, submissions, limits, publicUrl } = deps;
   const uploads = new UploadGate(limits.maxConcurrentUploads);
+  /** Multipart submissions under way per client address. */
+  const uploadsOf = new Map<string, number>();
   if (!deps.mailEnabled) app.log.warn('SMTP_URL is not set: notification e-mails are off');
 
   app.removeContentTypeParser('text/plain');
@@ -154,6 +156,13 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
       let submission: Submission;
       if (request.isMultipart()) {
         const client = whileConnected(request);
+        // One client cannot take every upload slot: its further uploads are refused, not queued.
+        const ip = request.ip;
+        if ((uploadsOf.get(ip) ?? 0) >= limits.maxUploadsPerClient) {
+          client.done();
+          throw new AppError('rate_limited', messages.tooManyRequests);
+        }
+        uploadsOf.set(ip, (uploadsOf.get(ip) ?? 0) + 1);
         try {
           // Files stay in memory until they are committed: bound how many uploads do that at once.
           const release = await uploads.acquire(client.signal);
@@ -170,6 +179,9 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
           }
         } finally {
           client.done();
+          const left = (uploadsOf.get(ip) ?? 1) - 1;
+          if (left === 0) uploadsOf.delete(ip);
+          else uploadsOf.set(ip, left);
         }
       } else {
         const urlencoded = request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false;
