@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { AdminTokenService, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
@@ -8,6 +8,7 @@ import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, openFlagReadPath } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
+import { createLogger } from './logger.ts';
 import { MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SubmissionService, SubmissionStore } from './submissions/index.ts';
@@ -40,6 +41,8 @@ export interface Services {
   readonly outbox: OutboxWorker;
   /** True when the database answers. */
   healthy(): Promise<boolean>;
+  /** Log lines dropped so far because stdout did not keep up. */
+  droppedLogLines(): number;
   /** Stops background work; the database handle is closed by its owner. */
   stop(): Promise<void>;
 }
@@ -50,7 +53,8 @@ export interface Services {
  */
 export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services> {
   const clock = ports.clock ?? (() => new Date());
-  const log = ports.log ?? pino({ level: config.logLevel });
+  const logger = ports.log ? { log: ports.log, dropped: () => 0 } : createLogger(config.logLevel);
+  const { log } = logger;
   const { db } = handle;
   const events = new DomainEvents(log);
 
@@ -109,6 +113,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     submissions,
     outbox,
     healthy: () => handle.healthy(),
+    droppedLogLines: logger.dropped,
     async stop() {
       await changes.stop();
       await outbox.stop();

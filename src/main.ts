@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
+    app.log.info({ signal, droppedLogLines: services.droppedLogLines() }, 'shutting down');
     const force = setTimeout(() => {
       app.log.error('shutdown took longer than 10 s, exiting');
       process.exit(1);

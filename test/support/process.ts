@@ -11,16 +11,23 @@ export interface ServerProcess {
 }
 
 /** Starts the server (`src/main.ts` through tsx unless `args` say otherwise) as a real child process. */
-export function startServerProcess(env: Record<string, string>, args = ['--import', 'tsx', 'src/main.ts']): ServerProcess {
+export function startServerProcess(
+  env: Record<string, string>,
+  args = ['--import', 'tsx', 'src/main.ts'],
+  options: { readStdout?: boolean } = {},
+): ServerProcess {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
-  child.stdout!.on('data', (d) => {
-    text += d;
-  });
+  // Not reading stdout leaves it a pipe nobody drains: a stuck log collector.
+  if (options.readStdout !== false) {
+    child.stdout!.on('data', (d) => {
+      text += d;
+    });
+  }
   child.stderr!.on('data', (d) => {
     text += d;
   });
