@@ -15,6 +15,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { bodyDeadline } from './http/request-deadline.ts';
 import { requestIdOf } from './http/request-id.ts';
+import { trustProxyOf } from './http/trust-proxy.ts';
 import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -37,7 +38,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   // One per-IP counter for the routes and the fast path (contract D20).
   const limiter = await createRateLimiter(config, services.log);
   // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
-  const fastPath = new FlagFastPath(services.reads, limiter, config.trustProxy);
+  const trustProxy = trustProxyOf(config.trustProxy);
+  const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);
   const app = Fastify({
     serverFactory: config.flagFastPath ? fastPath.serverFactory : undefined,
     ...(options.logger === undefined ? { loggerInstance: services.log } : { logger: options.logger }),
@@ -49,7 +51,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     requestTimeout: config.connections.requestTimeoutMs,
     connectionTimeout: config.connections.idleTimeoutMs,
     http: { connectionsCheckingInterval: Math.min(1000, config.connections.requestTimeoutMs) },
-    trustProxy: config.trustProxy,
+    trustProxy,
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrors([answerUnroutableFlagRead]),
     clientErrorHandler,

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Everything the process reads from its environment (contract D2), validated once at start. */
@@ -54,8 +55,11 @@ export interface Config {
   readonly redisUrl: string | undefined;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
-  /** Trust X-Forwarded-For from a proxy in front of Flagpost. */
-  readonly trustProxy: boolean;
+  /**
+   * Addresses and CIDR ranges of the proxies in front of Flagpost (or `loopback`, `linklocal`,
+   * `uniquelocal`): X-Forwarded-For counts only as far as these added it. Empty: no proxy is trusted.
+   */
+  readonly trustProxy: readonly string[];
   /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
   readonly flagFastPath: boolean;
 }
@@ -113,6 +117,23 @@ export function loadConfig(env: Env = process.env): Config {
     return fallback;
   };
 
+  const proxies = (name: string): string[] => {
+    const raw = (env[name] ?? '').trim();
+    if (raw === '' || ['0', 'false', 'no'].includes(raw.toLowerCase())) return [];
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) {
+      // It used to trust any X-Forwarded-For, which let every client choose its address.
+      problems.push(`${name} no longer takes "${raw}": list the addresses or CIDR ranges of your proxies, e.g. loopback or 10.0.0.0/8`);
+      return [];
+    }
+    const entries = raw.split(',').map((entry) => entry.trim());
+    for (const entry of entries) {
+      if (!['loopback', 'linklocal', 'uniquelocal'].includes(entry) && !isAddressOrRange(entry)) {
+        problems.push(`${name} must list IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got "${entry}"`);
+      }
+    }
+    return entries;
+  };
+
   const port = int('PORT', 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
@@ -163,7 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
-    trustProxy: bool('FLAGPOST_TRUST_PROXY', false),
+    trustProxy: proxies('FLAGPOST_TRUST_PROXY'),
     flagFastPath: bool('FLAGPOST_FLAG_FAST_PATH', true),
   };
 
@@ -176,4 +197,11 @@ function deepFreeze<T extends object>(value: T): T {
     if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
   }
   return Object.freeze(value);
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  if (extra !== undefined || !address || isIP(address) === 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128);
 }

@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RateLimiter, RateLimitState } from '../../http/rate-limit.ts';
 import { chooseRequestId } from '../../http/request-id.ts';
+import { clientAddress, type TrustProxy } from '../../http/trust-proxy.ts';
 import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY } from './flag.cache-headers.ts';
 import type { CachedAnswer, FlagReadModel } from './flag.read-model.ts';
 
@@ -71,7 +72,8 @@ export class FlagFastPath {
     private readonly reads: FlagReadModel,
     /** The counter the Fastify routes use too; undefined when limits are off. */
     private readonly limiter: RateLimiter | undefined,
-    private readonly trustProxy: boolean,
+    /** The same trust function Fastify's request.ip uses; undefined when no proxy is trusted. */
+    private readonly trustProxy: TrustProxy | undefined,
   ) {}
 
   /**
@@ -162,21 +164,9 @@ export class FlagFastPath {
   }
 
   private limitKey(req: IncomingMessage, limiter: RateLimiter): string {
-    if (this.trustProxy) return limiter.keyOf(this.clientIp(req));
+    if (this.trustProxy) return limiter.keyOf(clientAddress(req, this.trustProxy));
     const socket = req.socket as KeyedSocket;
     socket[SOCKET_KEY] ??= limiter.keyOf(socket.remoteAddress ?? '');
     return socket[SOCKET_KEY];
-  }
-
-  /** The client address as Fastify's request.ip computes it (FLAGPOST_TRUST_PROXY: leftmost X-Forwarded-For). */
-  private clientIp(req: IncomingMessage): string {
-    if (this.trustProxy) {
-      const forwarded = req.headers['x-forwarded-for'];
-      if (typeof forwarded === 'string' && forwarded !== '') {
-        const first = forwarded.split(',')[0]!.trim();
-        if (first !== '') return first;
-      }
-    }
-    return req.socket.remoteAddress ?? '';
   }
 }
