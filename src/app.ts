@@ -117,9 +117,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         route.config = { surface: 'admin', ...route.config };
         route.schema = { tags: ['admin'], security: [{ adminToken: [] }], ...route.schema };
       });
-      admin.addHook('onRequest', adminAuth(services.adminTokens));
+      const auth = adminAuth(services.adminTokens, config.adminLockout);
+      admin.addHook('onRequest', auth);
       // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
-      admin.setNotFoundHandler({ preHandler: adminAuth(services.adminTokens) }, notFound);
+      admin.setNotFoundHandler({ preHandler: auth }, notFound);
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });

@@ -9,6 +9,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly adminToken: string | undefined;
+  /** Wrong admin tokens one client address may present per window before it is locked out for the window. */
+  readonly adminLockout: { readonly maxFailures: number; readonly windowMs: number };
   /** How the server is reached from outside, without a trailing slash; used in redirect and page URLs. */
   readonly publicUrl: string;
   readonly logLevel: string;
@@ -154,6 +156,10 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     adminToken,
+    adminLockout: {
+      maxFailures: int('FLAGPOST_ADMIN_MAX_FAILURES', 20, 1, 1_000_000),
+      windowMs: int('FLAGPOST_ADMIN_LOCKOUT_MS', 15 * 60_000, 1000, 86_400_000),
+    },
     publicUrl,
     logLevel,
     bodyLimit: int('FLAGPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { forEachDialect } from './support/context.ts';
+import { ADMIN_TOKEN, forEachDialect } from './support/context.ts';
 import { createFlag, createProject, keys } from './support/fixtures.ts';
 
 forEachDialect('admin API', (ctx) => {
@@ -248,3 +248,28 @@ forEachDialect('admin API', (ctx) => {
     assert.deepEqual(res.json(), { error: true, message: `Flag with slug nope does not exist in project ${project.key}` });
   });
 });
+
+forEachDialect(
+  'admin lockout after wrong tokens (issue 8)',
+  (ctx) => {
+    const guess = (token: string, remoteAddress = '198.51.100.20') =>
+      ctx().app.inject({ method: 'GET', url: '/admin/v1/projects', remoteAddress, headers: { authorization: `Bearer ${token}` } });
+
+    it('locks an address out after the configured number of wrong tokens, even for the right one', async () => {
+      for (let i = 0; i < 3; i++) assert.equal((await guess(`wrong-${i}`)).statusCode, 401);
+      const locked = await guess('wrong-3');
+      assert.equal(locked.statusCode, 429);
+      assert.deepEqual(locked.json(), { error: true, message: 'Too many requests, please try again later.' });
+      assert.ok(Number(locked.headers['retry-after']) > 0);
+      assert.equal((await guess(ADMIN_TOKEN)).statusCode, 429, 'the right token does not lift a lockout');
+      assert.equal((await guess(ADMIN_TOKEN, '198.51.100.21')).statusCode, 200, 'other addresses are not affected');
+    });
+
+    it('counts unknown admin paths too', async () => {
+      const probe = () => ctx().app.inject({ method: 'GET', url: '/admin/v1/secret-route', remoteAddress: '198.51.100.30' });
+      for (let i = 0; i < 3; i++) assert.equal((await probe()).statusCode, 401);
+      assert.equal((await probe()).statusCode, 429);
+    });
+  },
+  { FLAGPOST_ADMIN_MAX_FAILURES: '3' },
+);
