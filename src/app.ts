@@ -107,6 +107,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     limits: config.forms,
     bodyLimit: config.bodyLimit,
     publicUrl: config.publicUrl,
+    resultPageKey: services.resultPageKey,
     mailEnabled: config.smtpUrl !== undefined,
   });
 

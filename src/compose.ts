@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AdminTokenService, SettingsStore } from './admin/index.ts';
+import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
@@ -37,6 +37,8 @@ export interface Services {
   readonly codeRefs: CodeRefService;
   readonly forms: FormService;
   readonly submissions: SubmissionService;
+  /** Signs the links to the built-in result pages of forms. */
+  readonly resultPageKey: Buffer;
   /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
   readonly outbox: OutboxWorker;
   /** True when the database answers. */
@@ -65,7 +67,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(), projects, clock });
-  const { service: adminTokens, created } = await AdminTokenService.open(db, new SettingsStore(), config.adminToken);
+  const settings = new SettingsStore();
+  const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
+  const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
 
   const forms = new FormService({ db, store: new FormStore(), clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -111,6 +115,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     codeRefs,
     forms,
     submissions,
+    resultPageKey,
     outbox,
     healthy: () => handle.healthy(),
     droppedLogLines: logger.dropped,

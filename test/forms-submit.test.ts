@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { forEachDialect } from './support/context.ts';
+import { signedPage, unsigned, unsignedUrl } from './support/result-links.ts';
 import { createForm, listSubmissions, submitJson, submitMultipart, submitUrlencoded } from './support/forms.ts';
 
 const PUBLIC = 'http://forms.example.test';
@@ -11,15 +12,17 @@ forEachDialect(
   'form submission: bodies and answers (contract D13, D14)',
   (ctx) => {
     let form: { key: string };
+    let site: { key: string };
     before(async () => {
       form = await createForm(ctx(), { uploadsEnabled: true });
+      site = await createForm(ctx(), { websites: ['https://site.example'] });
     });
 
     it('accepts a JSON object with mode=rest and answers the D14 success body', async () => {
       const res = await submitJson(ctx(), form.key, { email: 'ada@example.com', age: 36, tags: ['a', 'b'] });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(body, { success: true, code: 200, message: 'Your form has been submitted successfully!', url: SUCCESS_URL, id: body.id });
+      assert.deepEqual(unsigned(body), { success: true, code: 200, message: 'Your form has been submitted successfully!', url: SUCCESS_URL, id: body.id });
       assert.match(body.id, /^[0-9A-Z]{26}$/);
       const { submissions } = await listSubmissions(ctx(), form.key);
       assert.deepEqual(submissions[0]!.data, { email: 'ada@example.com', age: 36, tags: ['a', 'b'] });
@@ -28,13 +31,36 @@ forEachDialect(
 
     it('answers a plain HTML form post (urlencoded) with a 303 to the built-in success page, goBackUrl encoded', async () => {
       const referer = 'https://site.example/contact?from=a b&x=1#top';
-      const res = await submitUrlencoded(ctx(), form.key, 'name=Ada+Lovelace&note=%C3%A9t%C3%A9', { headers: { referer } });
+      const res = await submitUrlencoded(ctx(), site.key, 'name=Ada+Lovelace&note=%C3%A9t%C3%A9', { headers: { referer } });
       assert.equal(res.statusCode, 303);
-      assert.equal(res.headers.location, `${SUCCESS_URL}&goBackUrl=${encodeURIComponent(referer)}`);
+      assert.equal(unsignedUrl(res.headers.location), `${SUCCESS_URL}&goBackUrl=${encodeURIComponent(referer)}`);
       const location = new URL(String(res.headers.location));
       assert.equal(location.searchParams.get('goBackUrl'), referer);
-      const { submissions } = await listSubmissions(ctx(), form.key);
+      const { submissions } = await listSubmissions(ctx(), site.key);
       assert.deepEqual(submissions[0]!.data, { name: 'Ada Lovelace', note: 'été' });
+    });
+
+    it('links back only to pages of the form itself, never to a Referer the submitter chose', async () => {
+      const res = await submitUrlencoded(ctx(), form.key, 'a=1', { headers: { referer: 'https://elsewhere.example/page' } });
+      assert.equal(unsignedUrl(res.headers.location), SUCCESS_URL, 'a form open to any website has no page of its own');
+      const listed = await submitUrlencoded(ctx(), site.key, 'a=1', { headers: { origin: 'https://site.example', referer: 'https://evil.example/' } });
+      assert.equal(listed.statusCode, 303);
+      assert.equal(unsignedUrl(listed.headers.location), SUCCESS_URL, "a Referer off the form's websites is no go-back target");
+    });
+
+    it("shows on the built-in pages only messages and links Flagpost issued", async () => {
+      const res = await submitUrlencoded(ctx(), form.key, '');
+      const page = await ctx().app.inject({ method: 'GET', url: new URL(String(res.headers.location)).pathname + new URL(String(res.headers.location)).search });
+      assert.ok(page.body.includes('Error: The submission has no fields'), page.body);
+      const forged = await ctx().app.inject({ method: 'GET', url: `/v1/s/error?message=${encodeURIComponent('Your account is locked, call +1 555 0100')}&goBackUrl=${encodeURIComponent('https://evil.example/')}` });
+      assert.equal(forged.statusCode, 200);
+      assert.ok(!forged.body.includes('Your account is locked'));
+      assert.ok(!forged.body.includes('evil.example'));
+      assert.ok(forged.body.includes('Your submission could not be accepted.'));
+      const tampered = new URL(String(res.headers.location));
+      tampered.searchParams.set('message', 'Something else');
+      const tamperedPage = await ctx().app.inject({ method: 'GET', url: tampered.pathname + tampered.search });
+      assert.ok(!tamperedPage.body.includes('Something else'), 'the signature covers the message');
     });
 
     it('keeps every value of a repeated urlencoded field as an array', async () => {
@@ -87,7 +113,7 @@ forEachDialect(
       const res = await ctx().app.inject({ method: 'POST', url: `/v1/s/${form.key}?mode=rest`, headers: { 'content-type': 'text/plain' }, payload: 'hello' });
       assert.equal(res.statusCode, 415);
       const message = 'Error: Unsupported Content-Type; send application/json, application/x-www-form-urlencoded or multipart/form-data';
-      assert.deepEqual(res.json(), { error: true, code: 415, message, url: errorPage(message) });
+      assert.deepEqual(unsigned(res.json()), { error: true, code: 415, message, url: errorPage(message) });
     });
 
     it('answers 400 for a submission with no field and no file', async () => {
@@ -95,7 +121,7 @@ forEachDialect(
       for (const body of ['{}', '{"_trap":""}']) {
         const res = await submitJson(ctx(), form.key, body);
         assert.equal(res.statusCode, 400, body);
-        assert.deepEqual(res.json(), { error: true, code: 400, message, url: errorPage(message) });
+        assert.deepEqual(unsigned(res.json()), { error: true, code: 400, message, url: errorPage(message) });
       }
       const empty = await ctx().app.inject({ method: 'POST', url: `/v1/s/${form.key}?mode=rest` });
       assert.equal(empty.statusCode, 400);
@@ -110,7 +136,7 @@ forEachDialect(
       for (const body of ['{"a":', '[1,2]', '"text"', 'null']) {
         const res = await submitJson(ctx(), form.key, body);
         assert.equal(res.statusCode, 400, body);
-        assert.deepEqual(res.json(), { error: true, code: 400, message, url: errorPage(message) });
+        assert.deepEqual(unsigned(res.json()), { error: true, code: 400, message, url: errorPage(message) });
       }
       const broken = await ctx().app.inject({
         method: 'POST',
@@ -151,7 +177,7 @@ forEachDialect(
     it('serves the built-in pages with the message escaped and only an http(s) back link', async () => {
       const res = await ctx().app.inject({
         method: 'GET',
-        url: `/v1/s/error?message=${encodeURIComponent('<script>alert(1)</script>')}&goBackUrl=${encodeURIComponent('javascript:alert(1)')}`,
+        url: signedPage(ctx(), '/v1/s/error', '<script>alert(1)</script>', 'javascript:alert(1)'),
       });
       assert.equal(res.statusCode, 200);
       assert.match(String(res.headers['content-type']), /^text\/html/);
@@ -160,7 +186,7 @@ forEachDialect(
       assert.ok(res.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
       assert.ok(!res.body.includes('<script>'));
       assert.ok(!res.body.includes('javascript:'));
-      const ok = await ctx().app.inject({ method: 'GET', url: `/v1/s/success?message=Thanks&goBackUrl=${encodeURIComponent('https://site.example/a?b=1&c=2')}` });
+      const ok = await ctx().app.inject({ method: 'GET', url: signedPage(ctx(), '/v1/s/success', 'Thanks', 'https://site.example/a?b=1&c=2') });
       assert.ok(ok.body.includes('<a href="https://site.example/a?b=1&amp;c=2">Go back</a>'));
       assert.ok(ok.body.includes('Thanks'));
     });
@@ -177,10 +203,10 @@ forEachDialect(
       const message = 'Error: Form with key nope does not exist';
       const rest = await submitJson(ctx(), 'nope', { a: 1 });
       assert.equal(rest.statusCode, 404);
-      assert.deepEqual(rest.json(), { error: true, code: 404, message, url: errorPage(message) });
+      assert.deepEqual(unsigned(rest.json()), { error: true, code: 404, message, url: errorPage(message) });
       const html = await submitUrlencoded(ctx(), 'nope', 'a=1');
       assert.equal(html.statusCode, 303);
-      assert.equal(html.headers.location, errorPage(message));
+      assert.equal(unsignedUrl(html.headers.location), errorPage(message));
     });
 
     it('answers 409 for a disabled form and stores nothing', async () => {
@@ -243,7 +269,7 @@ forEachDialect(
       ]);
       assert.equal(res.statusCode, 403);
       const message = 'Error: File uploads are not enabled for this form';
-      assert.deepEqual(res.json(), { error: true, code: 403, message, url: errorPage(message) });
+      assert.deepEqual(unsigned(res.json()), { error: true, code: 403, message, url: errorPage(message) });
       assert.equal(await count(form.key), 0);
     });
 

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
 import { toErrorAnswer } from '../http/error-handler.ts';
@@ -9,33 +10,70 @@ export interface FormRequestContext {
   /** `mode=rest`: JSON answers; otherwise 303 redirects (contract D14). */
   rest: boolean;
   form: Form | undefined;
-  /** Where the result pages' "go back" link leads: the form's redirectUrl, else the submitting page. */
+  /** Where the result pages' "go back" link leads (goBackUrlOf). */
   goBackUrl: string | undefined;
 }
 
 export const BUILT_IN_SUCCESS_PATH = '/v1/s/success';
 export const BUILT_IN_ERROR_PATH = '/v1/s/error';
 
-/** `base` with `message` and `goBackUrl` appended as percent-encoded query parameters (contract D14). */
-export function withResultParams(base: string, text: string, goBackUrl: string | undefined): string {
+/** `base` with `message`, `goBackUrl` (and `sig`) appended as percent-encoded query parameters (contract D14). */
+export function withResultParams(base: string, text: string, goBackUrl: string | undefined, sig?: string): string {
   const url = new URL(base);
   const params = [`message=${encodeURIComponent(text)}`];
   if (goBackUrl) params.push(`goBackUrl=${encodeURIComponent(goBackUrl)}`);
+  if (sig) params.push(`sig=${sig}`);
   url.search = [url.search.replace(/^\?/, ''), ...params].filter(Boolean).join('&');
   return url.toString();
 }
 
-export function successUrl(publicUrl: string, ctx: FormRequestContext): string {
-  return withResultParams(ctx.form?.successUrl ?? `${publicUrl}${BUILT_IN_SUCCESS_PATH}`, messages.formSubmitted, ctx.goBackUrl);
+/**
+ * The result page URLs of submissions. Links to Flagpost's built-in pages carry `sig`, an HMAC of the
+ * message and the go-back target under a key of this deployment: the pages show only what Flagpost
+ * itself issued, so nobody can put their own text or link on Flagpost's origin (issue 8). The form's
+ * own pages get the parameters of contract D14 unsigned.
+ */
+export class ResultLinks {
+  constructor(
+    private readonly publicUrl: string,
+    private readonly key: Buffer,
+  ) {}
+
+  success(ctx: FormRequestContext): string {
+    return this.link(ctx.form?.successUrl, BUILT_IN_SUCCESS_PATH, messages.formSubmitted, ctx.goBackUrl);
+  }
+
+  error(ctx: FormRequestContext, text: string): string {
+    return this.link(ctx.form?.errorUrl, BUILT_IN_ERROR_PATH, text, ctx.goBackUrl);
+  }
+
+  /** True when `sig` is the signature of this message and go-back target. */
+  verify(text: string, goBackUrl: string | undefined, sig: string | undefined): boolean {
+    if (!sig) return false;
+    const expected = Buffer.from(this.sign(text, goBackUrl));
+    const given = Buffer.from(sig);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private link(own: string | null | undefined, builtIn: string, text: string, goBackUrl: string | undefined): string {
+    if (own) return withResultParams(own, text, goBackUrl);
+    return withResultParams(`${this.publicUrl}${builtIn}`, text, goBackUrl, this.sign(text, goBackUrl));
+  }
+
+  private sign(text: string, goBackUrl: string | undefined): string {
+    return createHmac('sha256', this.key).update(`${text}\n${goBackUrl ?? ''}`).digest('base64url').slice(0, 22);
+  }
 }
 
-export function errorUrl(publicUrl: string, ctx: FormRequestContext, text: string): string {
-  return withResultParams(ctx.form?.errorUrl ?? `${publicUrl}${BUILT_IN_ERROR_PATH}`, text, ctx.goBackUrl);
-}
-
+/**
+ * Where the "go back" link of a submission's result pages leads: the form's redirectUrl, else the
+ * submitting page when it is on one of the form's websites. A form open to any website has no origin
+ * of its own, so a Referer alone (which whoever submits chooses) never becomes a link (issue 8).
+ */
 export function goBackUrlOf(form: Form | undefined, referer: string | undefined): string | undefined {
   if (form?.redirectUrl) return form.redirectUrl;
-  return referer && isHttpUrl(referer) ? referer : undefined;
+  if (!form || !referer || !isHttpUrl(referer)) return undefined;
+  return form.websites.includes(new URL(referer).origin) ? referer : undefined;
 }
 
 /**
@@ -67,9 +105,9 @@ export function abandonUnreadBody(request: FastifyRequest, reply: FastifyReply):
 }
 
 /** Answers a refused submission: the error object with `code` and `url` in rest mode, else a 303 to the error page. */
-export function sendFormError(request: FastifyRequest, reply: FastifyReply, ctx: FormRequestContext, publicUrl: string, status: number, text: string) {
+export function sendFormError(request: FastifyRequest, reply: FastifyReply, ctx: FormRequestContext, links: ResultLinks, status: number, text: string) {
   abandonUnreadBody(request, reply);
-  const url = errorUrl(publicUrl, ctx, text);
+  const url = links.error(ctx, text);
   reply.header('cache-control', 'no-store');
   if (ctx.rest) return reply.code(status).send({ error: true, code: status, message: text, url });
   return reply.code(303).header('location', url).type('text/plain; charset=utf-8').send(`See ${url}`);

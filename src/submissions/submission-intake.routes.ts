@@ -6,7 +6,7 @@ import type { FormService } from '../forms/index.ts';
 import type { RoutePlugin } from '../http/schemas.ts';
 import { admissionRefusal } from './admission.ts';
 import { PAGE_HEADERS, resultPage } from './result-pages.ts';
-import { type FormRequestContext, formErrorOf, goBackUrlOf, sendFormError, successUrl } from './submission-answer.ts';
+import { type FormRequestContext, formErrorOf, goBackUrlOf, ResultLinks, sendFormError } from './submission-answer.ts';
 import { readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
 import {
   formErrorSchema,
@@ -36,6 +36,8 @@ export interface SubmissionIntakeDeps {
   /** Largest JSON or urlencoded body in bytes. */
   bodyLimit: number;
   publicUrl: string;
+  /** The key that signs links to the built-in result pages (shared by every instance). */
+  resultPageKey: Buffer;
   mailEnabled: boolean;
 }
 
@@ -52,7 +54,8 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
  * and multipart bodies parsed, so the flag endpoints keep taking JSON only.
  */
 export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (app, deps) => {
-  const { forms, submissions, limits, publicUrl } = deps;
+  const { forms, submissions, limits } = deps;
+  const links = new ResultLinks(deps.publicUrl, deps.resultPageKey);
   const uploads = new UploadGate(limits.maxConcurrentUploads);
   /** Multipart submissions under way per client address. */
   const uploadsOf = new Map<string, number>();
@@ -74,7 +77,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
     else request.log.info({ status: answer.status }, 'form submission refused');
     if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
     const ctx = request.formContext ?? { rest: (request.query as { mode?: string } | undefined)?.mode === 'rest', form: undefined, goBackUrl: undefined };
-    return sendFormError(request, reply, ctx, publicUrl, answer.status, answer.message);
+    return sendFormError(request, reply, ctx, links, answer.status, answer.message);
   });
 
   // Contract D19: any origin, unless the form lists websites; then only those, echoed with Vary: Origin.
@@ -188,7 +191,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
         const body = readParsedBody(request.body, urlencoded, limits);
         submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
       }
-      const url = successUrl(publicUrl, ctx);
+      const url = links.success(ctx);
       reply.header('cache-control', 'no-store');
       if (ctx.rest) return reply.send({ success: true, code: 200, message: messages.formSubmitted, url, id: submission.id });
       return reply.code(303).header('location', url).type('text/plain; charset=utf-8').send(`See ${url}`);
@@ -205,7 +208,10 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
       async (request, reply) => {
         const text = typeof request.query.message === 'string' ? request.query.message : undefined;
         const back = typeof request.query.goBackUrl === 'string' ? request.query.goBackUrl : undefined;
-        return reply.headers(PAGE_HEADERS).send(resultPage(kind, text, back));
+        const sig = typeof request.query.sig === 'string' ? request.query.sig : undefined;
+        // Only what Flagpost issued is shown; anything else gets the page's own words and no link.
+        const issued = text !== undefined && links.verify(text, back, sig);
+        return reply.headers(PAGE_HEADERS).send(issued ? resultPage(kind, text, back) : resultPage(kind, undefined, undefined));
       },
     );
   }

@@ -149,6 +149,7 @@ export const resultPageQuery = {
   properties: {
     message: { description: 'The message to show' },
     goBackUrl: { description: 'Where the "Go back" link leads (http or https)' },
+    sig: { description: 'Signature of message and goBackUrl; without a valid one the page shows neither' },
   },
 } as const;
 
