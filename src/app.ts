@@ -114,6 +114,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<JsonSchemaToTsProvider>();
+      // The admin API reads JSON only: a text/plain body is a 415 (docs/errors.md), not a schema error.
+      admin.removeContentTypeParser('text/plain');
       admin.addHook('onRoute', (route) => {
         route.config = { surface: 'admin', ...route.config };
         route.schema = { tags: ['admin'], security: [{ adminToken: [] }], ...route.schema };

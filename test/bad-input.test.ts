@@ -44,14 +44,31 @@ forEachDialect('bad input', (ctx) => {
         assert.deepEqual(res.json(), { error: true, message: 'Something went wrong, please try again later.' });
       }
     }
-    const admin = await ctx().app.inject({
-      method: 'POST',
-      url: '/admin/v1/projects',
-      headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/xml' },
-      payload: 'x',
-    });
-    assert.equal(admin.statusCode, 415);
-    assert.deepEqual(admin.json(), { error: true, message: 'Unsupported Content-Type' });
+    for (const type of ['application/xml', 'text/plain', 'text/plain; charset=utf-8']) {
+      for (const [method, url] of [
+        ['POST', '/admin/v1/projects'],
+        ['PATCH', `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/x`],
+      ] as const) {
+        const admin = await ctx().app.inject({ method, url, headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': type }, payload: '{"name":"x"}' });
+        assert.equal(admin.statusCode, 415, `${method} ${url} ${type}`);
+        assert.deepEqual(admin.json(), { error: true, message: 'Unsupported Content-Type' });
+      }
+    }
+  });
+
+  it('answers a NUL byte in an admin query string or cursor with 400 on both engines (issue 8)', async () => {
+    const form = await ctx().admin('POST', '/admin/v1/forms', { name: 'NUL' });
+    const nulCursor = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'a\u0000b'])).toString('base64url');
+    for (const url of [
+      `/admin/v1/projects/${project.key}/code-refs?slug=a%00b`,
+      `/admin/v1/projects/${project.key}/code-refs?branch=%00`,
+      `/admin/v1/forms/${form.json().key}/submissions?cursor=${nulCursor}`,
+      `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/x/feedback?cursor=${nulCursor}`,
+    ]) {
+      const res = await ctx().admin('GET', url);
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      assertCleanError(res.body, url);
+    }
   });
 
   it('refuses a body over 1 MiB with 413 JSON and accepts one just under', async () => {

@@ -85,6 +85,16 @@ forEachDialect(
       assert.equal(noHook.webhookSecret, undefined);
       const added = await ctx().admin('PATCH', `/admin/v1/forms/${noHook.key}`, { webhookUrl: 'https://hooks.example/x' });
       assert.match(added.json().webhookSecret, /^whsec_/);
+      // Every answer that can carry the secret is kept by no cache (issue 8).
+      const created = await ctx().admin('POST', '/admin/v1/forms', { name: 'c', webhookUrl: 'https://hooks.example/y' });
+      for (const res of [created, added, rotated]) assert.equal(res.headers['cache-control'], 'no-store');
+    });
+
+    it('refuses to rotate the secret of a form without a webhook with a documented 400', async () => {
+      const form = await createForm(ctx());
+      const res = await ctx().admin('POST', `/admin/v1/forms/${form.key}/webhook-secret`);
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), { error: true, message: 'Invalid request', details: [{ field: 'body.webhookUrl', reason: 'the form has no webhook URL' }] });
     });
 
     it('needs the admin token', async () => {
@@ -142,6 +152,14 @@ forEachDialect('admin API: submissions', (ctx) => {
     assert.equal(file.headers['content-disposition'], `attachment; filename="r_sum_ (1).html"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%281%29.html`);
     assert.match(String(file.headers['content-security-policy']), /sandbox/);
     assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${id}/files/nope`)).statusCode, 404);
+  });
+
+  it('strips direction controls from download names, so none can disguise its extension (issue 8)', async () => {
+    const form = await createForm(ctx(), { uploadsEnabled: true });
+    const res = await submitMultipart(ctx(), form.key, [{ name: 'doc', filename: 'invoice\u202efdp.exe', content: 'MZ' }]);
+    const s = (await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${res.json().id}`)).json();
+    const file = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${res.json().id}/files/${s.files[0].id}`);
+    assert.equal(file.headers['content-disposition'], `attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`);
   });
 
   it('exports CSV safe against formula injection', async () => {

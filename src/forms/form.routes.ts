@@ -11,7 +11,8 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
   app.post(
     '/forms',
     { schema: { summary: 'Create a form', body: createFormBody, response: { 201: formSchema, ...adminErrors } } },
-    async (request, reply) => reply.code(201).send(withSecret(await forms.create(request.body))),
+    // An answer may carry the webhook secret: never kept by a cache.
+    async (request, reply) => reply.code(201).header('cache-control', 'no-store').send(withSecret(await forms.create(request.body))),
   );
 
   app.get(
@@ -41,13 +42,13 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
         response: { 200: formSchema, ...adminErrors },
       },
     },
-    async (request) => withSecret(await forms.update(request.params.formKey, request.body ?? {})),
+    async (request, reply) => reply.header('cache-control', 'no-store').send(withSecret(await forms.update(request.params.formKey, request.body ?? {}))),
   );
 
   app.post(
     '/forms/:formKey/webhook-secret',
     { schema: { summary: "Replace the form's webhook signing secret", params: formParams, response: { 200: webhookSecretSchema, ...adminErrors } } },
-    async (request) => ({ webhookSecret: await forms.rotateWebhookSecret(request.params.formKey) }),
+    async (request, reply) => reply.header('cache-control', 'no-store').send({ webhookSecret: await forms.rotateWebhookSecret(request.params.formKey) }),
   );
 
   app.delete(

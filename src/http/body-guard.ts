@@ -22,11 +22,15 @@ export function inspectJson(value: unknown, depth = 0): FieldProblem | undefined
   return undefined;
 }
 
-/** preValidation hook of the whole app: path parameters and parsed bodies pass inspectJson. */
+/**
+ * preValidation hook of the whole app: path parameters and parsed bodies pass inspectJson, and so do
+ * the query strings of the admin API, whose filters and cursors reach the database (the public
+ * interfaces read no query parameter into a query).
+ */
 export async function bodyGuard(request: FastifyRequest): Promise<void> {
-  const problem = inspectJson(request.params) ?? inspectJson(request.body);
-  if (!problem) return;
   const surface = surfaceOf(request);
+  const problem = inspectJson(request.params) ?? (surface === 'admin' ? inspectJson(request.query) : undefined) ?? inspectJson(request.body);
+  if (!problem) return;
   if (surface === 'forms') throw new AppError('validation', messages.formUnreadable);
   if (surface === 'flags' || surface === 'flags-preview') throw AppError.validation([problem], messages.generic);
   throw AppError.validation([problem]);

@@ -17,8 +17,12 @@ import type { SubmissionService } from './submission.service.ts';
 
 const spamFilter = (spam: 'true' | 'false' | 'all' | undefined) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
 
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /** RFC 6266 attachment header: an ASCII fallback name plus the exact UTF-8 name. */
-function attachment(name: string): string {
+function attachment(given: string): string {
+  // Direction controls would let `invoice‮fdp.exe` show as `invoiceexe.pdf` in a download dialog.
+  const name = given.replace(BIDI_CONTROLS, '');
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
