@@ -318,3 +318,26 @@ forEachDialect(
   },
   { FLAGPOST_PUBLIC_URL: PUBLIC },
 );
+
+forEachDialect('form submission: field names that are prototype machinery (issue 8)', (ctx) => {
+  it('refuses __proto__, constructor and prototype alike on every encoding and stores nothing', async () => {
+    const form = await createForm(ctx());
+    const unreadable = { error: true, code: 400, message: 'Error: The submission body could not be read' };
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const answers = [
+        await submitJson(ctx(), form.key, `{"email":"a@b.example","${name}":{"x":1}}`),
+        await submitJson(ctx(), form.key, `{"email":"a@b.example","${name}":"x"}`),
+        await submitUrlencoded(ctx(), form.key, `email=a%40b.example&${name}=x`, { rest: true }),
+        await submitMultipart(ctx(), form.key, [
+          { name: 'email', value: 'a@b.example' },
+          { name, value: 'x' },
+        ]),
+      ];
+      for (const [i, res] of answers.entries()) {
+        assert.equal(res.statusCode, 400, `${name} #${i}: ${res.body}`);
+        assert.deepEqual({ ...res.json(), url: undefined }, { ...unreadable, url: undefined }, `${name} #${i}`);
+      }
+    }
+    assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 0);
+  });
+});

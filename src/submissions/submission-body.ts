@@ -35,6 +35,13 @@ const fieldTooLarge = (field: string, limits: SubmissionLimits) =>
   new AppError('payload_too_large', message('formFieldTooLarge', { field: field.slice(0, 100), limit: formatSize(limits.maxFieldBytes) }));
 export const unreadable = () => new AppError('validation', message('formUnreadable'));
 
+/**
+ * Field names that are prototype machinery in JavaScript. Each body parser treated them differently
+ * (JSON refused `__proto__`, urlencoded forwarded it, multipart refused `constructor`), so one rule
+ * for all three encodings refuses them (issue 8).
+ */
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 export interface ReadBody {
   data: Record<string, unknown>;
   files: IncomingFile[];
@@ -50,6 +57,7 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
   const entries = Object.entries(body as Record<string, unknown>);
   let count = 0;
   for (const [name, value] of entries) {
+    if (RESERVED_FIELD_NAMES.has(name)) throw unreadable();
     const values = urlencoded && Array.isArray(value) ? value : [value];
     count += values.length;
     if (count > limits.maxFields) throw tooManyFields(limits);
@@ -85,6 +93,7 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
     for await (const part of parts as AsyncIterableIterator<Multipart>) {
       // PostgreSQL text cannot hold NUL; refusing it keeps both engines answering alike.
       if (hasNul(part.fieldname) || (part.type === 'file' && (hasNul(part.filename) || hasNul(part.mimetype)))) throw unreadable();
+      if (RESERVED_FIELD_NAMES.has(part.fieldname)) throw unreadable();
       if (part.type === 'field') {
         if (part.fieldnameTruncated || part.valueTruncated) throw fieldTooLarge(part.fieldname, limits);
         if (typeof part.value === 'string' && hasNul(part.value)) throw unreadable();
