@@ -23,6 +23,10 @@ const flagpostEnv = {
   FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN,
   // Raised, not switched off: the counter still runs on every request, as in production (contract D20).
   FLAGPOST_RATE_LIMIT_MAX: '1000000000',
+  // Every bench client is 127.0.0.1: the per-client cap on uploads under way would refuse the
+  // 50 concurrent uploads the memory scenario is about (the global FLAGPOST_MAX_CONCURRENT_UPLOADS
+  // still bounds memory).
+  FLAGPOST_MAX_UPLOADS_PER_CLIENT: '1000',
 };
 const servers: Server[] = [];
 const startFlagpost = (headers: Record<string, string> = {}, url = '/healthz') =>
