@@ -335,7 +335,9 @@ forEachDialect('form submission: field names that are prototype machinery (issue
       ];
       for (const [i, res] of answers.entries()) {
         assert.equal(res.statusCode, 400, `${name} #${i}: ${res.body}`);
-        assert.deepEqual({ ...res.json(), url: undefined }, { ...unreadable, url: undefined }, `${name} #${i}`);
+        const { url, ...body } = res.json() as Record<string, unknown>;
+        assert.deepEqual(body, unreadable, `${name} #${i}`);
+        assert.equal(typeof url, 'string');
       }
     }
     assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 0);

@@ -146,12 +146,13 @@ forEachDialect('hostile input', (ctx) => {
   it('exports CSV whatever the field names, even ones named like Object.prototype members', async () => {
     const csvForm = await createForm(ctx());
     assert.equal((await submitUrlencoded(ctx(), csvForm.key, 'a=1', { rest: true })).statusCode, 200);
-    assert.equal((await submitUrlencoded(ctx(), csvForm.key, 'constructor=y&toString=z', { rest: true })).statusCode, 200);
+    // `constructor` itself is refused as a field name (test/forms-submit.test.ts); other members are plain names.
+    assert.equal((await submitUrlencoded(ctx(), csvForm.key, 'hasOwnProperty=y&toString=z', { rest: true })).statusCode, 200);
     const res = await ctx().admin('GET', `/admin/v1/forms/${csvForm.key}/submissions.csv`);
     assert.equal(res.statusCode, 200);
     const lines = res.body.trim().split('\r\n');
     assert.equal(lines.length, 3);
-    assert.match(lines[0]!, /"constructor","toString","a"/);
+    assert.match(lines[0]!, /"hasOwnProperty","toString","a"/);
     assert.match(lines[1]!, /"y","z",""/);
     assert.match(lines[2]!, /"","","1"/, 'the older row has empty cells for the newer fields');
   });

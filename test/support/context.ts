@@ -6,11 +6,12 @@ import { after, before, describe } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
-import { compose, type Services } from '../../src/compose.ts';
+import { compose, type Ports, type Services } from '../../src/compose.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Dialect } from '../../src/db/database.ts';
 import { openDb, type DbHandle } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { checkingSerializerCompiler } from './response-check.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -70,20 +71,21 @@ export interface TestContext {
 }
 
 /** One Flagpost instance on an existing test database, wired as main.ts wires it, not listening. */
-export async function startInstance(database: TestDatabase, extraEnv: Record<string, string> = {}) {
+export async function startInstance(database: TestDatabase, extraEnv: Record<string, string> = {}, ports: Partial<Ports> = {}) {
   const config = loadConfig({ FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', ...database.env, ...extraEnv });
   const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
   await migrateToLatest(handle.db);
-  const services = await compose(config, handle);
-  const app = await buildApp(services, { logger: false });
+  const services = await compose(config, handle, ports);
+  // Every JSON answer of every test is checked against its route's response schema (docs/adr/0010).
+  const app = await buildApp(services, { logger: false, serializerCompiler: checkingSerializerCompiler });
   await app.ready();
   return { config, handle, services, app };
 }
 
 /** Builds the real app on a fresh database of `dialect`, with extra environment variables. */
-export async function createTestContext(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<TestContext> {
+export async function createTestContext(dialect: Dialect, extraEnv: Record<string, string> = {}, ports: Partial<Ports> = {}): Promise<TestContext> {
   const database = await createTestDatabase(dialect);
-  const { config, handle, services, app } = await startInstance(database, extraEnv);
+  const { config, handle, services, app } = await startInstance(database, extraEnv, ports);
   return {
     dialect,
     app,
@@ -111,12 +113,17 @@ export async function createTestContext(dialect: Dialect, extraEnv: Record<strin
  * Runs a suite once per engine against a fresh app and database. The callback receives a getter,
  * since the context exists only once `before` has run.
  */
-export function forEachDialect(title: string, suite: (ctx: () => TestContext) => void, extraEnv: Record<string, string> = {}): void {
+export function forEachDialect(
+  title: string,
+  suite: (ctx: () => TestContext) => void,
+  extraEnv: Record<string, string> = {},
+  ports: Partial<Ports> = {},
+): void {
   for (const dialect of dialects()) {
     describe(`${title} [${dialect}]`, () => {
       let context: TestContext | undefined;
       before(async () => {
-        context = await createTestContext(dialect, extraEnv);
+        context = await createTestContext(dialect, extraEnv, ports);
       });
       after(async () => {
         await context?.close();
