@@ -1,7 +1,43 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.ts';
+
+/** A non-default value for every variable loadConfig reads. */
+const EVERY_VARIABLE = {
+  PORT: '8080',
+  HOST: '127.0.0.1',
+  DATABASE_URL: 'postgres://u@h:5432/db',
+  FLAGPOST_DATA_DIR: '/tmp/x',
+  FLAGPOST_ADMIN_TOKEN: 'a-long-enough-token',
+  FLAGPOST_ADMIN_MAX_FAILURES: '7',
+  FLAGPOST_ADMIN_LOCKOUT_MS: '60000',
+  FLAGPOST_PUBLIC_URL: 'https://flags.example.com/',
+  LOG_LEVEL: 'debug',
+  FLAGPOST_BODY_LIMIT_BYTES: '2048',
+  FLAGPOST_MAX_FILE_BYTES: '2000000',
+  FLAGPOST_MAX_FILES: '3',
+  FLAGPOST_MAX_FIELDS: '50',
+  FLAGPOST_MAX_FIELD_BYTES: '1000',
+  FLAGPOST_MAX_CONCURRENT_UPLOADS: '4',
+  FLAGPOST_UPLOAD_TIMEOUT_MS: '5000',
+  FLAGPOST_MAX_UPLOADS_PER_CLIENT: '6',
+  FLAGPOST_OUTBOX_POLL_MS: '250',
+  FLAGPOST_OUTBOX_RETRY_BASE_MS: '500',
+  FLAGPOST_OUTBOX_MAX_ATTEMPTS: '3',
+  FLAGPOST_WEBHOOK_TIMEOUT_MS: '2500',
+  FLAGPOST_RATE_LIMIT_MAX: '10',
+  FLAGPOST_RATE_LIMIT_WINDOW_MS: '2000',
+  FLAGPOST_REQUEST_TIMEOUT_MS: '9000',
+  FLAGPOST_IDLE_TIMEOUT_MS: '8000',
+  FLAGPOST_MAX_CONNECTIONS: '77',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  SMTP_URL: 'smtp://localhost:2525',
+  SMTP_FROM: 'Forms <forms@example.com>',
+  FLAGPOST_TRUST_PROXY: '10.0.0.0/8, loopback',
+  FLAGPOST_FLAG_FAST_PATH: 'false',
+};
 
 describe('loadConfig', () => {
   it('uses the documented defaults (contract D2)', () => {
@@ -17,24 +53,42 @@ describe('loadConfig', () => {
   });
 
   it('reads every variable', () => {
-    const config = loadConfig({
-      PORT: '8080',
-      HOST: '127.0.0.1',
-      DATABASE_URL: 'postgres://u@h:5432/db',
-      FLAGPOST_DATA_DIR: '/tmp/x',
-      FLAGPOST_ADMIN_TOKEN: 'a-long-enough-token',
-      FLAGPOST_PUBLIC_URL: 'https://flags.example.com/',
-      FLAGPOST_MAX_FILE_BYTES: '2000000',
-      FLAGPOST_MAX_FILES: '3',
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      SMTP_URL: 'smtp://localhost:2525',
+    const config = loadConfig(EVERY_VARIABLE);
+    assert.deepEqual(JSON.parse(JSON.stringify(config)), {
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://u@h:5432/db',
+      dataDir: '/tmp/x',
+      adminToken: 'a-long-enough-token',
+      adminLockout: { maxFailures: 7, windowMs: 60_000 },
+      publicUrl: 'https://flags.example.com',
+      logLevel: 'debug',
+      bodyLimit: 2048,
+      forms: {
+        maxFileBytes: 2_000_000,
+        maxFiles: 3,
+        maxFields: 50,
+        maxFieldBytes: 1000,
+        maxConcurrentUploads: 4,
+        uploadTimeoutMs: 5000,
+        maxUploadsPerClient: 6,
+      },
+      outbox: { pollMs: 250, retryBaseMs: 500, maxAttempts: 3, webhookTimeoutMs: 2500 },
+      rateLimit: { max: 10, windowMs: 2000 },
+      connections: { requestTimeoutMs: 9000, idleTimeoutMs: 8000, max: 77 },
+      redisUrl: 'redis://127.0.0.1:6379',
+      smtpUrl: 'smtp://localhost:2525',
+      mailFrom: 'Forms <forms@example.com>',
+      trustProxy: ['10.0.0.0/8', 'loopback'],
+      flagFastPath: false,
     });
-    assert.equal(config.port, 8080);
-    assert.equal(config.databaseUrl, 'postgres://u@h:5432/db');
-    assert.equal(config.publicUrl, 'https://flags.example.com');
-    assert.equal(config.forms.maxFileBytes, 2_000_000);
-    assert.equal(config.forms.maxFiles, 3);
-    assert.equal(config.redisUrl, 'redis://127.0.0.1:6379');
+  });
+
+  it('has a test value for every variable src/config.ts reads', () => {
+    const source = fs.readFileSync(path.join(import.meta.dirname, 'config.ts'), 'utf8');
+    const read = new Set([...source.matchAll(/(?:int|url|bool|proxies)\('([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]!));
+    assert.ok(read.size >= 30, `found ${read.size} variables`);
+    assert.deepEqual([...read].sort(), Object.keys(EVERY_VARIABLE).sort());
   });
 
   it('lists every bad variable at once', () => {

@@ -24,12 +24,23 @@ async function streamUpload(port: number, path: string, fileBytes: number, serve
   const started = Date.now();
   const socket = net.connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  const serverSide = serverSockets.at(-1);
+  // The server's end of this very connection: its remote port is our local port.
+  let serverSide: net.Socket | undefined;
+  for (let i = 0; i < 100 && !serverSide; i++) {
+    serverSide = serverSockets.find((s) => s.remotePort === socket.localPort);
+    if (!serverSide) await new Promise((r) => setTimeout(r, 10));
+  }
+  if (!serverSide) throw new Error(`no server socket for the client port ${socket.localPort}`);
   let response = '';
   let closed = false;
   socket.on('data', (chunk: Buffer) => (response += chunk.toString('latin1')));
   socket.on('error', () => {});
-  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
+  const done = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
   const framing = declareLength ? `Content-Length: ${head.length + fileBytes + tail.length}` : 'Transfer-Encoding: chunked';
   socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n${framing}\r\n\r\n`);
   const send = (data: Buffer) => (declareLength ? socket.write(data) : socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])));
@@ -47,7 +58,7 @@ async function streamUpload(port: number, path: string, fileBytes: number, serve
   }
   await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
   socket.destroy();
-  return { response, clientBytesWritten: written, serverBytesRead: serverSide?.bytesRead ?? -1, millis: Date.now() - started };
+  return { response, clientBytesWritten: written, serverBytesRead: serverSide.bytesRead, millis: Date.now() - started };
 }
 
 forEachDialect('form uploads are refused while they stream (contract D16)', (ctx) => {
