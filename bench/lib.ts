@@ -36,7 +36,14 @@ export interface Server {
 }
 
 /** Starts `node <script>` (through tsx for a .ts file) and waits until `readyUrl` answers; returns after `startedMs`. */
-export async function startServer(name: string, script: string, args: string[], env: Record<string, string>, readyUrl: (port: number) => string, headers: Record<string, string> = {}) {
+export async function startServer(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: (port: number) => string,
+  headers: Record<string, string> = {},
+) {
   const port = Number(env.PORT);
   const started = performance.now();
   const child = spawn(process.execPath, [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, ...args], {
@@ -119,7 +126,15 @@ export async function load(target: Target, seconds: number, connections = 50): P
 function combine(rounds: Load[]): Load {
   const mean = (pick: (l: Load) => number) => rounds.reduce((sum, l) => sum + pick(l), 0) / rounds.length;
   const sum = (pick: (l: Load) => number) => rounds.reduce((total, l) => total + pick(l), 0);
-  return { rps: mean((l) => l.rps), p50: mean((l) => l.p50), p99: mean((l) => l.p99), mbPerSec: mean((l) => l.mbPerSec), ok: sum((l) => l.ok), non2xx: sum((l) => l.non2xx), errors: sum((l) => l.errors) };
+  return {
+    rps: mean((l) => l.rps),
+    p50: mean((l) => l.p50),
+    p99: mean((l) => l.p99),
+    mbPerSec: mean((l) => l.mbPerSec),
+    ok: sum((l) => l.ok),
+    non2xx: sum((l) => l.non2xx),
+    errors: sum((l) => l.errors),
+  };
 }
 
 /**

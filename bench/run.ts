@@ -47,7 +47,11 @@ async function main() {
   // The bare server answers with Flagpost's own bytes and headers (minus those node:http adds itself).
   const spec: Record<string, unknown> = {};
   const etags: Record<string, string> = {};
-  for (const [p, headers] of [[slugPath, small], ['/v1/flags', small], ['/v1/flags?large', large]] as const) {
+  for (const [p, headers] of [
+    [slugPath, small],
+    ['/v1/flags', small],
+    ['/v1/flags?large', large],
+  ] as const) {
     const res = await fetch(base + p.replace('?large', ''), { headers });
     const body = Buffer.from(await res.arrayBuffer());
     etags[p] = res.headers.get('etag')!;
@@ -55,10 +59,22 @@ async function main() {
     spec[p] = { status: res.status, headers: kept, body: body.toString('base64') };
   }
   fs.writeFileSync(path.join(dir, 'bare.json'), JSON.stringify(spec));
-  const { server: bare } = await startServer('bare', 'bench/servers/bare-http.ts', [path.join(dir, 'bare.json')], { PORT: String(ports.bare) }, (port) => `http://127.0.0.1:${port}/`);
+  const { server: bare } = await startServer(
+    'bare',
+    'bench/servers/bare-http.ts',
+    [path.join(dir, 'bare.json')],
+    { PORT: String(ports.bare) },
+    (port) => `http://127.0.0.1:${port}/`,
+  );
   servers.push(bare);
   fs.mkdirSync(path.join(dir, 'baseline'));
-  const { server: baseline } = await startServer('baseline', 'bench/servers/baseline-forms.ts', [path.join(dir, 'baseline')], { PORT: String(ports.baseline) }, (port) => `http://127.0.0.1:${port}/`);
+  const { server: baseline } = await startServer(
+    'baseline',
+    'bench/servers/baseline-forms.ts',
+    [path.join(dir, 'baseline')],
+    { PORT: String(ports.baseline) },
+    (port) => `http://127.0.0.1:${port}/`,
+  );
   servers.push(baseline);
 
   const bareUrl = `http://127.0.0.1:${ports.bare}`;
@@ -67,15 +83,32 @@ async function main() {
   const pair = (name: string, fp: Load, ref: Load | undefined, target?: { ratio?: number; p99?: number }) => {
     const ratio = ref ? fp.rps / ref.rps : undefined;
     const met = target ? (target.ratio === undefined || (ratio ?? 0) >= target.ratio) && (target.p99 === undefined || fp.p99 < target.p99) : undefined;
-    const goal = target ? [target.ratio !== undefined ? `>= ${target.ratio}` : '', target.p99 !== undefined ? `p99 < ${target.p99} ms` : ''].filter(Boolean).join(', ') : '';
-    rows.push([name, fmt.int(fp.rps), fmt.ms(fp.p50), fmt.ms(fp.p99), ref ? `${fmt.int(ref.rps)} (p99 ${fmt.ms(ref.p99)})` : '', ratio ? fmt.ratio(ratio) : '', goal, met === undefined ? '' : met ? 'yes' : 'NO']);
+    const goal = target
+      ? [target.ratio !== undefined ? `>= ${target.ratio}` : '', target.p99 !== undefined ? `p99 < ${target.p99} ms` : ''].filter(Boolean).join(', ')
+      : '';
+    rows.push([
+      name,
+      fmt.int(fp.rps),
+      fmt.ms(fp.p50),
+      fmt.ms(fp.p99),
+      ref ? `${fmt.int(ref.rps)} (p99 ${fmt.ms(ref.p99)})` : '',
+      ratio ? fmt.ratio(ratio) : '',
+      goal,
+      met === undefined ? '' : met ? 'yes' : 'NO',
+    ]);
     results[name] = { flagpost: fp, reference: ref, ratio, target, met };
-    if (fp.errors > 0 || (fp.non2xx > 0 && !name.includes('If-None-Match'))) process.stderr.write(`warning: ${name}: ${fp.errors} errors, ${fp.non2xx} non-2xx\n`);
+    if (fp.errors > 0 || (fp.non2xx > 0 && !name.includes('If-None-Match')))
+      process.stderr.write(`warning: ${name}: ${fp.errors} errors, ${fp.non2xx} non-2xx\n`);
   };
   const get = (url: string, headers: Record<string, string>): Target => ({ url, headers });
 
   // Both servers warm before the first measured round: JIT, snapshot loads, and the garbage the seeding left.
-  for (const [url, headers] of [[base + slugPath, small], [`${base}/v1/flags`, small], [`${base}/v1/flags`, large], [bareUrl + slugPath, {}]] as const) {
+  for (const [url, headers] of [
+    [base + slugPath, small],
+    [`${base}/v1/flags`, small],
+    [`${base}/v1/flags`, large],
+    [bareUrl + slugPath, {}],
+  ] as const) {
     await load(get(url, headers), 2);
   }
   const slug = await abRounds(get(base + slugPath, small), get(bareUrl + slugPath, {}), ROUNDS, SECONDS);
@@ -85,7 +118,11 @@ async function main() {
   const list1000 = await abRounds(get(`${base}/v1/flags`, large), get(`${bareUrl}/v1/flags?large`, {}), ROUNDS, SECONDS);
   pair('GET /v1/flags (1,000 flags)', list1000.a, list1000.b);
   pair('GET /v1/flags (20) If-None-Match', await rounds(get(`${base}/v1/flags`, { ...small, 'if-none-match': etags['/v1/flags']! }), 2, SECONDS), undefined);
-  pair('GET /v1/flags (1,000) If-None-Match', await rounds(get(`${base}/v1/flags`, { ...large, 'if-none-match': etags['/v1/flags?large']! }), 2, SECONDS), undefined);
+  pair(
+    'GET /v1/flags (1,000) If-None-Match',
+    await rounds(get(`${base}/v1/flags`, { ...large, 'if-none-match': etags['/v1/flags?large']! }), 2, SECONDS),
+    undefined,
+  );
   pair('GET /v1/flags/preview', await rounds(get(`${base}/v1/flags/preview`, small), 2, SECONDS), undefined);
 
   let durability: Record<string, unknown> = { skipped: 'the form endpoint does not exist' };
@@ -95,7 +132,12 @@ async function main() {
     const json = JSON.stringify({ email: 'ada@example.com', name: 'Ada Lovelace', message: 'Hello from the benchmark', plan: 'pro' });
     const formHeaders = { 'content-type': 'application/json', accept: 'application/json' };
     const submit: Target = { url: `${base}/v1/s/${data.formKey}?mode=rest`, method: 'POST', headers: formHeaders, body: json };
-    const baselineSubmit: Target = { url: `http://127.0.0.1:${ports.baseline}/v1/s/${data.formKey}?mode=rest`, method: 'POST', headers: formHeaders, body: json };
+    const baselineSubmit: Target = {
+      url: `http://127.0.0.1:${ports.baseline}/v1/s/${data.formKey}?mode=rest`,
+      method: 'POST',
+      headers: formHeaders,
+      body: json,
+    };
     const forms = await abRounds(submit, baselineSubmit, ROUNDS, SECONDS);
     pair('POST /v1/s/{key} JSON (committed)', forms.a, forms.b, { ratio: 0.6 });
     durability = checkDurability(forms.a, forms.b);
@@ -114,7 +156,16 @@ async function main() {
     results.startupMs = { runs: startups, median: startups.sort((x, y) => x - y)[1] };
     const upload = multipartBody(5, 1024 * 1024);
     const rssBefore = peakRssMb(flagpost.child.pid!);
-    const uploads = await load({ url: `${base}/v1/s/${data.formKey}?mode=rest`, method: 'POST', headers: { 'content-type': upload.contentType, accept: 'application/json' }, body: upload.body }, 10, 50);
+    const uploads = await load(
+      {
+        url: `${base}/v1/s/${data.formKey}?mode=rest`,
+        method: 'POST',
+        headers: { 'content-type': upload.contentType, accept: 'application/json' },
+        body: upload.body,
+      },
+      10,
+      50,
+    );
     const peak = peakRssMb(flagpost.child.pid!);
     multipart = { ...uploads, fileMbPerSec: (uploads.ok / 10) * 5 * 1.048576, peakRssMb: peak, peakRssBeforeMb: rssBefore };
     rows.push([
@@ -128,13 +179,38 @@ async function main() {
       `${peak?.toFixed(0)} MB: ${peak !== undefined && peak < 300 ? 'yes' : 'NO'}`,
     ]);
     const median = (results.startupMs as { median: number }).median;
-    rows.push(['Start-up to first flag answer', '', '', '', `${startups.map((s) => s.toFixed(0)).join(', ')} ms`, '', '< 1000 ms (median)', `${median.toFixed(0)} ms: ${median < 1000 ? 'yes' : 'NO'}`]);
+    rows.push([
+      'Start-up to first flag answer',
+      '',
+      '',
+      '',
+      `${startups.map((s) => s.toFixed(0)).join(', ')} ms`,
+      '',
+      '< 1000 ms (median)',
+      `${median.toFixed(0)} ms: ${median < 1000 ? 'yes' : 'NO'}`,
+    ]);
   } else if (!data.formKey) {
     process.stderr.write('The form endpoint (POST /admin/v1/forms) does not exist yet: form scenarios skipped.\n');
   }
 
-  const machine = { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 1e9), node: process.version, platform: `${os.type()} ${os.release()}` };
-  const output = { date: new Date().toISOString(), machine, connections: 50, rounds: ROUNDS, secondsPerRound: SECONDS, results, durability, multipart, totalSeconds: (performance.now() - began) / 1000 };
+  const machine = {
+    cpus: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model,
+    memoryGb: Math.round(os.totalmem() / 1e9),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+  const output = {
+    date: new Date().toISOString(),
+    machine,
+    connections: 50,
+    rounds: ROUNDS,
+    secondsPerRound: SECONDS,
+    results,
+    durability,
+    multipart,
+    totalSeconds: (performance.now() - began) / 1000,
+  };
   fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(output, null, 2)}\n`);
   process.stdout.write(`\nFlagpost benchmark, ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, 50 connections\n\n${table(rows)}\n\n`);
   process.stdout.write(`Durability: ${JSON.stringify(durability)}\nMultipart: ${JSON.stringify(multipart)}\n`);

@@ -90,7 +90,9 @@ export function multipartBody(files: number, size: number): { body: Buffer; cont
   const parts: Buffer[] = [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda Lovelace\r\n`)];
   for (let i = 0; i < files; i++) {
     parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="scan-${i}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="scan-${i}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
       randomBytes(size),
       Buffer.from('\r\n'),
     );

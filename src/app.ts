@@ -89,8 +89,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       },
     },
     async (_request, reply) => {
-    if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
-    return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
+      if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
+      return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
     },
   );
 

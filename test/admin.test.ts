@@ -26,12 +26,18 @@ forEachDialect('admin API', (ctx) => {
     const body = res.json();
     assert.equal(body.name, 'Shop');
     assert.equal(typeof body.key, 'string');
-    assert.deepEqual(body.environments.map((e: { name: string }) => e.name), ['development', 'staging', 'production']);
+    assert.deepEqual(
+      body.environments.map((e: { name: string }) => e.name),
+      ['development', 'staging', 'production'],
+    );
     assert.equal(new Set(body.environments.map((e: { key: string }) => e.key)).size, 3);
 
     const one = await ctx().admin('GET', `/admin/v1/projects/${body.key}`);
     assert.equal(one.statusCode, 200);
-    assert.deepEqual(one.json().environments.map((e: { key: string }) => e.key), body.environments.map((e: { key: string }) => e.key));
+    assert.deepEqual(
+      one.json().environments.map((e: { key: string }) => e.key),
+      body.environments.map((e: { key: string }) => e.key),
+    );
     const list = await ctx().admin('GET', '/admin/v1/projects');
     assert.ok(list.json().projects.some((p: { key: string }) => p.key === body.key));
   });
@@ -81,7 +87,13 @@ forEachDialect('admin API', (ctx) => {
       { slug: 'ok', payload: 'text' },
       { slug: 'ok', expiredAt: 'tomorrow' },
       { slug: 'ok', previewContent: { type: 'doc', content: [{ type: 'image', attrs: { src: 'x' } }] } },
-      { slug: 'ok', previewContent: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x', marks: [{ type: 'link', attrs: { href: 'javascript:alert(1)' } }] }] }] } },
+      {
+        slug: 'ok',
+        previewContent: {
+          type: 'doc',
+          content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x', marks: [{ type: 'link', attrs: { href: 'javascript:alert(1)' } }] }] }],
+        },
+      },
       { slug: 'ok', previewContent: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x', marks: [{ type: 'blink' }] }] }] } },
       { slug: 'ok', unknownField: 1 },
       { slug: 'preview' },
@@ -174,7 +186,10 @@ forEachDialect('admin API', (ctx) => {
     const list = await ctx().app.inject({ method: 'GET', url: '/v1/flags', headers });
     assert.deepEqual(
       list.json().flags.map((f: { slug: string; enabled: boolean; description: string }) => [f.slug, f.enabled, f.description]),
-      [['b', false, ''], ['a', false, 'A']],
+      [
+        ['b', false, ''],
+        ['a', false, 'A'],
+      ],
     );
     const preview = await ctx().app.inject({ method: 'GET', url: '/v1/flags/preview', headers });
     assert.equal(preview.json().flags[0].previewName, 'A!');
@@ -218,7 +233,10 @@ forEachDialect('admin API', (ctx) => {
     await createFlag(ctx(), project.key, { slug: 'one' });
     await createFlag(ctx(), project.key, { slug: 'two' });
     const res = await ctx().admin('GET', `/admin/v1/projects/${project.key}/flags`);
-    assert.deepEqual(res.json().flags.map((f: { slug: string }) => f.slug), ['two', 'one']);
+    assert.deepEqual(
+      res.json().flags.map((f: { slug: string }) => f.slug),
+      ['two', 'one'],
+    );
     assert.deepEqual(
       res.json().flags[0].environments.map((e: { name: string }) => e.name),
       ['development', 'staging', 'production'],

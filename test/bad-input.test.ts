@@ -49,7 +49,12 @@ forEachDialect('bad input', (ctx) => {
         ['POST', '/admin/v1/projects'],
         ['PATCH', `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/x`],
       ] as const) {
-        const admin = await ctx().app.inject({ method, url, headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': type }, payload: '{"name":"x"}' });
+        const admin = await ctx().app.inject({
+          method,
+          url,
+          headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': type },
+          payload: '{"name":"x"}',
+        });
         assert.equal(admin.statusCode, 415, `${method} ${url} ${type}`);
         assert.deepEqual(admin.json(), { error: true, message: 'Unsupported Content-Type' });
       }
@@ -81,7 +86,12 @@ forEachDialect('bad input', (ctx) => {
     const filler = 'x'.repeat(1024 * 1024 - 200);
     const justUnder = JSON.stringify({ branch: 'b', projectName: 'p', references: { a: [{ filePath: 'f', lineNumber: 1, lineContent: 'c' }] }, pad: filler });
     assert.ok(Buffer.byteLength(justUnder) <= 1024 * 1024);
-    const ok = await ctx().app.inject({ method: 'POST', url: '/v1/flags/code-refs', headers: { ...headers(), 'content-type': 'application/json' }, payload: justUnder });
+    const ok = await ctx().app.inject({
+      method: 'POST',
+      url: '/v1/flags/code-refs',
+      headers: { ...headers(), 'content-type': 'application/json' },
+      payload: justUnder,
+    });
     assert.equal(ok.statusCode, 201);
   });
 

@@ -24,14 +24,26 @@ forEachDialect('code references', (ctx) => {
   });
 
   it('stores references and answers 201 with success and a message', async () => {
-    const res = await upload({ branch: 'main', projectName: 'web', repositoryUrl: 'https://git.example/web', references: { a: [row(1), row(2)], b: [row(3)] } });
+    const res = await upload({
+      branch: 'main',
+      projectName: 'web',
+      repositoryUrl: 'https://git.example/web',
+      references: { a: [row(1), row(2)], b: [row(3)] },
+    });
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().success, true);
     assert.equal(typeof res.json().message, 'string');
     const refs = await stored('?branch=main');
     assert.equal(refs.length, 3);
     assert.deepEqual(
-      { slug: refs[0].slug, projectName: refs[0].projectName, branch: refs[0].branch, repositoryUrl: refs[0].repositoryUrl, filePath: refs[0].filePath, lineNumber: refs[0].lineNumber },
+      {
+        slug: refs[0].slug,
+        projectName: refs[0].projectName,
+        branch: refs[0].branch,
+        repositoryUrl: refs[0].repositoryUrl,
+        filePath: refs[0].filePath,
+        lineNumber: refs[0].lineNumber,
+      },
       { slug: 'a', projectName: 'web', branch: 'main', repositoryUrl: 'https://git.example/web', filePath: 'src/file1.ts', lineNumber: 1 },
     );
   });
@@ -41,9 +53,22 @@ forEachDialect('code references', (ctx) => {
     await upload({ branch: 'dev', projectName: 'api', references: { a: [row(7)] } });
     await upload({ branch: 'main', projectName: 'web', references: { a: [row(9)] } });
     const main = await stored('?branch=main&projectName=web');
-    assert.deepEqual(main.map((r: { slug: string; lineNumber: number }) => [r.slug, r.lineNumber]), [['a', 9], ['b', 3]]);
+    assert.deepEqual(
+      main.map((r: { slug: string; lineNumber: number }) => [r.slug, r.lineNumber]),
+      [
+        ['a', 9],
+        ['b', 3],
+      ],
+    );
     const dev = await stored('?branch=dev');
-    assert.deepEqual(dev.map((r: { projectName: string; slug: string; lineNumber: number }) => [r.projectName, r.slug, r.lineNumber]), [['api', 'a', 7], ['web', 'a', 1], ['web', 'b', 2]]);
+    assert.deepEqual(
+      dev.map((r: { projectName: string; slug: string; lineNumber: number }) => [r.projectName, r.slug, r.lineNumber]),
+      [
+        ['api', 'a', 7],
+        ['web', 'a', 1],
+        ['web', 'b', 2],
+      ],
+    );
     assert.deepEqual((await stored('?slug=b&branch=main')).length, 1);
   });
 
@@ -65,7 +90,10 @@ forEachDialect('code references', (ctx) => {
     assert.equal(badBody.statusCode, 400);
     assert.equal(badBody.json().message, GENERIC);
 
-    const noEnv = await upload({ branch: 'x', projectName: 'p', references: { a: [row()] } }, { 'x-project-key': project.key, 'x-environment-key': 'nope', 'x-api-key': token });
+    const noEnv = await upload(
+      { branch: 'x', projectName: 'p', references: { a: [row()] } },
+      { 'x-project-key': project.key, 'x-environment-key': 'nope', 'x-api-key': token },
+    );
     assert.equal(noEnv.statusCode, 404);
     assert.deepEqual(noEnv.json(), { error: true, message: 'Environment with key nope does not exist' });
   });

@@ -14,7 +14,15 @@ forEachDialect('preview feedback', (ctx) => {
       headers: { 'content-type': 'application/json', ...headers },
       payload: typeof body === 'string' ? body : JSON.stringify(body),
     });
-  const count = async () => Number((await ctx().handle.db.selectFrom('feedback').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async () =>
+    Number(
+      (
+        await ctx()
+          .handle.db.selectFrom('feedback')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const valid = { flagKey: 'beta', mood: 'HAPPY', rating: 4 };
 
   before(async () => {
@@ -114,11 +122,20 @@ forEachDialect('preview feedback', (ctx) => {
     for (let i = 1; i <= 5; i++) await post({ ...valid, rating: i }, keys(project, 1));
     const url = `/admin/v1/projects/${project.key}/environments/${env.key}/flags/beta/feedback`;
     const first = (await ctx().admin('GET', `${url}?limit=2`)).json();
-    assert.deepEqual(first.feedback.map((f: { rating: number }) => f.rating), [5, 4]);
+    assert.deepEqual(
+      first.feedback.map((f: { rating: number }) => f.rating),
+      [5, 4],
+    );
     const second = (await ctx().admin('GET', `${url}?limit=2&cursor=${first.nextCursor}`)).json();
-    assert.deepEqual(second.feedback.map((f: { rating: number }) => f.rating), [3, 2]);
+    assert.deepEqual(
+      second.feedback.map((f: { rating: number }) => f.rating),
+      [3, 2],
+    );
     const third = (await ctx().admin('GET', `${url}?limit=2&cursor=${second.nextCursor}`)).json();
-    assert.deepEqual(third.feedback.map((f: { rating: number }) => f.rating), [1]);
+    assert.deepEqual(
+      third.feedback.map((f: { rating: number }) => f.rating),
+      [1],
+    );
     assert.equal(third.nextCursor, null);
     for (const query of ['?limit=0', '?limit=201', '?limit=abc', '?cursor=garbage']) {
       assert.equal((await ctx().admin('GET', `${url}${query}`)).statusCode, 400, query);

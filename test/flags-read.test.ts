@@ -8,8 +8,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 forEachDialect('flag reads', (ctx) => {
   let project: ProjectFixture;
-  const get = (url: string, headers: Record<string, string> = keys(project)) =>
-    ctx().app.inject({ method: 'GET', url, headers });
+  const get = (url: string, headers: Record<string, string> = keys(project)) => ctx().app.inject({ method: 'GET', url, headers });
 
   before(async () => {
     project = await createProject(ctx());
@@ -88,7 +87,10 @@ forEachDialect('flag reads', (ctx) => {
     const res = await get('/v1/flags');
     assert.equal(res.statusCode, 200);
     const { flags } = res.json();
-    assert.deepEqual(flags.map((f: { slug: string }) => f.slug), ['beta-ui', 'second', 'first']);
+    assert.deepEqual(
+      flags.map((f: { slug: string }) => f.slug),
+      ['beta-ui', 'second', 'first'],
+    );
     for (const flag of flags) {
       assert.deepEqual(Object.keys(flag).sort(), ['createdAt', 'description', 'enabled', 'expiredAt', 'payload', 'slug', 'updatedAt']);
       assert.match(flag.createdAt, ISO);

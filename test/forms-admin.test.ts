@@ -111,15 +111,30 @@ forEachDialect('admin API: submissions', (ctx) => {
     const form = await createForm(ctx());
     for (let i = 0; i < 5; i++) assert.equal((await submitJson(ctx(), form.key, { n: i, ...(i === 2 ? { _trap: 'bot' } : {}) })).statusCode, 200);
     const first = await listSubmissions(ctx(), form.key, '?limit=2');
-    assert.deepEqual(first.submissions.map((s) => s.data.n), [4, 3]);
+    assert.deepEqual(
+      first.submissions.map((s) => s.data.n),
+      [4, 3],
+    );
     assert.ok(first.nextCursor);
     const second = await listSubmissions(ctx(), form.key, `?limit=2&cursor=${first.nextCursor}`);
-    assert.deepEqual(second.submissions.map((s) => s.data.n), [2, 1]);
+    assert.deepEqual(
+      second.submissions.map((s) => s.data.n),
+      [2, 1],
+    );
     const third = await listSubmissions(ctx(), form.key, `?limit=2&cursor=${second.nextCursor}`);
-    assert.deepEqual(third.submissions.map((s) => s.data.n), [0]);
+    assert.deepEqual(
+      third.submissions.map((s) => s.data.n),
+      [0],
+    );
     assert.equal(third.nextCursor, null);
-    assert.deepEqual((await listSubmissions(ctx(), form.key, '?spam=false')).submissions.map((s) => s.data.n), [4, 3, 1, 0]);
-    assert.deepEqual((await listSubmissions(ctx(), form.key, '?spam=true')).submissions.map((s) => s.data.n), [2]);
+    assert.deepEqual(
+      (await listSubmissions(ctx(), form.key, '?spam=false')).submissions.map((s) => s.data.n),
+      [4, 3, 1, 0],
+    );
+    assert.deepEqual(
+      (await listSubmissions(ctx(), form.key, '?spam=true')).submissions.map((s) => s.data.n),
+      [2],
+    );
     const keys = Object.keys(first.submissions[0]!).sort();
     assert.deepEqual(keys, ['createdAt', 'data', 'files', 'id', 'spam']);
     assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?cursor=garbage`)).statusCode, 400);

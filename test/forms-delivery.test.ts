@@ -12,6 +12,7 @@ const smtp = await startSmtpServer();
 after(() => smtp.close());
 
 const deliveriesOf = async (ctx: () => import('./support/context.ts').TestContext, formKey: string, id: string) =>
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the deliveries' fields freely; the response schema check covers their shape
   (await ctx().admin('GET', `/admin/v1/forms/${formKey}/submissions/${id}`)).json().deliveries as Array<Record<string, any>>;
 
 forEachDialect(
@@ -33,7 +34,10 @@ forEachDialect(
         assert.equal(body.name, 'Contact');
         assert.deepEqual(body.data, { email: 'ada@example.com' });
         assert.equal(body.submissionId, id);
-        assert.deepEqual(body.files.map((f: Record<string, unknown>) => [f.field, f.name, f.size, f.contentType]), [['cv', 'cv.pdf', 8, 'application/pdf']]);
+        assert.deepEqual(
+          body.files.map((f: Record<string, unknown>) => [f.field, f.name, f.size, f.contentType]),
+          [['cv', 'cv.pdf', 8, 'application/pdf']],
+        );
         assert.equal(hook!.headers['content-type'], 'application/json');
         assert.ok(verifyWebhook(form.webhookSecret!, hook!.headers, hook!.body), 'signature verifies with the secret shown at creation');
         assert.ok(!verifyWebhook(`whsec_${Buffer.alloc(32).toString('base64')}`, hook!.headers, hook!.body));
@@ -161,11 +165,18 @@ forEachDialect(
       const before = receiver.received.length;
       for (let i = 0; i < 30; i++) assert.equal((await submitJson(ctx(), form.key, { i })).statusCode, 200);
       const config = loadConfig({ FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', FLAGPOST_OUTBOX_POLL_MS: '0', ...ctx().database.env });
-      const handles = [openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }), openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 })];
+      const handles = [
+        openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }),
+        openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }),
+      ];
       const instances = await Promise.all(handles.map((h) => compose(config, h)));
       try {
         const counts = await Promise.all([...instances, ctx().services].map((s) => s.outbox.runOnce()));
-        assert.equal(counts.reduce((a, b) => a + b, 0), 30, `attempts per instance: ${counts.join(', ')}`);
+        assert.equal(
+          counts.reduce((a, b) => a + b, 0),
+          30,
+          `attempts per instance: ${counts.join(', ')}`,
+        );
         const ids = receiver.received.slice(before).map((r) => r.headers['webhook-id']);
         assert.equal(ids.length, 30);
         assert.equal(new Set(ids).size, 30);

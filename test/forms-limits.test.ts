@@ -7,7 +7,12 @@ import { createForm, listSubmissions, type Part, submitJson, submitMultipart, su
 const MiB = 1024 * 1024;
 const PUBLIC = 'http://forms.example.test';
 const errorPage = (message: string) => `${PUBLIC}/v1/s/error?message=${encodeURIComponent(message)}`;
-const file = (name: string, size: number, field = 'upload'): Part => ({ name: field, filename: name, contentType: 'application/octet-stream', content: Buffer.alloc(size, 7) });
+const file = (name: string, size: number, field = 'upload'): Part => ({
+  name: field,
+  filename: name,
+  contentType: 'application/octet-stream',
+  content: Buffer.alloc(size, 7),
+});
 
 forEachDialect(
   'form submission limits at and one past the boundary (contract D15, D16)',
@@ -55,11 +60,36 @@ forEachDialect(
     it('accepts 100 fields and refuses 101 with 413, in multipart, urlencoded and JSON', async () => {
       const names = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`);
       const message = 'Error: Too many fields, at most 100 fields per submission';
-      assert.equal((await submitMultipart(ctx(), form.key, names(100).map((name) => ({ name, value: 'x' })))).statusCode, 200);
-      assert.equal((await submitUrlencoded(ctx(), form.key, names(100).map((n) => `${n}=x`).join('&'), { rest: true })).statusCode, 200);
+      assert.equal(
+        (
+          await submitMultipart(
+            ctx(),
+            form.key,
+            names(100).map((name) => ({ name, value: 'x' })),
+          )
+        ).statusCode,
+        200,
+      );
+      assert.equal(
+        (
+          await submitUrlencoded(
+            ctx(),
+            form.key,
+            names(100)
+              .map((n) => `${n}=x`)
+              .join('&'),
+            { rest: true },
+          )
+        ).statusCode,
+        200,
+      );
       assert.equal((await submitJson(ctx(), form.key, Object.fromEntries(names(100).map((n) => [n, 'x'])))).statusCode, 200);
       const before = await count();
-      const multi = await submitMultipart(ctx(), form.key, names(101).map((name) => ({ name, value: 'x' })));
+      const multi = await submitMultipart(
+        ctx(),
+        form.key,
+        names(101).map((name) => ({ name, value: 'x' })),
+      );
       assert.equal(multi.statusCode, 413);
       assert.equal(multi.json().message, message);
       const repeated = await submitUrlencoded(ctx(), form.key, Array.from({ length: 101 }, () => 'same=x').join('&'), { rest: true });

@@ -19,7 +19,9 @@ interface UploadOutcome {
  */
 async function streamUpload(port: number, path: string, fileBytes: number, serverSockets: net.Socket[], declareLength = false): Promise<UploadOutcome> {
   const boundary = 'flagpostboundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="upload"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="upload"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const started = Date.now();
   const socket = net.connect(port, '127.0.0.1');
@@ -43,7 +45,8 @@ async function streamUpload(port: number, path: string, fileBytes: number, serve
   );
   const framing = declareLength ? `Content-Length: ${head.length + fileBytes + tail.length}` : 'Transfer-Encoding: chunked';
   socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n${framing}\r\n\r\n`);
-  const send = (data: Buffer) => (declareLength ? socket.write(data) : socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])));
+  const send = (data: Buffer) =>
+    declareLength ? socket.write(data) : socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]));
   let written = 0;
   const block = Buffer.alloc(64 * 1024, 0x61);
   send(head);
@@ -74,7 +77,9 @@ forEachDialect('form uploads are refused while they stream (contract D16)', (ctx
 
   it('refuses a 50 MB chunked upload after about 1 MiB has been read and closes the connection', async (t) => {
     const outcome = await streamUpload(port, `/v1/s/${form.key}?mode=rest`, 50 * MiB, serverSockets);
-    t.diagnostic(`50 MB chunked upload: server read ${outcome.serverBytesRead} bytes, client wrote ${outcome.clientBytesWritten} bytes, answered in ${outcome.millis} ms`);
+    t.diagnostic(
+      `50 MB chunked upload: server read ${outcome.serverBytesRead} bytes, client wrote ${outcome.clientBytesWritten} bytes, answered in ${outcome.millis} ms`,
+    );
     assert.match(outcome.response, /^HTTP\/1\.1 413 /);
     assert.match(outcome.response, /\r\nconnection: close\r\n/i);
     assert.ok(outcome.response.includes('"message":"Error: File \\"huge.bin\\" exceeds the 1.00MB upload limit"'), outcome.response);
@@ -85,7 +90,9 @@ forEachDialect('form uploads are refused while they stream (contract D16)', (ctx
 
   it('refuses a declared 50 MB Content-Length at once, before the body is read', async (t) => {
     const outcome = await streamUpload(port, `/v1/s/${form.key}?mode=rest`, 50 * MiB, serverSockets, true);
-    t.diagnostic(`declared 50 MB upload: server read ${outcome.serverBytesRead} bytes, client wrote ${outcome.clientBytesWritten} bytes, answered in ${outcome.millis} ms`);
+    t.diagnostic(
+      `declared 50 MB upload: server read ${outcome.serverBytesRead} bytes, client wrote ${outcome.clientBytesWritten} bytes, answered in ${outcome.millis} ms`,
+    );
     assert.match(outcome.response, /^HTTP\/1\.1 413 /);
     assert.match(outcome.response, /The submission exceeds the \d+\.\d\dMB size limit/);
     assert.ok(outcome.serverBytesRead < 3 * MiB, `server read ${outcome.serverBytesRead} bytes`);

@@ -48,11 +48,17 @@ forEachDialect(
       assert.equal(unsignedUrl(listed.headers.location), SUCCESS_URL, "a Referer off the form's websites is no go-back target");
     });
 
-    it("shows on the built-in pages only messages and links Flagpost issued", async () => {
+    it('shows on the built-in pages only messages and links Flagpost issued', async () => {
       const res = await submitUrlencoded(ctx(), form.key, '');
-      const page = await ctx().app.inject({ method: 'GET', url: new URL(String(res.headers.location)).pathname + new URL(String(res.headers.location)).search });
+      const page = await ctx().app.inject({
+        method: 'GET',
+        url: new URL(String(res.headers.location)).pathname + new URL(String(res.headers.location)).search,
+      });
       assert.ok(page.body.includes('Error: The submission has no fields'), page.body);
-      const forged = await ctx().app.inject({ method: 'GET', url: `/v1/s/error?message=${encodeURIComponent('Your account is locked, call +1 555 0100')}&goBackUrl=${encodeURIComponent('https://evil.example/')}` });
+      const forged = await ctx().app.inject({
+        method: 'GET',
+        url: `/v1/s/error?message=${encodeURIComponent('Your account is locked, call +1 555 0100')}&goBackUrl=${encodeURIComponent('https://evil.example/')}`,
+      });
       assert.equal(forged.statusCode, 200);
       assert.ok(!forged.body.includes('Your account is locked'));
       assert.ok(!forged.body.includes('evil.example'));
@@ -169,7 +175,10 @@ forEachDialect(
       );
       const bad = await submitUrlencoded(ctx(), custom.key, '');
       assert.equal(bad.statusCode, 303);
-      assert.equal(bad.headers.location, 'https://site.example/oops?message=Error%3A%20The%20submission%20has%20no%20fields&goBackUrl=https%3A%2F%2Fsite.example%2Fcontact');
+      assert.equal(
+        bad.headers.location,
+        'https://site.example/oops?message=Error%3A%20The%20submission%20has%20no%20fields&goBackUrl=https%3A%2F%2Fsite.example%2Fcontact',
+      );
       const rest = await submitJson(ctx(), custom.key, { a: 1 });
       assert.equal(rest.json().url, ok.headers.location);
     });

@@ -132,7 +132,11 @@ forEachDialect('hostile input', (ctx) => {
 
   it('refuses a line number beyond the range both engines store', async () => {
     const token = await createApiKey(ctx(), project.key);
-    for (const [lineNumber, status] of [[2147483647, 201], [2147483648, 400], [1e300, 400]] as const) {
+    for (const [lineNumber, status] of [
+      [2147483647, 201],
+      [2147483648, 400],
+      [1e300, 400],
+    ] as const) {
       const res = await ctx().app.inject({
         method: 'POST',
         url: '/v1/flags/code-refs',

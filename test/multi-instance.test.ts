@@ -42,7 +42,11 @@ const adminCall = (instance: Instance, method: 'POST' | 'PATCH' | 'DELETE', url:
   });
 
 /** Polls `read` until `done` holds; returns the milliseconds it took, or fails after `limitMs`. */
-async function within(limitMs: number, read: () => Promise<{ statusCode: number; body: string }>, done: (res: { statusCode: number; body: string }) => boolean) {
+async function within(
+  limitMs: number,
+  read: () => Promise<{ statusCode: number; body: string }>,
+  done: (res: { statusCode: number; body: string }) => boolean,
+) {
   const started = performance.now();
   for (;;) {
     const res = await read();
@@ -60,8 +64,7 @@ describe('several instances on one PostgreSQL (LISTEN/NOTIFY)', { skip: process.
   let one: Instance;
   let two: Instance;
   let project: ProjectFixture;
-  const read = (instance: Instance, slug: string, p = project) =>
-    instance.app.inject({ method: 'GET', url: `/v1/flags/${slug}`, headers: keys(p) });
+  const read = (instance: Instance, slug: string, p = project) => instance.app.inject({ method: 'GET', url: `/v1/flags/${slug}`, headers: keys(p) });
   const patch = (slug: string, body: unknown) =>
     adminCall(one, 'PATCH', `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/${slug}`, body);
 
@@ -91,7 +94,11 @@ describe('several instances on one PostgreSQL (LISTEN/NOTIFY)', { skip: process.
   it('drops a deleted flag on the other instance within one second', async () => {
     assert.equal((await read(two, 'banner')).statusCode, 200);
     assert.equal((await adminCall(one, 'DELETE', `/admin/v1/projects/${project.key}/flags/banner`)).statusCode, 204);
-    await within(1000, () => read(two, 'banner'), (res) => res.statusCode === 404);
+    await within(
+      1000,
+      () => read(two, 'banner'),
+      (res) => res.statusCode === 404,
+    );
   });
 
   it('knows a project created through the other instance within one second', async () => {
@@ -119,7 +126,11 @@ describe('several instances on one PostgreSQL (LISTEN/NOTIFY)', { skip: process.
 
     // And the new connection delivers changes as fast as the first one did.
     assert.equal((await patch('search', { enabled: false })).statusCode, 200);
-    await within(1000, () => read(two, 'search'), (res) => res.statusCode === 200 && JSON.parse(res.body).enabled === false);
+    await within(
+      1000,
+      () => read(two, 'search'),
+      (res) => res.statusCode === 200 && JSON.parse(res.body).enabled === false,
+    );
   });
 
   it('catches a change whose notification never came at the next re-check', async () => {

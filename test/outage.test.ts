@@ -42,7 +42,11 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
     });
     await waitForHealth(port);
     const project = await (await fetch(`${base}/admin/v1/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Shop' }) })).json();
-    const created = await fetch(`${base}/admin/v1/projects/${project.key}/flags`, { method: 'POST', headers: admin, body: JSON.stringify({ slug: 'checkout', enabled: true }) });
+    const created = await fetch(`${base}/admin/v1/projects/${project.key}/flags`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ slug: 'checkout', enabled: true }),
+    });
     assert.equal(created.status, 201);
     flagHeaders = { 'x-project-key': project.key, 'x-environment-key': project.environments[0].key };
     formKey = (await (await fetch(`${base}/admin/v1/forms`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Contact' }) })).json()).key;
@@ -57,7 +61,11 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
   });
 
   const submit = () =>
-    fetch(`${base}/v1/s/${formKey}?mode=rest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }) });
+    fetch(`${base}/v1/s/${formKey}?mode=rest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ada@example.com' }),
+    });
 
   it('keeps the process up, answers warm reads, refuses writes with 503 and recovers', async (t) => {
     await proxy.cut();
@@ -94,7 +102,10 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
     const projects = await fetch(`${base}/admin/v1/projects`, { headers: admin });
     assert.equal(projects.status, 200);
     assert.equal((await projects.json()).projects.length, 1, 'the refused write changed nothing');
-    const outboxLines = server.output().split('\n').filter((line) => line.includes('outbox delivery failed'));
+    const outboxLines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('outbox delivery failed'));
     assert.equal(outboxLines.length, 1, `the outbox loop logs an outage once:\n${outboxLines.join('\n')}`);
     // The loop retries with backoff (at most 5 s apart): its recovery is logged once it ran again.
     for (let i = 0; i < 80 && !server.output().includes('outbox delivery works again'); i++) await sleep(100);

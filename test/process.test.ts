@@ -51,9 +51,13 @@ describe('the server process', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
     dirs.push(dataDir);
     const port = freePort();
-    const server = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: 'stalled-admin-token-0123456789', LOG_LEVEL: 'info' }, undefined, {
-      readStdout: false,
-    });
+    const server = start(
+      { PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: 'stalled-admin-token-0123456789', LOG_LEVEL: 'info' },
+      undefined,
+      {
+        readStdout: false,
+      },
+    );
     await waitForHealth(port);
     // One log line per request, about 200 bytes: far more than a pipe holds (64 KiB).
     let answered = 0;
@@ -112,7 +116,10 @@ for (const dialect of dialects()) {
       const b = openDb({ databaseUrl: url, dataDir: database.env.FLAGPOST_DATA_DIR! });
       try {
         await Promise.all([migrateToLatest(a.db), migrateToLatest(b.db)]);
-        const rows = await a.db.selectFrom('kysely_migration' as never).selectAll().execute();
+        const rows = await a.db
+          .selectFrom('kysely_migration' as never)
+          .selectAll()
+          .execute();
         const names = rows.map((r) => (r as { name: string }).name);
         assert.equal(new Set(names).size, names.length, 'no migration recorded twice');
         assert.ok(names.includes('0001_flags'));

@@ -43,7 +43,14 @@ forEachDialect(
 
     it('limits requests without key headers', async () => {
       await expectLimitedAfterThree(
-        (remoteAddress) => ctx().app.inject({ method: 'POST', url: '/v1/flags/preview/feedback', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress }),
+        (remoteAddress) =>
+          ctx().app.inject({
+            method: 'POST',
+            url: '/v1/flags/preview/feedback',
+            headers: { 'content-type': 'application/json' },
+            payload: '{}',
+            remoteAddress,
+          }),
         400,
       );
     });

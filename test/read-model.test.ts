@@ -54,8 +54,7 @@ describe('FlagReadModel', () => {
     let release!: (env: EnvironmentFlags) => void;
     let enabled = false;
     const model = new FlagReadModel({
-      loadEnvironment: () =>
-        enabled ? Promise.resolve({ environmentId: 'e1', flags: [flag('a', true)] }) : new Promise((resolve) => (release = resolve)),
+      loadEnvironment: () => (enabled ? Promise.resolve({ environmentId: 'e1', flags: [flag('a', true)] }) : new Promise((resolve) => (release = resolve))),
     });
     const pending = model.get('p', 'e');
     enabled = true;
@@ -92,7 +91,10 @@ forEachDialect('read model invalidation by admin writes', (ctx) => {
   it('sees a flag created after the snapshot was loaded', async () => {
     assert.equal((await get('/v1/flags')).json().flags.length, 1);
     await createFlag(ctx(), project.key, { slug: 'search', enabled: true });
-    assert.deepEqual((await get('/v1/flags')).json().flags.map((f: { slug: string }) => f.slug), ['search', 'checkout']);
+    assert.deepEqual(
+      (await get('/v1/flags')).json().flags.map((f: { slug: string }) => f.slug),
+      ['search', 'checkout'],
+    );
     assert.equal((await get('/v1/flags/search')).statusCode, 200);
   });
 
@@ -130,7 +132,10 @@ forEachDialect('read model invalidation by admin writes', (ctx) => {
     assert.equal(env.statusCode, 201);
     const res = await ctx().app.inject({ method: 'GET', url: '/v1/flags', headers: { 'x-project-key': project.key, 'x-environment-key': env.json().key } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json().flags.map((f: { slug: string; enabled: boolean }) => [f.slug, f.enabled]), [['checkout', false]]);
+    assert.deepEqual(
+      res.json().flags.map((f: { slug: string; enabled: boolean }) => [f.slug, f.enabled]),
+      [['checkout', false]],
+    );
 
     const other = await createProject(ctx(), 'Blog');
     const list = await ctx().app.inject({ method: 'GET', url: '/v1/flags', headers: keys(other) });

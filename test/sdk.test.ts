@@ -36,7 +36,10 @@ forEachDialect('@basestack/flags-js 1.2.1 against Flagpost', (ctx) => {
 
   it('reads all flags', async () => {
     const { flags } = (await sdk().getAllFlags()) as unknown as { flags: Array<{ slug: string; createdAt: string }> };
-    assert.deepEqual(flags.map((f) => f.slug), ['beta', 'header']);
+    assert.deepEqual(
+      flags.map((f) => f.slug),
+      ['beta', 'header'],
+    );
     assert.ok(flags.every((f) => typeof f.createdAt === 'string'));
   });
 

@@ -40,7 +40,12 @@ async function startUpload(port: number, path: string) {
 async function submitWithin(port: number, path: string, ms: number): Promise<number> {
   const { payload, contentType } = multipart([{ name: 'email', value: 'late@example.com' }]);
   try {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body: payload, signal: AbortSignal.timeout(ms) });
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: payload,
+      signal: AbortSignal.timeout(ms),
+    });
     await res.arrayBuffer();
     return res.status;
   } catch {

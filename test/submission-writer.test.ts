@@ -28,7 +28,12 @@ forEachDialect('group commit of submissions (contract D18)', (ctx) => {
     const form = await createForm(ctx());
     const { id: formId } = await ctx().handle.db.selectFrom('forms').select('id').where('key', '=', form.key).executeTakeFirstOrThrow();
     const { db, dialect } = ctx().handle;
-    const writer = new SubmissionWriter({ db, store: new SubmissionStore(), outbox: new OutboxService(db, new OutboxStore(dialect)), events: new DomainEvents() });
+    const writer = new SubmissionWriter({
+      db,
+      store: new SubmissionStore(),
+      outbox: new OutboxService(db, new OutboxStore(dialect)),
+      events: new DomainEvents(),
+    });
     const submission = (id: string, n: number): Submission => ({
       id,
       formId,
@@ -52,7 +57,10 @@ forEachDialect('group commit of submissions (contract D18)', (ctx) => {
         deliveries: [{ kind: 'webhook', target: 'http://127.0.0.1:9/hook', payload: '{}' }],
       }),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.equal(writer.commitCount, 2, 'the first write alone, then the three in one transaction');
     const rows = await db.selectFrom('submissions').select(['id', 'data']).where('form_id', '=', formId).execute();
     assert.deepEqual(new Set(rows.map((r) => r.id)), new Set([taken, first, third]));

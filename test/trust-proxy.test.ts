@@ -17,7 +17,11 @@ describe('FLAGPOST_TRUST_PROXY', () => {
 
   it('refuses "true", which used to trust every client, and anything that is no address', () => {
     for (const value of ['true', 'yes', '10.0.0.0/33', 'proxy.example']) {
-      assert.throws(() => loadConfig({ FLAGPOST_TRUST_PROXY: value }), (error) => error instanceof ConfigError && /FLAGPOST_TRUST_PROXY/.test(error.message), value);
+      assert.throws(
+        () => loadConfig({ FLAGPOST_TRUST_PROXY: value }),
+        (error) => error instanceof ConfigError && /FLAGPOST_TRUST_PROXY/.test(error.message),
+        value,
+      );
     }
   });
 });

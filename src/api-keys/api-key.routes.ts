@@ -7,11 +7,21 @@ import type { ApiKeyService } from './api-key.service.ts';
 export const apiKeyAdminRoutes: RoutePlugin<{ apiKeys: ApiKeyService }> = async (app, { apiKeys }) => {
   app.post(
     '/projects/:projectKey/api-keys',
-    { schema: { summary: 'Create an API key (for code reference uploads)', params: projectParams, body: nameBody, response: { 201: createdApiKeySchema, ...adminErrors } } },
+    {
+      schema: {
+        summary: 'Create an API key (for code reference uploads)',
+        params: projectParams,
+        body: nameBody,
+        response: { 201: createdApiKeySchema, ...adminErrors },
+      },
+    },
     async (request, reply) => {
       const { key, token } = await apiKeys.create(request.params.projectKey, request.body.name.trim());
       // The token is shown here once; only its hash is stored (contract D11).
-      return reply.code(201).header('cache-control', 'no-store').send({ ...apiKeyView(key), token });
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ ...apiKeyView(key), token });
     },
   );
 

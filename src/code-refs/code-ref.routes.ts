@@ -51,7 +51,10 @@ export const codeRefAdminRoutes: RoutePlugin<{ codeRefs: CodeRefService }> = asy
         summary: "A project's code references, filtered by slug, branch or projectName",
         params: projectParams,
         querystring: codeRefsQuery,
-        response: { 200: { type: 'object', required: ['references'], properties: { references: { type: 'array', items: storedCodeRefSchema } } }, ...adminErrors },
+        response: {
+          200: { type: 'object', required: ['references'], properties: { references: { type: 'array', items: storedCodeRefSchema } } },
+          ...adminErrors,
+        },
       },
     },
     async (request) => {

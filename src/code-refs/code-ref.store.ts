@@ -35,7 +35,11 @@ export class CodeRefStore {
         updated_at: updatedAt,
       })),
     );
-    for (let i = 0; i < rows.length; i += CHUNK) await trx.insertInto('code_refs').values(rows.slice(i, i + CHUNK)).execute();
+    for (let i = 0; i < rows.length; i += CHUNK)
+      await trx
+        .insertInto('code_refs')
+        .values(rows.slice(i, i + CHUNK))
+        .execute();
   }
 
   async list(db: Executor, projectId: string, filter: CodeReferenceFilter): Promise<StoredCodeReference[]> {

@@ -37,8 +37,11 @@ export function openDb(options: OpenDbOptions): DbHandle {
       connectionTimeoutMillis: 5000,
       keepAlive: true,
     });
-    // An idle client that loses its connection must not crash the process; the pool replaces it.
+    // A client that loses its connection must not crash the process. The pool listens while a client is
+    // idle; while it is checked out nobody does, and a connection dropped between two queries would be an
+    // unhandled 'error' event. The query in flight still fails (503), and the pool drops the client.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', databaseUrl: options.databaseUrl, healthy: () => answers(db), close: () => db.destroy() };
   }

@@ -33,7 +33,8 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** pg's own messages for a connection that went away (it sets no code on them). */
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection closed/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection closed|Client was closed and is not queryable/i;
 
 /** True when `error` says the database is unreachable or cannot write now, rather than that a query is wrong. */
 export function isDatabaseUnavailable(error: unknown): boolean {

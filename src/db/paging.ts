@@ -26,7 +26,10 @@ export function newestFirst<DB, TB extends keyof DB, O>(
   const filtered = after
     ? q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]))
     : q;
-  return filtered.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1) as unknown as SelectQueryBuilder<DB, TB, O>;
+  return filtered
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1) as unknown as SelectQueryBuilder<DB, TB, O>;
 }
 
 /** Cuts the `limit + 1` rows of newestFirst to a page. */

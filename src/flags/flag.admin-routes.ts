@@ -26,7 +26,10 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
       schema: {
         summary: "List a project's flags with their value in every environment",
         params: projectParams,
-        response: { 200: { type: 'object', required: ['flags'], properties: { flags: { type: 'array', items: flagAcrossEnvironmentsSchema } } }, ...adminErrors },
+        response: {
+          200: { type: 'object', required: ['flags'], properties: { flags: { type: 'array', items: flagAcrossEnvironmentsSchema } } },
+          ...adminErrors,
+        },
       },
     },
     async (request) => ({ flags: await flags.listFlags(request.params.projectKey) }),

@@ -41,10 +41,10 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       schema: { summary: 'Every flag of the environment', headers: keyHeaders, response: { 200: flagListSchema, 304: notModified, ...publicErrors } },
     },
     async (request, reply) => {
-    const { projectKey, environmentKey } = readKeyHeaders(request);
-    const snapshot = await reads.get(projectKey, environmentKey);
-    if (!snapshot) throw environmentMissing(environmentKey);
-    return sendFlagAnswer(request, reply, snapshot.list);
+      const { projectKey, environmentKey } = readKeyHeaders(request);
+      const snapshot = await reads.get(projectKey, environmentKey);
+      if (!snapshot) throw environmentMissing(environmentKey);
+      return sendFlagAnswer(request, reply, snapshot.list);
     },
   );
 
@@ -52,13 +52,17 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
     '/preview',
     {
       config: { surface: 'flags-preview' },
-      schema: { summary: 'The preview flags of the environment, content as HTML', headers: keyHeaders, response: { 200: previewListSchema, 304: notModified, ...publicErrors } },
+      schema: {
+        summary: 'The preview flags of the environment, content as HTML',
+        headers: keyHeaders,
+        response: { 200: previewListSchema, 304: notModified, ...publicErrors },
+      },
     },
     async (request, reply) => {
-    const { projectKey, environmentKey } = readKeyHeaders(request);
-    const snapshot = await reads.get(projectKey, environmentKey);
-    if (!snapshot) throw environmentMissing(environmentKey);
-    return sendFlagAnswer(request, reply, await reads.preview(snapshot));
+      const { projectKey, environmentKey } = readKeyHeaders(request);
+      const snapshot = await reads.get(projectKey, environmentKey);
+      if (!snapshot) throw environmentMissing(environmentKey);
+      return sendFlagAnswer(request, reply, await reads.preview(snapshot));
     },
   );
 
@@ -74,11 +78,11 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       },
     },
     async (request, reply) => {
-    const { projectKey, environmentKey } = readKeyHeaders(request);
-    const { slug } = request.params;
-    const snapshot = await reads.get(projectKey, environmentKey);
-    // Unknown keys answer the normal flag 404 so that clients treat the flag as off (contract D5).
-    return sendFlagAnswer(request, reply, snapshot?.single.get(slug) ?? flagNotFoundAnswer(slug));
+      const { projectKey, environmentKey } = readKeyHeaders(request);
+      const { slug } = request.params;
+      const snapshot = await reads.get(projectKey, environmentKey);
+      // Unknown keys answer the normal flag 404 so that clients treat the flag as off (contract D5).
+      return sendFlagAnswer(request, reply, snapshot?.single.get(slug) ?? flagNotFoundAnswer(slug));
     },
   );
 

@@ -42,7 +42,21 @@ export const environmentFlagParams = {
 export const adminFlagSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['slug', 'environment', 'key', 'name', 'enabled', 'payload', 'expiredAt', 'description', 'isPreview', 'previewName', 'previewContent', 'createdAt', 'updatedAt'],
+  required: [
+    'slug',
+    'environment',
+    'key',
+    'name',
+    'enabled',
+    'payload',
+    'expiredAt',
+    'description',
+    'isPreview',
+    'previewName',
+    'previewContent',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     slug: { type: 'string' },
     environment: { type: 'object', additionalProperties: false, required: ['key', 'name'], properties: { key: { type: 'string' }, name: { type: 'string' } } },

@@ -48,9 +48,7 @@ export class FlagService {
       createdAt: now,
       updatedAt: now,
     };
-    const flags = project.environments.map((env) =>
-      applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now),
-    );
+    const flags = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now));
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       // The unique index is per environment; a project without environments still has one slug.
       if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {

@@ -52,22 +52,12 @@ export class FlagStore {
   }
 
   async slugExistsInProject(db: Executor, projectId: string, slug: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('flags')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
+    const row = await db.selectFrom('flags').select('id').where('project_id', '=', projectId).where('slug', '=', slug).executeTakeFirst();
     return row !== undefined;
   }
 
   async findFlag(db: Executor, environmentId: string, slug: string): Promise<Flag | undefined> {
-    const row = await db
-      .selectFrom('flags')
-      .selectAll()
-      .where('environment_id', '=', environmentId)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
+    const row = await db.selectFrom('flags').selectAll().where('environment_id', '=', environmentId).where('slug', '=', slug).executeTakeFirst();
     return row ? toFlag(row) : undefined;
   }
 
@@ -89,24 +79,13 @@ export class FlagStore {
   }
 
   async listProjectFlags(db: Executor, projectId: string): Promise<Flag[]> {
-    const rows = await db
-      .selectFrom('flags')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
+    const rows = await db.selectFrom('flags').selectAll().where('project_id', '=', projectId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     return rows.map(toFlag);
   }
 
   /** Deletes a slug in every environment and returns the environments it was in. */
   async deleteSlug(db: Executor, projectId: string, slug: string): Promise<string[]> {
-    const rows = await db
-      .deleteFrom('flags')
-      .where('project_id', '=', projectId)
-      .where('slug', '=', slug)
-      .returning('environment_id')
-      .execute();
+    const rows = await db.deleteFrom('flags').where('project_id', '=', projectId).where('slug', '=', slug).returning('environment_id').execute();
     return rows.map((r) => r.environment_id);
   }
 
@@ -128,6 +107,10 @@ export class FlagStore {
       rows.push({ ...row, id: newId(), environment_id: environmentId, enabled: 0, updated_at: now });
     }
     // Stay far below the bound-parameter limits of both engines.
-    for (let i = 0; i < rows.length; i += 500) await db.insertInto('flags').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('flags')
+        .values(rows.slice(i, i + 500))
+        .execute();
   }
 }

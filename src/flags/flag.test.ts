@@ -43,6 +43,9 @@ describe('flag rules', () => {
     const a = { ...flag, id: '01A', createdAt: '2026-01-01T00:00:00.000Z' };
     const b = { ...flag, id: '01B', createdAt: '2026-01-01T00:00:00.000Z' };
     const c = { ...flag, id: '01C', createdAt: '2025-01-01T00:00:00.000Z' };
-    assert.deepEqual([c, a, b].sort(byNewest).map((f) => f.id), ['01B', '01A', '01C']);
+    assert.deepEqual(
+      [c, a, b].sort(byNewest).map((f) => f.id),
+      ['01B', '01A', '01C'],
+    );
   });
 });

@@ -9,8 +9,22 @@ describe('preview renderer (contract D9)', () => {
   const rendered: Array<[string, unknown, string]> = [
     ['escapes text', para(text('<img src=x onerror=alert(1)> & "q"')), '<p>&lt;img src=x onerror=alert(1)&gt; &amp; "q"</p>'],
     ['renders marks', para(text('b', [{ type: 'bold' }]), text('i', [{ type: 'italic' }])), '<p><strong>b</strong><em>i</em></p>'],
-    ['renders headings and lists', { type: 'doc', content: [{ type: 'heading', attrs: { level: 2 }, content: [text('H')] }, { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [text('x')] }] }] }] }, '<h2>H</h2><ul><li><p>x</p></li></ul>'],
-    ['escapes link targets', para(text('l', [{ type: 'link', attrs: { href: 'https://a.example/?a=1&b="x"' } }])), '<p><a target="_blank" rel="noopener noreferrer nofollow" href="https://a.example/?a=1&amp;b=&quot;x&quot;">l</a></p>'],
+    [
+      'renders headings and lists',
+      {
+        type: 'doc',
+        content: [
+          { type: 'heading', attrs: { level: 2 }, content: [text('H')] },
+          { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [text('x')] }] }] },
+        ],
+      },
+      '<h2>H</h2><ul><li><p>x</p></li></ul>',
+    ],
+    [
+      'escapes link targets',
+      para(text('l', [{ type: 'link', attrs: { href: 'https://a.example/?a=1&b="x"' } }])),
+      '<p><a target="_blank" rel="noopener noreferrer nofollow" href="https://a.example/?a=1&amp;b=&quot;x&quot;">l</a></p>',
+    ],
     ['drops unknown attributes', { type: 'doc', content: [{ type: 'paragraph', attrs: { onclick: 'x', class: 'y' }, content: [text('p')] }] }, '<p>p</p>'],
     ['renders an empty editor document', { type: 'doc', content: [{ type: 'paragraph' }] }, '<p></p>'],
   ];

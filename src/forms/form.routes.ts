@@ -12,7 +12,11 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
     '/forms',
     { schema: { summary: 'Create a form', body: createFormBody, response: { 201: formSchema, ...adminErrors } } },
     // An answer may carry the webhook secret: never kept by a cache.
-    async (request, reply) => reply.code(201).header('cache-control', 'no-store').send(withSecret(await forms.create(request.body))),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send(withSecret(await forms.create(request.body))),
   );
 
   app.get(
@@ -20,16 +24,17 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
     {
       schema: {
         summary: 'List forms, newest first',
-        response: { 200: { type: 'object', additionalProperties: false, required: ['forms'], properties: { forms: { type: 'array', items: formSchema } } }, ...adminErrors },
+        response: {
+          200: { type: 'object', additionalProperties: false, required: ['forms'], properties: { forms: { type: 'array', items: formSchema } } },
+          ...adminErrors,
+        },
       },
     },
     async () => ({ forms: (await forms.list()).map((f) => formView(f, publicUrl)) }),
   );
 
-  app.get(
-    '/forms/:formKey',
-    { schema: { summary: 'Get a form', params: formParams, response: { 200: formSchema, ...adminErrors } } },
-    async (request) => formView(await forms.get(request.params.formKey), publicUrl),
+  app.get('/forms/:formKey', { schema: { summary: 'Get a form', params: formParams, response: { 200: formSchema, ...adminErrors } } }, async (request) =>
+    formView(await forms.get(request.params.formKey), publicUrl),
   );
 
   app.patch(

@@ -12,7 +12,13 @@ export function decodeCursor(text: string | undefined): Cursor | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
     // NUL cannot reach PostgreSQL (a driver error, not a 400): such a cursor was never issued by this API.
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && !`${value[0]}${value[1]}`.includes('\u0000')) {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      !`${value[0]}${value[1]}`.includes('\u0000')
+    ) {
       return { createdAt: value[0], id: value[1] };
     }
   } catch {

@@ -12,7 +12,10 @@ export const BODY_TIMEOUT_CODE = 'FLAGPOST_BODY_TIMEOUT';
 export function bodyDeadline(ms: number) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const raw = request.raw;
-    if (raw.complete) return done();
+    if (raw.complete) {
+      done();
+      return;
+    }
     const timer = setTimeout(() => {
       if (raw.complete || reply.sent) return;
       const error = Object.assign(new Error('the request body did not arrive in time'), { statusCode: 408, code: BODY_TIMEOUT_CODE });

@@ -133,7 +133,8 @@ export class OutboxWorker {
     const status = result.ok ? 'delivered' : exhausted ? 'failed' : 'pending';
     const nextAttemptAt =
       status === 'pending' ? new Date(this.now().getTime() + retryDelayMs(this.deps.retryBaseMs, delivery.attempts)).toISOString() : nowIso(this.deps.clock);
-    if (!result.ok) this.deps.log.warn({ delivery: delivery.id, kind: delivery.kind, attempt: attempt.attempt, error: attempt.error, status }, 'delivery attempt failed');
+    if (!result.ok)
+      this.deps.log.warn({ delivery: delivery.id, kind: delivery.kind, attempt: attempt.attempt, error: attempt.error, status }, 'delivery attempt failed');
     await this.deps.db.transaction().execute((trx) => this.deps.store.recordAttempt(trx, delivery, { attempt, status, nextAttemptAt }));
   }
 

@@ -37,7 +37,8 @@ export class WebhookSender {
       return { ok: false, statusCode: response.status, error: `HTTP ${response.status}` };
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? String(error));
+      const reason =
+        error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? String(error));
       return { ok: false, error: reason.slice(0, 500) };
     }
   }

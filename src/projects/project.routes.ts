@@ -6,13 +6,24 @@ import type { ProjectService } from './project.service.ts';
 export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = async (app, { projects }) => {
   app.post(
     '/projects',
-    { schema: { summary: 'Create a project with the development, staging and production environments', body: nameBody, response: { 201: projectSchema, ...adminErrors } } },
+    {
+      schema: {
+        summary: 'Create a project with the development, staging and production environments',
+        body: nameBody,
+        response: { 201: projectSchema, ...adminErrors },
+      },
+    },
     async (request, reply) => reply.code(201).send(projectView(await projects.createProject(request.body.name.trim()))),
   );
 
   app.get(
     '/projects',
-    { schema: { summary: 'List projects', response: { 200: { type: 'object', required: ['projects'], properties: { projects: { type: 'array', items: projectSchema } } }, ...adminErrors } } },
+    {
+      schema: {
+        summary: 'List projects',
+        response: { 200: { type: 'object', required: ['projects'], properties: { projects: { type: 'array', items: projectSchema } } }, ...adminErrors },
+      },
+    },
     async () => ({ projects: (await projects.listProjects()).map(projectView) }),
   );
 

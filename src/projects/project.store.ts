@@ -45,13 +45,7 @@ export class ProjectStore {
   async findProjectByKey(db: Executor, key: string): Promise<Project | undefined> {
     const row = await db.selectFrom('projects').selectAll().where('key', '=', key).executeTakeFirst();
     if (!row) return undefined;
-    const envs = await db
-      .selectFrom('environments')
-      .selectAll()
-      .where('project_id', '=', row.id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const envs = await db.selectFrom('environments').selectAll().where('project_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
     return toProject(row, envs.map(toEnvironment));
   }
 

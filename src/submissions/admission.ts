@@ -20,7 +20,11 @@ export interface AdmissionRequest {
  * refusal, or undefined to read the body. (Unknown forms are refused before, by the lookup; the
  * honeypot and the per-field limits need the body: submission.ts and submission-body.ts.)
  */
-export function admissionRefusal(form: Pick<Form, 'enabled' | 'websites' | 'blockedIps'>, request: AdmissionRequest, limits: SubmissionLimits): AppError | undefined {
+export function admissionRefusal(
+  form: Pick<Form, 'enabled' | 'websites' | 'blockedIps'>,
+  request: AdmissionRequest,
+  limits: SubmissionLimits,
+): AppError | undefined {
   if (!form.enabled) return new AppError('conflict', messages.formDisabled);
   if (!isWebsiteAllowed(form.websites, requestOrigin(request.origin, request.referer))) return new AppError('forbidden', messages.formWebsiteNotAllowed);
   if (isIpBlocked(form.blockedIps, request.ip)) return new AppError('forbidden', messages.formIpBlocked);
@@ -62,4 +66,3 @@ export function requestOrigin(origin: string | undefined, referer: string | unde
 export function isWebsiteAllowed(websites: readonly string[], origin: string | undefined): boolean {
   return websites.length === 0 || (origin !== undefined && websites.includes(origin));
 }
-

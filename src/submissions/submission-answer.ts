@@ -61,7 +61,10 @@ export class ResultLinks {
   }
 
   private sign(text: string, goBackUrl: string | undefined): string {
-    return createHmac('sha256', this.key).update(`${text}\n${goBackUrl ?? ''}`).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.key)
+      .update(`${text}\n${goBackUrl ?? ''}`)
+      .digest('base64url')
+      .slice(0, 22);
   }
 }
 

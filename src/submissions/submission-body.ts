@@ -62,7 +62,7 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
     count += values.length;
     if (count > limits.maxFields) throw tooManyFields(limits);
     for (const one of values) {
-      const size = Buffer.byteLength(typeof one === 'string' ? one : JSON.stringify(one) ?? '');
+      const size = Buffer.byteLength(typeof one === 'string' ? one : (JSON.stringify(one) ?? ''));
       if (size > limits.maxFieldBytes) throw fieldTooLarge(name, limits);
     }
   }

@@ -95,14 +95,14 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
     '/:formKey',
     { config: { surface: 'forms' }, schema: { summary: "CORS preflight of a form's endpoint", params: formKeyParams, response: { 204: noContentPreflight } } },
     async (request, reply) => {
-    const form = FORM_KEY.test(request.params.formKey) ? await forms.find(request.params.formKey) : undefined;
-    allowOrigin(request, reply, form?.websites ?? []);
-    return reply
-      .code(204)
-      .header('access-control-allow-methods', 'POST')
-      .header('access-control-allow-headers', 'Content-Type, Accept')
-      .header('access-control-max-age', '86400')
-      .send();
+      const form = FORM_KEY.test(request.params.formKey) ? await forms.find(request.params.formKey) : undefined;
+      allowOrigin(request, reply, form?.websites ?? []);
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', 'Content-Type, Accept')
+        .header('access-control-max-age', '86400')
+        .send();
     },
   );
 
@@ -173,9 +173,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
             // A client that left while it waited would never end its body: the multipart parser starts
             // listening for the close only now, too late to hear it.
             if (client.signal.aborted) throw new AppError('validation', messages.formUnreadable);
-            const body = await withinDeadline(readMultipart(request, form.uploadsEnabled, limits), limits.uploadTimeoutMs, () =>
-              request.raw.destroy(),
-            );
+            const body = await withinDeadline(readMultipart(request, form.uploadsEnabled, limits), limits.uploadTimeoutMs, () => request.raw.destroy());
             submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
           } finally {
             release();

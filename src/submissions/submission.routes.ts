@@ -51,7 +51,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
     '/forms/:formKey/submissions.csv',
     {
       schema: {
-        summary: "Every submission of a form as CSV, newest first (streamed)",
+        summary: 'Every submission of a form as CSV, newest first (streamed)',
         params: formKeyParams,
         querystring: exportQuery,
         response: { 200: download('text/csv', 'CSV attachment: id, createdAt, spam, one column per field, files'), ...adminErrors },
@@ -70,14 +70,20 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
 
   app.get(
     '/forms/:formKey/submissions/:id',
-    { schema: { summary: 'One submission with its request metadata and delivery history', params: submissionParams, response: { 200: submissionDetailSchema, ...adminErrors } } },
+    {
+      schema: {
+        summary: 'One submission with its request metadata and delivery history',
+        params: submissionParams,
+        response: { 200: submissionDetailSchema, ...adminErrors },
+      },
+    },
     async (request) => {
-    const { submission, deliveries } = await submissions.get(request.params.formKey, request.params.id);
-    return {
-      ...submissionView(submission),
-      meta: submission.meta,
-      deliveries: deliveries.map(({ delivery, attempts }) => deliveryView(delivery, attempts)),
-    };
+      const { submission, deliveries } = await submissions.get(request.params.formKey, request.params.id);
+      return {
+        ...submissionView(submission),
+        meta: submission.meta,
+        deliveries: deliveries.map(({ delivery, attempts }) => deliveryView(delivery, attempts)),
+      };
     },
   );
 
@@ -101,15 +107,15 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-    const { formKey, id, fileId } = request.params;
-    const { file, content } = await submissions.getFile(formKey, id, fileId);
-    return reply
-      .type(SAFE_TYPE.test(file.contentType) ? file.contentType : 'application/octet-stream')
-      .header('content-disposition', attachment(file.name))
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('cache-control', 'no-store')
-      .send(content as never); // bytes, which the type provider does not model
+      const { formKey, id, fileId } = request.params;
+      const { file, content } = await submissions.getFile(formKey, id, fileId);
+      return reply
+        .type(SAFE_TYPE.test(file.contentType) ? file.contentType : 'application/octet-stream')
+        .header('content-disposition', attachment(file.name))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'no-store')
+        .send(content as never); // bytes, which the type provider does not model
     },
   );
 };

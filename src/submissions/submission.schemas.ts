@@ -101,7 +101,12 @@ export const submissionDetailSchema = {
       type: 'object',
       additionalProperties: false,
       required: ['ip', 'userAgent', 'referer', 'origin'],
-      properties: { ip: { type: ['string', 'null'] }, userAgent: { type: ['string', 'null'] }, referer: { type: ['string', 'null'] }, origin: { type: ['string', 'null'] } },
+      properties: {
+        ip: { type: ['string', 'null'] },
+        userAgent: { type: ['string', 'null'] },
+        referer: { type: ['string', 'null'] },
+        origin: { type: ['string', 'null'] },
+      },
     },
     deliveries: { type: 'array', items: deliverySchema },
   },
@@ -155,4 +160,4 @@ export const resultPageQuery = {
 
 export const htmlPage = { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } as const;
 
-export const noContentPreflight = { description: 'No content; the CORS headers allow the form\'s websites (contract D19)' } as const;
+export const noContentPreflight = { description: "No content; the CORS headers allow the form's websites (contract D19)" } as const;

@@ -43,7 +43,11 @@ describe('notification e-mail (issue 8: no field can imitate another line)', () 
   });
 
   it('puts file names on one line', () => {
-    const { text } = notificationEmail(form, submission({ a: '1' }, [{ id: 'f1', field: 'cv', name: 'a\nSubmission 1: http://evil', size: 3, contentType: 'text/plain' }]), 'http://x/s/1');
+    const { text } = notificationEmail(
+      form,
+      submission({ a: '1' }, [{ id: 'f1', field: 'cv', name: 'a\nSubmission 1: http://evil', size: 3, contentType: 'text/plain' }]),
+      'http://x/s/1',
+    );
     assert.equal(text.split('\n').filter((line) => line.startsWith('Submission ')).length, 1, text);
   });
 });

@@ -45,7 +45,8 @@ export class UploadGate {
       if (released) return;
       released = true;
       const next = this.waiting.shift();
-      if (next) next.grant(); // the slot passes straight to the next upload
+      if (next)
+        next.grant(); // the slot passes straight to the next upload
       else this.active--;
     };
   }

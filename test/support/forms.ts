@@ -12,9 +12,7 @@ export async function createForm(ctx: TestContext, body: Record<string, unknown>
   return res.json() as { key: string; name: string; webhookSecret?: string } & Record<string, unknown>;
 }
 
-export type Part =
-  | { name: string; value: string; contentType?: string }
-  | { name: string; filename: string; content: Buffer | string; contentType?: string };
+export type Part = { name: string; value: string; contentType?: string } | { name: string; filename: string; content: Buffer | string; contentType?: string };
 
 /** A multipart/form-data body built byte by byte, so tests control every header and size. */
 export function multipart(parts: Part[], boundary = `----flagpost${randomBytes(8).toString('hex')}`) {

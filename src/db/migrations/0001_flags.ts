@@ -71,11 +71,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('metadata', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('feedback_env_flag_idx')
-    .on('feedback')
-    .columns(['environment_id', 'flag_slug', 'created_at'])
-    .execute();
+  await db.schema.createIndex('feedback_env_flag_idx').on('feedback').columns(['environment_id', 'flag_slug', 'created_at']).execute();
 
   await db.schema
     .createTable('code_refs')
@@ -90,11 +86,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('line_content', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('code_refs_scope_idx')
-    .on('code_refs')
-    .columns(['project_id', 'project_name', 'branch', 'slug'])
-    .execute();
+  await db.schema.createIndex('code_refs_scope_idx').on('code_refs').columns(['project_id', 'project_name', 'branch', 'slug']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
