@@ -352,3 +352,41 @@ forEachDialect('form submission: field names that are prototype machinery (issue
     assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 0);
   });
 });
+
+forEachDialect('form submission: multipart parts without a name or a file name (issue 8)', (ctx) => {
+  const boundary = 'XBOUND';
+  const send = (formKey: string, parts: string[]) =>
+    ctx().app.inject({
+      method: 'POST',
+      url: `/v1/s/${formKey}?mode=rest`,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: `${parts.map((p) => `--${boundary}\r\n${p}\r\n`).join('')}--${boundary}--\r\n`,
+    });
+  const field = 'Content-Disposition: form-data; name="email"\r\n\r\nada@example.com';
+
+  it('refuses a part without a name instead of storing it under "undefined"', async () => {
+    const form = await createForm(ctx());
+    for (const disposition of ['form-data', 'form-data; name=""']) {
+      const res = await send(form.key, [`Content-Disposition: ${disposition}\r\n\r\nvalue`, field]);
+      assert.equal(res.statusCode, 400, disposition);
+      assert.equal(res.json().message, 'Error: The submission body could not be read');
+    }
+    assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 0);
+  });
+
+  it('keeps a file part without a file name as a file, and ignores an empty file input', async () => {
+    const form = await createForm(ctx(), { uploadsEnabled: true });
+    const res = await send(form.key, [
+      'Content-Disposition: form-data; name="scan"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7',
+      'Content-Disposition: form-data; name="empty"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n',
+      field,
+    ]);
+    assert.equal(res.statusCode, 200, res.body);
+    const { submissions } = await listSubmissions(ctx(), form.key);
+    assert.deepEqual(submissions[0]!.data, { email: 'ada@example.com' });
+    assert.deepEqual(
+      submissions[0]!.files.map((f: { field: string; name: string; size: number; contentType: string }) => [f.field, f.name, f.size, f.contentType]),
+      [['scan', 'scan', 8, 'application/pdf']],
+    );
+  });
+});

@@ -88,12 +88,17 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
       parts: limits.maxFields + limits.maxFiles + 20,
     },
     throwFileSizeLimit: false,
+    // A part with a file name, or with a content type that is not text, is a file: a scan sent as
+    // `Content-Type: application/pdf` without a file name must not become a text field.
+    isPartAFile: (_field: string | undefined, contentType: string | undefined, fileName: string | undefined) =>
+      fileName !== undefined || (contentType !== undefined && !contentType.toLowerCase().startsWith('text/')),
   } as Parameters<FastifyRequest['parts']>[0]);
   try {
     for await (const part of parts as AsyncIterableIterator<Multipart>) {
       // PostgreSQL text cannot hold NUL; refusing it keeps both engines answering alike.
       if (hasNul(part.fieldname) || (part.type === 'file' && (hasNul(part.filename) || hasNul(part.mimetype)))) throw unreadable();
-      if (RESERVED_FIELD_NAMES.has(part.fieldname)) throw unreadable();
+      // A part without a name is no field of the form (the parser would call it "undefined").
+      if (typeof part.fieldname !== 'string' || part.fieldname === '' || RESERVED_FIELD_NAMES.has(part.fieldname)) throw unreadable();
       if (part.type === 'field') {
         if (part.fieldnameTruncated || part.valueTruncated) throw fieldTooLarge(part.fieldname, limits);
         if (typeof part.value === 'string' && hasNul(part.value)) throw unreadable();
