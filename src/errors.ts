@@ -53,15 +53,7 @@ export function message(key: MessageKey, params: Record<string, string | number>
 }
 
 export type ErrorKind =
-  | 'validation'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'unavailable';
+  'validation' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'unavailable';
 
 export const statusOfKind: Record<ErrorKind, number> = {
   validation: 400,

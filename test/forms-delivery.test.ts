@@ -12,7 +12,7 @@ const smtp = await startSmtpServer();
 after(() => smtp.close());
 
 const deliveriesOf = async (ctx: () => import('./support/context.ts').TestContext, formKey: string, id: string) =>
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the deliveries' fields freely; the response schema check covers their shape
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the deliveries' fields freely; the response schema check covers their shape
   (await ctx().admin('GET', `/admin/v1/forms/${formKey}/submissions/${id}`)).json().deliveries as Array<Record<string, any>>;
 
 forEachDialect(

@@ -101,7 +101,7 @@ export function webhookBody(form: Pick<Form, 'key' | 'name'>, s: Submission): st
 
 /** Line breaks, and the other controls that could start a new line or hide text in a mail client. */
 const LINE_BREAKS = /\r\n|[\r\n\v\f\u0085\u2028\u2029]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it removes
+// eslint-disable-next-line no-control-regex -- these control characters are what it removes
 const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text on one line: breaks become spaces, controls go. */

@@ -63,7 +63,7 @@ export function submitMultipart(ctx: TestContext, formKey: string, parts: Part[]
 export async function listSubmissions(ctx: TestContext, formKey: string, query = '') {
   const res = await ctx.admin('GET', `/admin/v1/forms/${formKey}/submissions${query}`);
   assert.equal(res.statusCode, 200, res.body);
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the rows' fields freely; the schema check covers their shape
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the rows' fields freely; the schema check covers their shape
   return res.json() as { submissions: Array<Record<string, any>>; nextCursor: string | null };
 }
 
