@@ -9,7 +9,7 @@ import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, openFlagReadPath } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
-import { MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
+import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SubmissionService, SubmissionStore } from './submissions/index.ts';
 
@@ -17,6 +17,8 @@ import { SubmissionService, SubmissionStore } from './submissions/index.ts';
 export interface Ports {
   clock: () => Date;
   log: Logger;
+  /** Name resolution of webhook targets (tests stub it so that no name is resolved on the network). */
+  lookup: Lookup;
 }
 
 export interface Services {
@@ -86,7 +88,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const outbox = new OutboxWorker({
     db,
     store: outboxStore,
-    webhooks: new WebhookSender(config.outbox.webhookTimeoutMs, clock),
+    webhooks: new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup }),
     mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
     forms,
     events,

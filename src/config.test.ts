@@ -27,6 +27,7 @@ const EVERY_VARIABLE = {
   FLAGPOST_OUTBOX_RETRY_BASE_MS: '500',
   FLAGPOST_OUTBOX_MAX_ATTEMPTS: '3',
   FLAGPOST_WEBHOOK_TIMEOUT_MS: '2500',
+  FLAGPOST_WEBHOOK_TARGETS: 'any',
   FLAGPOST_RATE_LIMIT_MAX: '10',
   FLAGPOST_RATE_LIMIT_WINDOW_MS: '2000',
   FLAGPOST_REQUEST_TIMEOUT_MS: '9000',
@@ -73,7 +74,7 @@ describe('loadConfig', () => {
         uploadTimeoutMs: 5000,
         maxUploadsPerClient: 6,
       },
-      outbox: { pollMs: 250, retryBaseMs: 500, maxAttempts: 3, webhookTimeoutMs: 2500 },
+      outbox: { pollMs: 250, retryBaseMs: 500, maxAttempts: 3, webhookTimeoutMs: 2500, webhookTargets: 'any' },
       rateLimit: { max: 10, windowMs: 2000 },
       connections: { requestTimeoutMs: 9000, idleTimeoutMs: 8000, max: 77 },
       redisUrl: 'redis://127.0.0.1:6379',
@@ -86,7 +87,7 @@ describe('loadConfig', () => {
 
   it('has a test value for every variable src/config.ts reads', () => {
     const source = fs.readFileSync(path.join(import.meta.dirname, 'config.ts'), 'utf8');
-    const read = new Set([...source.matchAll(/(?:int|url|bool|proxies)\('([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]!));
+    const read = new Set([...source.matchAll(/(?:int|url|bool|proxies|oneOf)\('([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]!));
     assert.ok(read.size >= 30, `found ${read.size} variables`);
     assert.deepEqual([...read].sort(), Object.keys(EVERY_VARIABLE).sort());
   });

@@ -39,6 +39,8 @@ export interface Config {
     /** Attempts per delivery before it is marked failed. */
     readonly maxAttempts: number;
     readonly webhookTimeoutMs: number;
+    /** Which addresses webhooks may reach (docs/adr/0012-webhook-targets.md). */
+    readonly webhookTargets: 'public' | 'private' | 'any';
   };
   readonly rateLimit: {
     /** Requests per window per client IP on the public interfaces (contract D20); 0 disables. */
@@ -119,6 +121,13 @@ export function loadConfig(env: Env = process.env): Config {
     return fallback;
   };
 
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if ((values as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return fallback;
+  };
   const proxies = (name: string): string[] => {
     const raw = (env[name] ?? '').trim();
     if (raw === '' || ['0', 'false', 'no'].includes(raw.toLowerCase())) return [];
@@ -177,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: int('FLAGPOST_OUTBOX_RETRY_BASE_MS', 10_000, 1, 3_600_000),
       maxAttempts: int('FLAGPOST_OUTBOX_MAX_ATTEMPTS', 10, 1, 100),
       webhookTimeoutMs: int('FLAGPOST_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
+      webhookTargets: oneOf('FLAGPOST_WEBHOOK_TARGETS', ['public', 'private', 'any'] as const, 'public'),
     },
     rateLimit: {
       max: int('FLAGPOST_RATE_LIMIT_MAX', 6000, 0),

@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/connect.ts';
+import type { Lookup } from '../src/outbox/index.ts';
 import { ADMIN_TOKEN, forEachDialect } from './support/context.ts';
 import { createForm, startSmtpServer, startWebhookReceiver, submitJson, submitMultipart, verifyWebhook, waitFor } from './support/forms.ts';
 
@@ -135,6 +136,8 @@ forEachDialect(
     FLAGPOST_OUTBOX_POLL_MS: '20',
     FLAGPOST_OUTBOX_RETRY_BASE_MS: '50',
     FLAGPOST_OUTBOX_MAX_ATTEMPTS: '4',
+    // The receivers of these tests listen on loopback.
+    FLAGPOST_WEBHOOK_TARGETS: 'private',
   },
 );
 
@@ -164,7 +167,13 @@ forEachDialect(
       const form = await createForm(ctx(), { webhookUrl: receiver.url });
       const before = receiver.received.length;
       for (let i = 0; i < 30; i++) assert.equal((await submitJson(ctx(), form.key, { i })).statusCode, 200);
-      const config = loadConfig({ FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', FLAGPOST_OUTBOX_POLL_MS: '0', ...ctx().database.env });
+      const config = loadConfig({
+        FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN,
+        LOG_LEVEL: 'silent',
+        FLAGPOST_OUTBOX_POLL_MS: '0',
+        FLAGPOST_WEBHOOK_TARGETS: 'private',
+        ...ctx().database.env,
+      });
       const handles = [
         openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }),
         openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }),
@@ -186,7 +195,7 @@ forEachDialect(
       }
     });
   },
-  { FLAGPOST_OUTBOX_POLL_MS: '0' },
+  { FLAGPOST_OUTBOX_POLL_MS: '0', FLAGPOST_WEBHOOK_TARGETS: 'private' },
 );
 
 /** A clock the test moves by hand (the clock port of compose). */
@@ -231,6 +240,64 @@ forEachDialect(
       }
     });
   },
-  { FLAGPOST_OUTBOX_POLL_MS: '0', FLAGPOST_OUTBOX_RETRY_BASE_MS: '50' },
+  { FLAGPOST_OUTBOX_POLL_MS: '0', FLAGPOST_OUTBOX_RETRY_BASE_MS: '50', FLAGPOST_WEBHOOK_TARGETS: 'private' },
   { clock: () => manual.now },
 );
+
+/**
+ * Names resolved by the tests' own resolver: nothing is looked up on the network, and every address
+ * that could be connected to is on loopback (the suite's network rule).
+ */
+const resolved: Record<string, string> = { 'metadata.test': '169.254.169.254', 'rebind.test': '127.0.0.1', 'intranet.test': '10.0.0.7' };
+const lookups: string[] = [];
+const stubLookup: Lookup = (hostname, _options, callback) => {
+  lookups.push(hostname);
+  const address = resolved[hostname];
+  if (!address) callback(Object.assign(new Error(`not found: ${hostname}`), { code: 'ENOTFOUND' }), []);
+  else callback(null, [{ address, family: address.includes(':') ? 6 : 4 }]);
+};
+
+for (const policy of ['public', 'private'] as const) {
+  forEachDialect(
+    `webhook targets under FLAGPOST_WEBHOOK_TARGETS=${policy} (issue 8)`,
+    (ctx) => {
+      const deliver = async (webhookUrl: string) => {
+        const form = await createForm(ctx(), { webhookUrl });
+        const id = (await submitJson(ctx(), form.key, { a: 1 })).json().id;
+        await ctx().services.outbox.runOnce();
+        return (await deliveriesOf(ctx, form.key, id))[0]!;
+      };
+
+      it('never contacts a link-local (cloud metadata) address, by name or literally', async () => {
+        for (const url of ['http://metadata.test/latest/meta-data/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/']) {
+          const delivery = await deliver(url);
+          assert.equal(delivery.status, 'pending');
+          assert.match(delivery.lastError, /^target refused: .*link-local address/, url);
+          assert.equal(delivery.history[0].statusCode, null);
+        }
+        assert.ok(lookups.includes('metadata.test'), 'the name was resolved by the stub, not the network');
+      });
+
+      it(policy === 'public' ? 'refuses loopback and private targets' : 'reaches loopback and private targets', async () => {
+        const receiver = await startWebhookReceiver();
+        try {
+          const port = new URL(receiver.url).port;
+          const literal = await deliver(receiver.url);
+          const byName = await deliver(`http://rebind.test:${port}/hook`);
+          if (policy === 'public') {
+            for (const delivery of [literal, byName]) assert.match(delivery.lastError, /^target refused: .*not a public address/);
+            assert.match((await deliver('http://intranet.test/hook')).lastError, /not a public address/);
+            assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
+          } else {
+            for (const delivery of [literal, byName]) assert.equal(delivery.status, 'delivered');
+            assert.equal(receiver.received.length, 2);
+          }
+        } finally {
+          await receiver.close();
+        }
+      });
+    },
+    { FLAGPOST_OUTBOX_POLL_MS: '0', FLAGPOST_WEBHOOK_TARGETS: policy },
+    { lookup: stubLookup },
+  );
+}

@@ -3,4 +3,5 @@ export { type Delivery, type DeliveryAttempt, type DeliveryInput, deliveryView, 
 export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
 export { OutboxWorker, type WorkerLog } from './outbox.worker.ts';
-export { WebhookSender } from './webhook.sender.ts';
+export { type Lookup, WebhookSender } from './webhook.sender.ts';
+export type { WebhookTargetPolicy } from './webhook-target.ts';
