@@ -82,6 +82,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     outbox: new OutboxService(db, outboxStore),
     events,
     mailEnabled: config.smtpUrl !== undefined,
+    listPageBytes: config.forms.listPageBytes,
     publicUrl: config.publicUrl,
     clock,
   });

@@ -23,6 +23,8 @@ const EVERY_VARIABLE = {
   FLAGPOST_MAX_CONCURRENT_UPLOADS: '4',
   FLAGPOST_UPLOAD_TIMEOUT_MS: '5000',
   FLAGPOST_MAX_UPLOADS_PER_CLIENT: '6',
+  FLAGPOST_MAX_TEXT_BYTES: '200000',
+  FLAGPOST_LIST_PAGE_BYTES: '300000',
   FLAGPOST_OUTBOX_POLL_MS: '250',
   FLAGPOST_OUTBOX_RETRY_BASE_MS: '500',
   FLAGPOST_OUTBOX_MAX_ATTEMPTS: '3',
@@ -55,7 +57,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     const config = loadConfig(EVERY_VARIABLE);
-    assert.deepEqual(JSON.parse(JSON.stringify(config)), {
+    assert.deepEqual(config, {
       port: 8080,
       host: '127.0.0.1',
       databaseUrl: 'postgres://u@h:5432/db',
@@ -73,6 +75,8 @@ describe('loadConfig', () => {
         maxConcurrentUploads: 4,
         uploadTimeoutMs: 5000,
         maxUploadsPerClient: 6,
+        maxTextBytes: 200_000,
+        listPageBytes: 300_000,
       },
       outbox: { pollMs: 250, retryBaseMs: 500, maxAttempts: 3, webhookTimeoutMs: 2500, webhookTargets: 'any' },
       rateLimit: { max: 10, windowMs: 2000 },
@@ -85,10 +89,20 @@ describe('loadConfig', () => {
     });
   });
 
+  it('gives every variable a non-default test value: leaving any one out changes the config', () => {
+    const full = loadConfig(EVERY_VARIABLE);
+    for (const name of Object.keys(EVERY_VARIABLE)) {
+      const { [name]: _left, ...others } = EVERY_VARIABLE as Record<string, string>;
+      assert.notDeepEqual(loadConfig(others), full, `${name} is read with its default value, or not at all`);
+    }
+  });
+
   it('has a test value for every variable src/config.ts reads', () => {
     const source = fs.readFileSync(path.join(import.meta.dirname, 'config.ts'), 'utf8');
-    const read = new Set([...source.matchAll(/(?:int|url|bool|proxies|oneOf)\('([A-Z_]+)'|env\.([A-Z_]+)/g)].map((m) => m[1] ?? m[2]!));
-    assert.ok(read.size >= 30, `found ${read.size} variables`);
+    // `env.NAME`, `env['NAME']` and any helper call whose first argument names one, e.g. `int('NAME', ...)`.
+    const pattern = /\benv(?:\.|\[\s*['"`])([A-Z][A-Z0-9_]*)|\b[A-Za-z_$][\w$]*\(\s*['"`]([A-Z][A-Z0-9_]*)['"`]/g;
+    const read = new Set([...source.matchAll(pattern)].map((m) => (m[1] ?? m[2])!));
+    assert.ok(read.size >= 30, `found only ${read.size} variables in src/config.ts`);
     assert.deepEqual([...read].sort(), Object.keys(EVERY_VARIABLE).sort());
   });
 

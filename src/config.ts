@@ -29,6 +29,10 @@ export interface Config {
     readonly uploadTimeoutMs: number;
     /** Multipart submissions one client address may have under way (reading or waiting) at once. */
     readonly maxUploadsPerClient: number;
+    /** All text of one submission together, names and values, in bytes (every encoding). */
+    readonly maxTextBytes: number;
+    /** Field data of one admin listing page, at most, in JSON characters; a page ends early past it. */
+    readonly listPageBytes: number;
   };
   /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
   readonly outbox: {
@@ -180,6 +184,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxConcurrentUploads: int('FLAGPOST_MAX_CONCURRENT_UPLOADS', 8, 1, 1000),
       uploadTimeoutMs: int('FLAGPOST_UPLOAD_TIMEOUT_MS', 60_000, 100, 3_600_000),
       maxUploadsPerClient: int('FLAGPOST_MAX_UPLOADS_PER_CLIENT', 2, 1, 1000),
+      maxTextBytes: int('FLAGPOST_MAX_TEXT_BYTES', 1024 * 1024, 1024),
+      listPageBytes: int('FLAGPOST_LIST_PAGE_BYTES', 4 * 1024 * 1024, 1024),
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),

@@ -37,6 +37,8 @@ export const messages = {
   formTooManyFields: 'Error: Too many fields, at most {max} fields per submission',
   formFieldTooLarge: 'Error: Field "{field}" exceeds the {limit} field size limit',
   formBodyTooLarge: 'Error: The submission exceeds the {limit} size limit',
+  formFieldNameTooLong: 'Error: A field name is longer than {max} characters',
+  formTextTooLarge: 'Error: The text of the submission exceeds the {limit} limit',
   formEmpty: 'Error: The submission has no fields',
   formUnreadable: 'Error: The submission body could not be read',
   formUnsupportedMediaType: 'Error: Unsupported Content-Type; send application/json, application/x-www-form-urlencoded or multipart/form-data',

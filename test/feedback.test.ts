@@ -56,6 +56,19 @@ forEachDialect('preview feedback', (ctx) => {
     assert.equal((await post({ ...valid, description: 'd'.repeat(2000) })).statusCode, 201);
   });
 
+  it('bounds metadata to 4096 characters of JSON (issue 8)', async () => {
+    const before = await count();
+    const res = await post({ ...valid, metadata: { note: 'x'.repeat(5000) } });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), {
+      error: true,
+      message: 'Something went wrong, please try again later.',
+      details: [{ field: 'body.metadata', reason: 'must be at most 4096 characters as JSON' }],
+    });
+    assert.equal(await count(), before);
+    assert.equal((await post({ ...valid, metadata: { note: 'x'.repeat(4000) } })).statusCode, 201);
+  });
+
   it('ignores unknown top-level fields (D10)', async () => {
     assert.equal((await post({ ...valid, extra: 'ignored' })).statusCode, 201);
   });

@@ -212,29 +212,33 @@ forEachDialect(
         const form = await createForm(ctx(), { webhookUrl: receiver.url });
         const id = (await submitJson(ctx(), form.key, { a: 1 })).json().id;
         const { outbox } = ctx().services;
-        assert.equal(await outbox.runOnce(), 1, 'the first attempt at once');
-        const steps: Array<[number, number]> = [
-          [49, 0],
-          [50, 1],
-          [50 + 99, 0],
-          [50 + 100, 1],
-          [10_000, 0],
-        ];
-        for (const [ms, attempts] of steps) {
+        /** Moves the clock to t0 + ms, runs the worker once and checks the attempts it made and the delivery after it. */
+        const step = async (ms: number, attempts: number, expected: { status: string; attempts: number; nextAttemptAt: string | null; received: number }) => {
           manual.now = at(ms);
-          assert.equal(await outbox.runOnce(), attempts, `attempts at +${ms} ms`);
-        }
-        assert.equal(receiver.received.length, 3);
-        const [delivery] = (await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${id}`)).json().deliveries;
-        assert.equal(delivery.status, 'delivered');
-        assert.deepEqual(
-          delivery.history.map((h: { startedAt: string; statusCode: number }) => [h.startedAt, h.statusCode]),
-          [
-            [at(0).toISOString(), 500],
-            [at(50).toISOString(), 503],
-            [at(150).toISOString(), 200],
-          ],
-        );
+          assert.equal(await outbox.runOnce(), attempts, `attempts made at t0+${ms} ms`);
+          const [delivery] = await deliveriesOf(ctx, form.key, id);
+          assert.deepEqual(
+            { status: delivery!.status, attempts: delivery!.attempts, nextAttemptAt: delivery!.nextAttemptAt, received: receiver.received.length },
+            expected,
+            `delivery after the run at t0+${ms} ms`,
+          );
+        };
+        await step(0, 1, { status: 'pending', attempts: 1, nextAttemptAt: at(50).toISOString(), received: 1 });
+        await step(49, 0, { status: 'pending', attempts: 1, nextAttemptAt: at(50).toISOString(), received: 1 });
+        await step(50, 1, { status: 'pending', attempts: 2, nextAttemptAt: at(50 + 100).toISOString(), received: 2 });
+        await step(50 + 99, 0, { status: 'pending', attempts: 2, nextAttemptAt: at(50 + 100).toISOString(), received: 2 });
+        await step(50 + 100, 1, { status: 'delivered', attempts: 3, nextAttemptAt: null, received: 3 });
+        await step(10_000, 0, { status: 'delivered', attempts: 3, nextAttemptAt: null, received: 3 });
+        const [delivery] = await deliveriesOf(ctx, form.key, id);
+        assert.equal(delivery!.deliveredAt, at(150).toISOString());
+        assert.equal(delivery!.lastError, null);
+        // The clock stands still during an attempt, so every duration is 0.
+        assert.deepEqual(delivery!.history, [
+          { attempt: 1, startedAt: at(0).toISOString(), durationMs: 0, ok: false, statusCode: 500, error: 'HTTP 500' },
+          { attempt: 2, startedAt: at(50).toISOString(), durationMs: 0, ok: false, statusCode: 503, error: 'HTTP 503' },
+          { attempt: 3, startedAt: at(150).toISOString(), durationMs: 0, ok: true, statusCode: 200, error: null },
+        ]);
+        assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1, 'the same webhook-id on every attempt');
       } finally {
         await receiver.close();
       }

@@ -157,3 +157,79 @@ forEachDialect(
   },
   { FLAGPOST_MAX_FILE_BYTES: String(2 * MiB), FLAGPOST_MAX_FILES: '2' },
 );
+
+forEachDialect(
+  'submission size bounds on every encoding (issue 8)',
+  (ctx) => {
+    let form: { key: string };
+    before(async () => {
+      form = await createForm(ctx());
+    });
+    const big = 'x'.repeat(3000);
+
+    it('caps the text of a submission, names and values together, on JSON, urlencoded and multipart', async () => {
+      const fields = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, big]));
+      const answers = [
+        await submitJson(ctx(), form.key, fields),
+        await submitUrlencoded(ctx(), form.key, new URLSearchParams(fields).toString(), { rest: true }),
+        await submitMultipart(
+          ctx(),
+          form.key,
+          Object.entries(fields).map(([name, value]) => ({ name, value })),
+        ),
+      ];
+      for (const res of answers) {
+        assert.equal(res.statusCode, 413, res.body);
+        assert.equal(res.json().message, 'Error: The text of the submission exceeds the 9.77KB limit');
+      }
+      const fits = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`f${i}`, big]));
+      assert.equal((await submitJson(ctx(), form.key, fits)).statusCode, 200);
+    });
+
+    it('refuses a field name over 200 characters on every encoding', async () => {
+      const name = 'n'.repeat(201);
+      const answers = [
+        await submitJson(ctx(), form.key, { [name]: 'v' }),
+        await submitUrlencoded(ctx(), form.key, `${name}=v`, { rest: true }),
+        await submitMultipart(ctx(), form.key, [{ name, value: 'v' }]),
+      ];
+      for (const res of answers) {
+        assert.equal(res.statusCode, 413, res.body);
+        assert.equal(res.json().message, 'Error: A field name is longer than 200 characters');
+      }
+      assert.equal((await submitJson(ctx(), form.key, { ['n'.repeat(200)]: 'v' })).statusCode, 200);
+    });
+
+    it('counts urlencoded fields while parsing and refuses the one past the limit', async () => {
+      const res = await submitUrlencoded(ctx(), form.key, Array.from({ length: 100_000 }, (_, i) => `a${i}=`).join('&'), { rest: true });
+      assert.equal(res.statusCode, 413);
+      assert.equal(res.json().message, 'Error: Too many fields, at most 100 fields per submission');
+    });
+
+    it('ends a listing page early when its submissions are large, with a cursor to the rest', async () => {
+      const listed = await createForm(ctx());
+      for (let i = 0; i < 5; i++) assert.equal((await submitJson(ctx(), listed.key, { text: 'y'.repeat(9000) })).statusCode, 200);
+      const first = await listSubmissions(ctx(), listed.key, '?limit=200');
+      assert.equal(first.submissions.length, 2, 'two submissions of 9 KB fill a page of 20 KB');
+      const second = await listSubmissions(ctx(), listed.key, `?limit=200&cursor=${first.nextCursor}`);
+      const third = await listSubmissions(ctx(), listed.key, `?limit=200&cursor=${second.nextCursor}`);
+      assert.deepEqual([second.submissions.length, third.submissions.length, third.nextCursor], [2, 1, null]);
+      const ids = [...first.submissions, ...second.submissions, ...third.submissions].map((s) => s.id);
+      assert.equal(new Set(ids).size, 5, 'every submission once');
+    });
+
+    it('puts the fields past the hundredth distinct name of a CSV export into one otherFields column', async () => {
+      const wide = await createForm(ctx());
+      for (let batch = 0; batch < 3; batch++) {
+        const fields = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`b${batch}f${i}`, `${batch}-${i}`]));
+        assert.equal((await submitJson(ctx(), wide.key, fields)).statusCode, 200);
+      }
+      const csv = await ctx().admin('GET', `/admin/v1/forms/${wide.key}/submissions.csv`);
+      const header = csv.body.split('\r\n')[0]!.split(',');
+      assert.equal(header.length, 3 + 100 + 1 + 1, 'id, createdAt, spam, 100 field columns, otherFields, files');
+      assert.equal(header.at(-2), '"otherFields"');
+      assert.ok(csv.body.includes('b0f49'), 'the fields past the columns are still exported');
+    });
+  },
+  { FLAGPOST_MAX_TEXT_BYTES: '10000', FLAGPOST_LIST_PAGE_BYTES: '20000' },
+);

@@ -26,13 +26,17 @@ async function streamUpload(port: number, path: string, fileBytes: number, serve
   const started = Date.now();
   const socket = net.connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  // The server's end of this very connection: its remote port is our local port.
+  // The server's end of this very connection: its remote port is our local port. The 'connection'
+  // event may come a little after 'connect'; a closed socket of an earlier test never counts.
   let serverSide: net.Socket | undefined;
   for (let i = 0; i < 100 && !serverSide; i++) {
-    serverSide = serverSockets.find((s) => s.remotePort === socket.localPort);
+    serverSide = serverSockets.filter((s) => !s.destroyed && s.remotePort === socket.localPort).at(-1);
     if (!serverSide) await new Promise((r) => setTimeout(r, 10));
   }
-  if (!serverSide) throw new Error(`no server socket for the client port ${socket.localPort}`);
+  if (!serverSide) {
+    socket.destroy();
+    throw new Error(`no server socket for the client port ${socket.localPort}`);
+  }
   let response = '';
   let closed = false;
   socket.on('data', (chunk: Buffer) => (response += chunk.toString('latin1')));

@@ -1,12 +1,15 @@
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { type Cursor, type Page, pageOf } from '../db/paging.ts';
-import { AppError, message } from '../errors.ts';
+import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FlagService } from '../flags/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import type { Feedback, FeedbackInput } from './feedback.ts';
 import type { FeedbackStore } from './feedback.store.ts';
+
+/** Largest `metadata` of one feedback, as JSON characters. */
+export const METADATA_MAX_BYTES = 4096;
 
 export interface FeedbackServiceDeps {
   db: Db;
@@ -28,6 +31,10 @@ export class FeedbackService {
    * unknown slug and a flag that is not a preview all answer the preview-flag 404 (contract D5, D10).
    */
   async submit(projectKey: string, environmentKey: string, input: FeedbackInput): Promise<Feedback> {
+    // Anyone with the public keys can send feedback: its free-form metadata is bounded (issue 8).
+    if (input.metadata && JSON.stringify(input.metadata).length > METADATA_MAX_BYTES) {
+      throw AppError.validation([{ field: 'body.metadata', reason: `must be at most ${METADATA_MAX_BYTES} characters as JSON` }], messages.generic);
+    }
     const env = await this.deps.projects.findEnvironmentByKeys(projectKey, environmentKey);
     if (!env || !(await this.deps.flags.isPreviewFlag(env.id, input.flagKey))) {
       throw new AppError('not_found', message('previewFlagNotFound', { flagKey: input.flagKey }));

@@ -10,6 +10,8 @@ const limits = {
   maxConcurrentUploads: 8,
   uploadTimeoutMs: 60_000,
   maxUploadsPerClient: 2,
+  maxTextBytes: 1048576,
+  listPageBytes: 4194304,
 };
 const open = { enabled: true, websites: [] as string[], blockedIps: [] as string[] };
 const plain: AdmissionRequest = { ip: '203.0.113.7', origin: undefined, referer: undefined, contentType: 'application/json', contentLength: '20' };

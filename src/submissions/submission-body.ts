@@ -15,7 +15,12 @@ export interface SubmissionLimits {
   uploadTimeoutMs: number;
   /** Multipart submissions one client address may have under way at once. */
   maxUploadsPerClient: number;
+  /** All text of one submission together (names and values), in bytes, on every encoding. */
+  maxTextBytes: number;
 }
+
+/** Longest field name, in characters, on every encoding. */
+export const MAX_FIELD_NAME_LENGTH = 200;
 
 /** "1.00MB" as in the specification's 413 message; 1 MB = 1,048,576 bytes (contract D16). */
 export const formatMegabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(2)}MB`;
@@ -34,6 +39,57 @@ const tooManyFields = (limits: SubmissionLimits) => new AppError('payload_too_la
 const fieldTooLarge = (field: string, limits: SubmissionLimits) =>
   new AppError('payload_too_large', message('formFieldTooLarge', { field: field.slice(0, 100), limit: formatSize(limits.maxFieldBytes) }));
 export const unreadable = () => new AppError('validation', message('formUnreadable'));
+const nameTooLong = () => new AppError('payload_too_large', message('formFieldNameTooLong', { max: MAX_FIELD_NAME_LENGTH }));
+const textTooLarge = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTextTooLarge', { limit: formatSize(limits.maxTextBytes) }));
+
+/** Adds up the text of a submission as it is read; throws once it passes the limit. */
+class TextBudget {
+  private used = 0;
+  constructor(private readonly limits: SubmissionLimits) {}
+  add(name: string, valueBytes: number): void {
+    if (name.length > MAX_FIELD_NAME_LENGTH) throw nameTooLong();
+    this.used += Buffer.byteLength(name) + valueBytes;
+    if (this.used > this.limits.maxTextBytes) throw textTooLarge(this.limits);
+  }
+}
+
+/**
+ * Parses an application/x-www-form-urlencoded body, counting fields while it goes: a body of a million
+ * tiny fields is refused at field maxFields + 1, not after all of them were decoded (issue 8). Repeated
+ * names keep every value, as an array; a malformed percent-encoding is kept as sent.
+ */
+export function parseUrlencoded(body: string, limits: SubmissionLimits): Record<string, unknown> {
+  const fields = new FieldCollector();
+  const budget = new TextBudget(limits);
+  let count = 0;
+  let start = 0;
+  while (start <= body.length) {
+    let end = body.indexOf('&', start);
+    if (end === -1) end = body.length;
+    if (end > start) {
+      if (++count > limits.maxFields) throw tooManyFields(limits);
+      const pair = body.slice(start, end);
+      const eq = pair.indexOf('=');
+      const name = decodeFormComponent(eq === -1 ? pair : pair.slice(0, eq));
+      const value = eq === -1 ? '' : decodeFormComponent(pair.slice(eq + 1));
+      const size = Buffer.byteLength(value);
+      if (size > limits.maxFieldBytes) throw fieldTooLarge(name, limits);
+      budget.add(name, size);
+      fields.add(name, value);
+    }
+    start = end + 1;
+  }
+  return fields.toObject();
+}
+
+function decodeFormComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
 
 /**
  * Field names that are prototype machinery in JavaScript. Each body parser treated them differently
@@ -55,6 +111,7 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
   if (body === undefined) return { data: {}, files: [] };
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw unreadable();
   const entries = Object.entries(body as Record<string, unknown>);
+  const budget = new TextBudget(limits);
   let count = 0;
   for (const [name, value] of entries) {
     if (RESERVED_FIELD_NAMES.has(name)) throw unreadable();
@@ -64,6 +121,7 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
     for (const one of values) {
       const size = Buffer.byteLength(typeof one === 'string' ? one : (JSON.stringify(one) ?? ''));
       if (size > limits.maxFieldBytes) throw fieldTooLarge(name, limits);
+      budget.add(name, size);
     }
   }
   return { data: Object.fromEntries(entries), files: [] };
@@ -76,6 +134,7 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
  */
 export async function readMultipart(request: FastifyRequest, uploadsEnabled: boolean, limits: SubmissionLimits): Promise<ReadBody> {
   const fields = new FieldCollector();
+  const budget = new TextBudget(limits);
   const files: IncomingFile[] = [];
   const parts = request.parts({
     limits: {
@@ -84,7 +143,8 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
       files: limits.maxFiles + 20,
       fields: limits.maxFields,
       fieldSize: limits.maxFieldBytes,
-      fieldNameSize: 200,
+      // One character over, so that a longer name is told apart (fieldnameTruncated).
+      fieldNameSize: MAX_FIELD_NAME_LENGTH + 1,
       parts: limits.maxFields + limits.maxFiles + 20,
     },
     throwFileSizeLimit: false,
@@ -100,11 +160,14 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
       // A part without a name is no field of the form (the parser would call it "undefined").
       if (typeof part.fieldname !== 'string' || part.fieldname === '' || RESERVED_FIELD_NAMES.has(part.fieldname)) throw unreadable();
       if (part.type === 'field') {
-        if (part.fieldnameTruncated || part.valueTruncated) throw fieldTooLarge(part.fieldname, limits);
+        if (part.fieldnameTruncated) throw nameTooLong();
+        if (part.valueTruncated) throw fieldTooLarge(part.fieldname, limits);
         if (typeof part.value === 'string' && hasNul(part.value)) throw unreadable();
+        budget.add(part.fieldname, typeof part.value === 'string' ? Buffer.byteLength(part.value) : 0);
         fields.add(part.fieldname, part.value);
         continue;
       }
+      if (part.fieldname.length > MAX_FIELD_NAME_LENGTH) throw nameTooLong();
       if (part.filename && !uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
       if (part.filename && files.length >= limits.maxFiles) throw tooManyFiles(limits);
       const content = await readFile(part, limits);

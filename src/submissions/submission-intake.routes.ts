@@ -1,4 +1,3 @@
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
@@ -7,7 +6,7 @@ import type { RoutePlugin } from '../http/schemas.ts';
 import { admissionRefusal } from './admission.ts';
 import { PAGE_HEADERS, resultPage } from './result-pages.ts';
 import { type FormRequestContext, formErrorOf, goBackUrlOf, ResultLinks, sendFormError } from './submission-answer.ts';
-import { readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
+import { parseUrlencoded, readMultipart, readParsedBody, type SubmissionLimits } from './submission-body.ts';
 import {
   formErrorSchema,
   formKeyParams,
@@ -62,7 +61,14 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
   if (!deps.mailEnabled) app.log.warn('SMTP_URL is not set: notification e-mails are off');
 
   app.removeContentTypeParser('text/plain');
-  await app.register(formbody, { bodyLimit: deps.bodyLimit });
+  // Our own urlencoded parser: it counts fields while it parses (issue 8).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: deps.bodyLimit }, (_request, body, done) => {
+    try {
+      done(null, parseUrlencoded(body as string, limits));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   await app.register(multipart, { limits: { fileSize: limits.maxFileBytes + 1 } });
   app.decorateRequest('formContext', null);
   // Before the rate limit's onRequest: a cross-origin client must be able to read its 429 too (D19).

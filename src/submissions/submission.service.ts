@@ -19,9 +19,18 @@ export interface SubmissionServiceDeps {
   events: DomainEvents;
   /** False when SMTP_URL is not set: no e-mail is queued. */
   mailEnabled: boolean;
+  /** Field data of one listing page, at most (JSON characters); a page always holds at least one submission. */
+  listPageBytes: number;
   publicUrl: string;
   clock: () => Date;
 }
+
+/** Submissions read from the database at once while a page is assembled. */
+const LIST_BATCH = 20;
+/** Field columns of the CSV export, at most; further fields go, as JSON, into one `otherFields` column. */
+export const CSV_FIELD_COLUMNS = 100;
+
+const cursorOf = (s: Submission): Cursor => ({ createdAt: s.createdAt, id: s.id });
 
 export class SubmissionService {
   private readonly writer: SubmissionWriter;
@@ -56,7 +65,26 @@ export class SubmissionService {
   /** A page of a form's submissions, newest first. */
   async list(formKey: string, page: { after: Cursor | undefined; limit: number }, filter: SubmissionFilter): Promise<Page<Submission>> {
     const form = await this.deps.forms.get(formKey);
-    return pageOf(await this.deps.store.list(this.deps.db, form.id, page.limit, page.after, filter), page.limit);
+    // Read in small batches and stop at listPageBytes of data: a page of 200 submissions of a megabyte each
+    // would otherwise be held whole in memory, twice (issue 8). The page then ends early, with a cursor.
+    const items: Submission[] = [];
+    let bytes = 0;
+    let after = page.after;
+    while (items.length < page.limit) {
+      const batch = Math.min(LIST_BATCH, page.limit - items.length);
+      const { items: rows, next } = pageOf(await this.deps.store.list(this.deps.db, form.id, batch, after, filter), batch);
+      for (const row of rows) {
+        const size = JSON.stringify(row.data).length;
+        if (items.length > 0 && bytes + size > this.deps.listPageBytes) return { items, next: cursorOf(items[items.length - 1]!) };
+        items.push(row);
+        bytes += size;
+      }
+      if (!next) return { items, next: null };
+      after = next;
+    }
+    // Full by count: is there more?
+    const more = await this.deps.store.list(this.deps.db, form.id, 0, after, filter);
+    return { items, next: more.length > 0 ? cursorOf(items[items.length - 1]!) : null };
   }
 
   /** Group commit's count of commits so far (see SubmissionWriter.commitCount). */
@@ -95,16 +123,28 @@ export class SubmissionService {
     // Two passes, page by page, so that memory holds one page and not the whole export: the first
     // collects the column names, the second writes the rows.
     return (async function* () {
+      // At most CSV_FIELD_COLUMNS columns: distinct names times rows would make a CSV quadratic in
+      // the number of names (issue 8); the rest of a row's fields go into `otherFields` as JSON.
       const fields = new Set<string>();
-      for await (const page of pages()) for (const s of page) for (const name of Object.keys(s.data)) fields.add(name);
+      let overflow = false;
+      for await (const page of pages()) {
+        for (const s of page) {
+          for (const name of Object.keys(s.data)) {
+            if (fields.size < CSV_FIELD_COLUMNS) fields.add(name);
+            else if (!fields.has(name)) overflow = true;
+          }
+        }
+      }
       const columns = [...fields];
-      yield csvRow(['id', 'createdAt', 'spam', ...columns, 'files']);
+      yield csvRow(['id', 'createdAt', 'spam', ...columns, ...(overflow ? ['otherFields'] : []), 'files']);
       for await (const page of pages()) {
         let chunk = '';
         for (const s of page) {
-          // Own fields only: a field named "constructor" must not read Object.prototype.constructor.
+          // Own fields only: a field named "toString" must not read Object.prototype.toString.
           const cells = columns.map((name) => (Object.hasOwn(s.data, name) ? s.data[name] : undefined));
-          chunk += csvRow([s.id, s.createdAt, String(s.spam), ...cells, s.files.map((f) => `${f.field}: ${f.name}`).join('; ')]);
+          const other = overflow ? [Object.fromEntries(Object.entries(s.data).filter(([name]) => !fields.has(name)))] : [];
+          const otherCell = other.length > 0 && Object.keys(other[0]!).length === 0 ? [''] : other;
+          chunk += csvRow([s.id, s.createdAt, String(s.spam), ...cells, ...otherCell, s.files.map((f) => `${f.field}: ${f.name}`).join('; ')]);
         }
         yield chunk;
       }
