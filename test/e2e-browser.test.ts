@@ -51,6 +51,9 @@ for (const dialect of dialects()) {
     it('submits a form with a file, lands on the success page, and the admin API lists the submission', { timeout: 90_000 }, async () => {
       const form = await createForm(ctx, { name: 'Contact', uploadsEnabled: true });
       const site = await startSitePage(`http://127.0.0.1:${port}/v1/s/${form.key}`);
+      // The form belongs to that website: its page is then where "Go back" leads.
+      const patched = await ctx.admin('PATCH', `/admin/v1/forms/${form.key}`, { websites: [new URL(site.url).origin] });
+      assert.equal(patched.statusCode, 200, patched.body);
       const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-chromium-'));
       const browser = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,

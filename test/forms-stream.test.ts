@@ -28,14 +28,15 @@ async function streamUpload(port: number, path: string, fileBytes: number, serve
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   // The server's end of this very connection: its remote port is our local port. The 'connection'
   // event may come a little after 'connect'; a closed socket of an earlier test never counts.
+  const clientPort = socket.localPort;
   let serverSide: net.Socket | undefined;
   for (let i = 0; i < 100 && !serverSide; i++) {
-    serverSide = serverSockets.filter((s) => !s.destroyed && s.remotePort === socket.localPort).at(-1);
+    serverSide = serverSockets.filter((s) => !s.destroyed && s.remotePort === clientPort).at(-1);
     if (!serverSide) await new Promise((r) => setTimeout(r, 10));
   }
   if (!serverSide) {
     socket.destroy();
-    throw new Error(`no server socket for the client port ${socket.localPort}`);
+    throw new Error(`no server socket for the client port ${clientPort} among ${serverSockets.length} accepted connections`);
   }
   let response = '';
   let closed = false;
