@@ -61,6 +61,22 @@ forEachDialect('bad input', (ctx) => {
     }
   });
 
+  it('treats key headers holding NUL as unknown keys on both engines, never a 500 (found by the fuzz run)', async () => {
+    const nul = { 'x-project-key': 'a\u0000b', 'x-environment-key': project.environments[0]!.key };
+    for (const url of ['/v1/flags', '/v1/flags/preview']) {
+      const res = await ctx().app.inject({ method: 'GET', url, headers: nul });
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+    }
+    assert.equal((await ctx().app.inject({ method: 'GET', url: '/v1/flags/x', headers: nul })).json().enabled, false);
+    const upload = await ctx().app.inject({
+      method: 'POST',
+      url: '/v1/flags/code-refs',
+      headers: { ...nul, 'x-api-key': token, 'content-type': 'application/json' },
+      payload: '{"branch":"main","projectName":"web","references":{}}',
+    });
+    assert.equal(upload.statusCode, 401);
+  });
+
   it('answers a NUL byte in an admin query string or cursor with 400 on both engines (issue 8)', async () => {
     const form = await ctx().admin('POST', '/admin/v1/forms', { name: 'NUL' });
     const nulCursor = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'a\u0000b'])).toString('base64url');

@@ -49,6 +49,8 @@ export class ApiKeyStore {
 
   /** Hashes of the live keys of the project with this client key. */
   async liveHashesOfProject(db: Executor, projectKey: string): Promise<string[]> {
+    // No key holds NUL, and PostgreSQL refuses it in a query.
+    if (projectKey.includes('\u0000')) return [];
     const rows = await db
       .selectFrom('api_keys')
       .innerJoin('projects', 'projects.id', 'api_keys.project_id')

@@ -57,6 +57,8 @@ export class ProjectStore {
 
   /** The environment named by a client's key headers, or undefined when either key is unknown. */
   async findEnvironmentByKeys(db: Executor, projectKey: string, environmentKey: string): Promise<Environment | undefined> {
+    // No key holds NUL, and PostgreSQL refuses it in a query: such keys name nothing.
+    if (projectKey.includes('\u0000') || environmentKey.includes('\u0000')) return undefined;
     const row = await db
       .selectFrom('environments')
       .innerJoin('projects', 'projects.id', 'environments.project_id')

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { before, it } from 'node:test';
-import { forEachDialect } from './support/context.ts';
-import { createForm, multipart } from './support/forms.ts';
+import { forEachDialect } from '../test/support/context.ts';
+import { createForm, multipart } from '../test/support/forms.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,0 +1,10 @@
+import { createTestContext } from './support/context.ts';
+import { createFlag, createProject, keys } from './support/fixtures.ts';
+const ctx = await createTestContext('postgres', { LOG_LEVEL: 'error' });
+const p = await createProject(ctx);
+await createFlag(ctx, p.key, { slug: 'beta', isPreview: true, previewName: 'Beta' });
+const r = await ctx.app.inject({ method: 'GET', url: '/v1/flags/preview?spam=x', headers: keys(p) });
+console.log(r.statusCode, r.body);
+const r2 = await ctx.app.inject({ method: 'GET', url: '/v1/flags/preview', headers: keys(p) });
+console.log(r2.statusCode, r2.body);
+await ctx.close();
