@@ -36,7 +36,8 @@ forEachDialect(
       assert.equal(res.statusCode, 413);
       const message = 'Error: File "big.bin" exceeds the 1.00MB upload limit';
       assert.deepEqual(unsigned(res.json()), { error: true, code: 413, message, url: errorPage(message) });
-      assert.equal(res.headers.connection, 'close');
+      // The rest of the body is read and thrown away on an open connection (lingering, issue 8).
+      assert.notEqual(res.headers.connection, 'close');
       assert.equal(await count(), before);
     });
 

@@ -96,15 +96,39 @@ export function formErrorOf(error: unknown, bodyLimit: number): { status: number
   return { status: answer.status, message: messages.generic, unexpected: answer.unexpected };
 }
 
+/** Bytes of a refused body read and thrown away after the answer, at most, so that the client sees it. */
+export const LINGER_MAX_BYTES = 10 * 1024 * 1024;
+/** How long a refused body may take to arrive after the answer before its connection is cut. */
+export const LINGER_MAX_MS = 5000;
+
 /**
- * Stops reading a body that was refused before its end (contract D16): the rest is not read and the
- * connection closes once the answer is written, instead of Node draining the upload to keep it alive.
+ * What happens to the rest of a body refused before its end (contract D16, issue 8). Closing the
+ * connection at once while the client still sends makes the kernel answer the unread bytes with a reset,
+ * and the client often sees that instead of the 413 (a browser shows a network error page). So, as
+ * nginx's lingering close, the rest is read and thrown away, never stored, and the connection stays
+ * open; past LINGER_MAX_BYTES or LINGER_MAX_MS it is cut. A body that announces more than
+ * LINGER_MAX_BYTES is not waited for at all: its connection closes after the answer.
  */
 export function abandonUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.complete) return;
-  request.raw.unpipe();
-  request.raw.pause();
-  reply.header('connection', 'close');
+  const raw = request.raw;
+  if (raw.complete) return;
+  raw.unpipe();
+  if (Number(request.headers['content-length'] ?? 0) > LINGER_MAX_BYTES) {
+    raw.pause();
+    reply.header('connection', 'close');
+    return;
+  }
+  let discarded = 0;
+  const cut = () => raw.socket?.destroy();
+  const timer = setTimeout(cut, LINGER_MAX_MS);
+  timer.unref();
+  raw.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_MAX_BYTES) cut();
+  });
+  raw.once('end', () => clearTimeout(timer));
+  raw.once('close', () => clearTimeout(timer));
+  raw.resume();
 }
 
 /** Answers a refused submission: the error object with `code` and `url` in rest mode, else a 303 to the error page. */
