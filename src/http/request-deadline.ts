@@ -20,7 +20,8 @@ export function bodyDeadline(ms: number) {
       if (raw.complete || reply.sent) return;
       const error = Object.assign(new Error('the request body did not arrive in time'), { statusCode: 408, code: BODY_TIMEOUT_CODE });
       if (raw.listenerCount('error') > 0) raw.emit('error', error);
-      else raw.socket?.destroy();
+      else if (typeof raw.socket?.destroy === 'function') raw.socket.destroy();
+      else raw.destroy();
     }, ms);
     timer.unref();
     const clear = () => clearTimeout(timer);
