@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import { loadPg } from '../optional-packages.ts';
 import type { Database, Db, Dialect } from './database.ts';
 
@@ -53,8 +53,29 @@ export function openDb(options: OpenDbOptions): DbHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new TolerantSqliteDialect(sqlite) });
   return { db, dialect: 'sqlite', databaseUrl: undefined, healthy: () => answers(db), close: () => db.destroy() };
+}
+
+/**
+ * SQLite rolls a transaction back by itself after some errors (a full disk, an I/O error: issue 8).
+ * Kysely then sends its own ROLLBACK, which fails with "no transaction is active" and replaces the
+ * error that matters, so a full disk would answer 500 instead of 503. This driver skips the ROLLBACK
+ * when SQLite says no transaction is open.
+ */
+class TolerantSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqlite: SQLite.Database) {
+    super({ database: sqlite });
+  }
+
+  override createDriver(): Driver {
+    const sqlite = this.sqlite;
+    return new (class extends SqliteDriver {
+      override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+        if (sqlite.inTransaction) await super.rollbackTransaction(connection);
+      }
+    })({ database: sqlite });
+  }
 }
 
 async function answers(db: Kysely<Database>): Promise<boolean> {

@@ -96,8 +96,14 @@ export class SubmissionWriter {
           await sql`release savepoint submission`.execute(trx);
           results.push({ ok: true });
         } catch (error) {
-          await sql`rollback to savepoint submission`.execute(trx);
-          await sql`release savepoint submission`.execute(trx);
+          try {
+            await sql`rollback to savepoint submission`.execute(trx);
+            await sql`release savepoint submission`.execute(trx);
+          } catch {
+            // The engine already ended the transaction (SQLite after a full disk): the batch fails with
+            // the error that ended it, not with "no such savepoint".
+            throw error;
+          }
           results.push({ ok: false, error });
         }
       }
