@@ -4,10 +4,13 @@ import { apiKeyAdminRoutes } from './api-keys/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { messages } from './errors.ts';
+import { registerDashboard } from './dashboard/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
-import { adminAuth } from './http/admin-auth.ts';
+import fastifyCookie from '@fastify/cookie';
+import { AdminGate } from './http/admin-auth.ts';
+import { sessionCookieOf } from './http/session-cookie.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
@@ -19,6 +22,7 @@ import { trustProxyOf } from './http/trust-proxy.ts';
 import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { projectAdminRoutes } from './projects/index.ts';
+import { sessionRoutes } from './sessions/index.ts';
 import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
 
 export interface BuildAppOptions {
@@ -118,22 +122,41 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       admin.removeContentTypeParser('text/plain');
       admin.addHook('onRoute', (route) => {
         route.config = { surface: 'admin', ...route.config };
-        route.schema = { tags: ['admin'], security: [{ adminToken: [] }], ...route.schema };
+        route.schema = { tags: ['admin'], security: [{ adminToken: [] }, { dashboardSession: [] }], ...route.schema };
       });
-      const auth = adminAuth(services.adminTokens, config.adminLockout);
-      admin.addHook('onRequest', auth);
+      // The dashboard's session cookie is parsed in the admin scope only; the flag interface never reads cookies.
+      await admin.register(fastifyCookie);
+      const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
+      const gate = new AdminGate({
+        credentials: services.adminTokens,
+        sessions: services.sessions,
+        lockout: config.adminLockout,
+        cookieName: cookie.name,
+        publicOrigin: new URL(config.publicUrl).origin,
+      });
+      admin.decorateRequest('adminSession', null);
+      admin.addHook('onRequest', gate.check);
       // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
-      admin.setNotFoundHandler({ preHandler: auth }, notFound);
+      admin.setNotFoundHandler({ preHandler: gate.check }, notFound);
+      await admin.register(sessionRoutes, { sessions: services.sessions, gate, cookie });
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(feedbackAdminRoutes, { feedback: services.feedback });
       await admin.register(codeRefAdminRoutes, { codeRefs: services.codeRefs });
-      await admin.register(formAdminRoutes, { forms: services.forms, publicUrl: config.publicUrl });
+      await admin.register(formAdminRoutes, {
+        forms: services.forms,
+        publicUrl: config.publicUrl,
+        submissionCounts: (ids) => services.submissions.countsOf(ids),
+      });
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
     },
     { prefix: '/admin/v1' },
   );
+
+  if (!(await registerDashboard(app, { dir: config.dashboardDir }))) {
+    app.log.warn({ dir: config.dashboardDir }, 'the dashboard is not built (npm run build): it is not served');
+  }
 
   return app;
 }

@@ -11,6 +11,7 @@ import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
+import { SessionService, SessionStore } from './sessions/index.ts';
 import { SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
@@ -28,6 +29,8 @@ export interface Services {
   readonly log: Logger;
   readonly events: DomainEvents;
   readonly adminTokens: AdminTokenService;
+  /** Dashboard sign-in sessions. */
+  readonly sessions: SessionService;
   /** The admin token created on this start (printed once by main), if one was. */
   readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
@@ -72,6 +75,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const settings = new SettingsStore();
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
+  const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
 
   const forms = new FormService({ db, store: new FormStore(), clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -108,6 +112,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     events,
     adminTokens,
+    sessions,
     createdAdminToken: created,
     projects,
     flags,

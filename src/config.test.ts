@@ -14,6 +14,8 @@ const EVERY_VARIABLE = {
   FLAGPOST_ADMIN_MAX_FAILURES: '7',
   FLAGPOST_ADMIN_LOCKOUT_MS: '60000',
   FLAGPOST_PUBLIC_URL: 'https://flags.example.com/',
+  FLAGPOST_SESSION_TTL_MS: '3600000',
+  FLAGPOST_DASHBOARD_DIR: '/tmp/web',
   LOG_LEVEL: 'debug',
   FLAGPOST_BODY_LIMIT_BYTES: '2048',
   FLAGPOST_MAX_FILE_BYTES: '2000000',
@@ -65,6 +67,8 @@ describe('loadConfig', () => {
       adminToken: 'a-long-enough-token',
       adminLockout: { maxFailures: 7, windowMs: 60_000 },
       publicUrl: 'https://flags.example.com',
+      sessionTtlMs: 3_600_000,
+      dashboardDir: '/tmp/web',
       logLevel: 'debug',
       bodyLimit: 2048,
       forms: {

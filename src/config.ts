@@ -1,5 +1,10 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** `npm run build` writes the dashboard to dist/web, beside the server bundle dist/main.js. */
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const DEFAULT_DASHBOARD_DIR = path.basename(HERE) === 'dist' ? path.join(HERE, 'web') : path.join(HERE, '..', 'dist', 'web');
 
 /** Everything the process reads from its environment (contract D2), validated once at start. */
 export interface Config {
@@ -13,6 +18,10 @@ export interface Config {
   readonly adminLockout: { readonly maxFailures: number; readonly windowMs: number };
   /** How the server is reached from outside, without a trailing slash; used in redirect and page URLs. */
   readonly publicUrl: string;
+  /** How long a dashboard sign-in session lasts, in ms. */
+  readonly sessionTtlMs: number;
+  /** The built dashboard (index.html and assets/), served at `/`. */
+  readonly dashboardDir: string;
   readonly logLevel: string;
   /** Largest JSON body on the flag and admin endpoints, in bytes. */
   readonly bodyLimit: number;
@@ -174,6 +183,8 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: int('FLAGPOST_ADMIN_LOCKOUT_MS', 15 * 60_000, 1000, 86_400_000),
     },
     publicUrl,
+    sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
+    dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,
     logLevel,
     bodyLimit: int('FLAGPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     forms: {

@@ -16,6 +16,7 @@ export const messages = {
   routeNotFound: 'Route {method} {url} not found',
   tooManyRequests: 'Too many requests, please try again later.',
   adminUnauthorized: 'Missing or invalid admin token',
+  crossSiteRefused: 'Cross-site request refused: a signed-in write must come from the dashboard origin',
   validationFailed: 'Invalid request',
   projectNotFound: 'Project with key {projectKey} does not exist',
   adminEnvironmentNotFound: 'Environment with key {environmentKey} does not exist in project {projectKey}',

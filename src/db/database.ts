@@ -6,6 +6,7 @@ import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
+import type { SessionsTable } from '../sessions/session.table.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -22,6 +23,7 @@ export interface Database {
   submission_files: SubmissionFilesTable;
   outbox: OutboxTable;
   delivery_attempts: DeliveryAttemptsTable;
+  sessions: SessionsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -2,7 +2,7 @@ import { keyHeaders, readKeyHeaders } from '../flags/index.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { adminErrors, nextCursor, publicErrors, type RoutePlugin } from '../http/schemas.ts';
 import { feedbackView } from './feedback.ts';
-import { feedbackBody, feedbackCreatedSchema, feedbackSchema } from './feedback.schemas.ts';
+import { feedbackBody, feedbackCreatedSchema, feedbackSchema, feedbackSummarySchema } from './feedback.schemas.ts';
 import type { FeedbackService } from './feedback.service.ts';
 
 /** POST /v1/flags/preview/feedback, inside the flag interface scope. */
@@ -48,7 +48,11 @@ export const feedbackAdminRoutes: RoutePlugin<{ feedback: FeedbackService }> = a
         },
         querystring: { type: 'object', properties: pageQueryProperties },
         response: {
-          200: { type: 'object', required: ['feedback', 'nextCursor'], properties: { feedback: { type: 'array', items: feedbackSchema }, nextCursor } },
+          200: {
+            type: 'object',
+            required: ['feedback', 'nextCursor', 'summary'],
+            properties: { feedback: { type: 'array', items: feedbackSchema }, nextCursor, summary: feedbackSummarySchema },
+          },
           ...adminErrors,
         },
       },
@@ -56,7 +60,7 @@ export const feedbackAdminRoutes: RoutePlugin<{ feedback: FeedbackService }> = a
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
       const page = await feedback.list(projectKey, envKey, slug, readPage(request.query));
-      return { feedback: page.items.map(feedbackView), nextCursor: encodeCursor(page.next) };
+      return { feedback: page.items.map(feedbackView), nextCursor: encodeCursor(page.next), summary: page.summary };
     },
   );
 };

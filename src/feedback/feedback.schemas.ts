@@ -34,3 +34,15 @@ export const feedbackCreatedSchema = {
   required: ['success', 'feedbackId'],
   properties: { success: { type: 'boolean', const: true }, feedbackId: { type: 'string' } },
 } as const;
+
+/** Over all of a flag's feedback in one environment, whatever the page. */
+export const feedbackSummarySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['total', 'averageRating', 'moods'],
+  properties: {
+    total: { type: 'integer' },
+    averageRating: { type: ['number', 'null'], description: 'Average rating, two decimals; null without feedback' },
+    moods: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Entries per mood' },
+  },
+} as const;

@@ -5,7 +5,7 @@ import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FlagService } from '../flags/index.ts';
 import type { ProjectService } from '../projects/index.ts';
-import type { Feedback, FeedbackInput } from './feedback.ts';
+import type { Feedback, FeedbackInput, FeedbackSummary } from './feedback.ts';
 import type { FeedbackStore } from './feedback.store.ts';
 
 /** Largest `metadata` of one feedback, as JSON characters. */
@@ -55,11 +55,17 @@ export class FeedbackService {
   }
 
   /** A page of a flag's feedback in one environment, newest first. */
-  async list(projectKey: string, environmentKey: string, slug: string, page: { after: Cursor | undefined; limit: number }): Promise<Page<Feedback>> {
+  async list(
+    projectKey: string,
+    environmentKey: string,
+    slug: string,
+    page: { after: Cursor | undefined; limit: number },
+  ): Promise<Page<Feedback> & { summary: FeedbackSummary }> {
     const { environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
     if (!(await this.deps.flags.hasFlag(environment.id, slug))) {
       throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
     }
-    return pageOf(await this.deps.store.list(this.deps.db, environment.id, slug, page.limit, page.after), page.limit);
+    const summary = await this.deps.store.summary(this.deps.db, environment.id, slug);
+    return { ...pageOf(await this.deps.store.list(this.deps.db, environment.id, slug, page.limit, page.after), page.limit), summary };
   }
 }

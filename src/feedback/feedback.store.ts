@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { fromJson, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import { type Cursor, newestFirst } from '../db/paging.ts';
-import type { Feedback, Mood } from './feedback.ts';
+import { type Feedback, type FeedbackSummary, type Mood, MOODS } from './feedback.ts';
 import type { FeedbackTable } from './feedback.table.ts';
 
 const toFeedback = (row: Selectable<FeedbackTable>): Feedback => ({
@@ -40,6 +40,26 @@ export class FeedbackStore {
     const query = db.selectFrom('feedback').selectAll().where('environment_id', '=', environmentId).where('flag_slug', '=', slug);
     const rows = await newestFirst(query, limit, after).execute();
     return rows.map(toFeedback);
+  }
+
+  /** How many entries, their average rating and the count per mood, over all of a flag's feedback in one environment. */
+  async summary(db: Executor, environmentId: string, slug: string): Promise<FeedbackSummary> {
+    const rows = await db
+      .selectFrom('feedback')
+      .select((eb) => ['mood', eb.fn.countAll<string | number>().as('n'), eb.fn.sum<string | number>('rating').as('ratings')])
+      .where('environment_id', '=', environmentId)
+      .where('flag_slug', '=', slug)
+      .groupBy('mood')
+      .execute();
+    const moods = Object.fromEntries(MOODS.map((mood) => [mood, 0])) as Record<Mood, number>;
+    let total = 0;
+    let ratings = 0;
+    for (const row of rows) {
+      moods[row.mood as Mood] = Number(row.n);
+      total += Number(row.n);
+      ratings += Number(row.ratings);
+    }
+    return { total, averageRating: total === 0 ? null : Math.round((ratings / total) * 100) / 100, moods };
   }
 
   async deleteForSlug(db: Executor, projectId: string, slug: string): Promise<void> {

@@ -24,6 +24,15 @@ export interface Feedback {
   createdAt: string;
 }
 
+/** Over all of a flag's feedback in one environment. */
+export interface FeedbackSummary {
+  total: number;
+  /** Rounded to two decimals; null without feedback. */
+  averageRating: number | null;
+  /** Entries per mood; moods without entries are 0. */
+  moods: Record<Mood, number>;
+}
+
 export const feedbackView = (f: Feedback) => ({
   id: f.id,
   flagKey: f.flagKey,

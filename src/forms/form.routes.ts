@@ -1,10 +1,16 @@
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { formView } from './form.ts';
-import { createFormBody, formParams, formSchema, updateFormBody, webhookSecretSchema } from './form.schemas.ts';
+import { createFormBody, formParams, formSchema, listedFormSchema, updateFormBody, webhookSecretSchema } from './form.schemas.ts';
 import type { FormService, FormWithSecret } from './form.service.ts';
 
+/** How many submissions (all, and spam) each form has; the submissions capability answers it. */
+export type SubmissionCounts = (formIds: readonly string[]) => Promise<Map<string, { total: number; spam: number }>>;
+
 /** Admin API for forms under /admin/v1 (contract "Admin API"). */
-export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: string }> = async (app, { forms, publicUrl }) => {
+export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: string; submissionCounts: SubmissionCounts }> = async (
+  app,
+  { forms, publicUrl, submissionCounts },
+) => {
   // The signing secret appears only in the answer that created it.
   const withSecret = ({ form, webhookSecret }: FormWithSecret) => ({ ...formView(form, publicUrl), ...(webhookSecret ? { webhookSecret } : {}) });
 
@@ -25,12 +31,18 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
       schema: {
         summary: 'List forms, newest first',
         response: {
-          200: { type: 'object', additionalProperties: false, required: ['forms'], properties: { forms: { type: 'array', items: formSchema } } },
+          200: { type: 'object', additionalProperties: false, required: ['forms'], properties: { forms: { type: 'array', items: listedFormSchema } } },
           ...adminErrors,
         },
       },
     },
-    async () => ({ forms: (await forms.list()).map((f) => formView(f, publicUrl)) }),
+    async () => {
+      const list = await forms.list();
+      const counts = await submissionCounts(list.map((f) => f.id));
+      return {
+        forms: list.map((f) => ({ ...formView(f, publicUrl), submissionCount: counts.get(f.id)?.total ?? 0, spamCount: counts.get(f.id)?.spam ?? 0 })),
+      };
+    },
   );
 
   app.get('/forms/:formKey', { schema: { summary: 'Get a form', params: formParams, response: { 200: formSchema, ...adminErrors } } }, async (request) =>

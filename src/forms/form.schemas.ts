@@ -71,6 +71,17 @@ export const formSchema = {
   },
 } as const;
 
+/** A form in the list, with how many submissions it has (the dashboard's form list). */
+export const listedFormSchema = {
+  ...formSchema,
+  required: [...formSchema.required, 'submissionCount', 'spamCount'],
+  properties: {
+    ...formSchema.properties,
+    submissionCount: { type: 'integer', description: 'Submissions of the form, spam included' },
+    spamCount: { type: 'integer', description: 'Submissions marked as spam' },
+  },
+} as const;
+
 export const webhookSecretSchema = {
   type: 'object',
   additionalProperties: false,

@@ -6,47 +6,122 @@ export interface AdminCredentials {
   verify(token: string): boolean;
 }
 
+/** A dashboard session as the admin scope sees it. */
+export interface AdminSession {
+  expiresAt: string;
+}
+
+/** Finds the live session of a session cookie's value. */
+export interface AdminSessions {
+  find(token: string): Promise<AdminSession | undefined>;
+}
+
 export interface AdminLockout {
-  /** Failed tokens one client address may present within `windowMs` before it is locked out. */
+  /** Failed tokens one client address may present within `windowMs` before it is locked out for the window. */
   maxFailures: number;
   /** How long the failures are remembered, and how long a lockout lasts, in ms. */
   windowMs: number;
 }
 
+export interface AdminGateOptions {
+  credentials: AdminCredentials;
+  sessions: AdminSessions;
+  lockout: AdminLockout;
+  /** Name of the session cookie (see session-cookie.ts). */
+  cookieName: string;
+  /** The public URL's origin: cookie-authenticated writes must come from it (or from the Host's own origin). */
+  publicOrigin: string;
+  now?: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The dashboard session that authenticated this admin request; null for the bearer token. */
+    adminSession: AdminSession | null;
+  }
+  interface FastifyContextConfig {
+    /** The sign-in route checks the token of its body itself (AdminGate.signIn). */
+    signIn?: boolean;
+  }
+}
+
 /** Most client addresses remembered at once; the oldest are forgotten first. */
 const MAX_TRACKED = 10_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * onRequest hook for the admin scope: `Authorization: Bearer <admin token>` or 401 JSON. A client
- * address that presents `maxFailures` wrong or missing tokens within the window is locked out for the
- * window (429 with Retry-After, even with the right token), so the token cannot be guessed (issue 8).
- * The right token before the lockout clears the count. Counts are per instance (in memory).
+ * The door of the admin scope. A request carries `Authorization: Bearer <admin token>` or the session
+ * cookie of a dashboard sign-in (issue 9); anything else is a 401 JSON. A cookie-authenticated write
+ * must also carry an `Origin` of Flagpost itself (a cross-site request forgery defence on top of
+ * SameSite=Strict). A client address that presents `maxFailures` wrong or missing credentials within
+ * the window is locked out for the window (429 with Retry-After, even with the right token), so the
+ * token cannot be guessed (issue 8); the sign-in form counts the same way. Counts are per instance.
  */
-export function adminAuth(credentials: AdminCredentials, lockout: AdminLockout, now: () => number = Date.now) {
-  const failures = new Map<string, { count: number; since: number }>();
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const ip = request.ip;
-    let entry = failures.get(ip);
-    if (entry && now() - entry.since >= lockout.windowMs) {
-      failures.delete(ip);
-      entry = undefined;
+export class AdminGate {
+  private readonly failures = new Map<string, { count: number; since: number }>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: AdminGateOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** onRequest hook of the admin scope. */
+  readonly check = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    request.adminSession = null;
+    if (request.routeOptions.config?.signIn) return;
+    this.refuseLockedOut(request, reply);
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (match && this.options.credentials.verify(match[1]!)) return this.succeeded(request);
+      return this.failed(request);
     }
-    if (entry && entry.count >= lockout.maxFailures) {
-      reply.header('retry-after', String(Math.ceil((entry.since + lockout.windowMs - now()) / 1000)));
-      throw new AppError('rate_limited', messages.tooManyRequests);
-    }
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match && credentials.verify(match[1]!)) {
-      // Only the holder of the token can do this, so it cannot help a guesser.
-      failures.delete(ip);
+    const cookie = request.cookies?.[this.options.cookieName];
+    const session = cookie ? await this.options.sessions.find(cookie) : undefined;
+    if (!session) return this.failed(request);
+    if (!SAFE_METHODS.has(request.method) && !this.sameOrigin(request)) throw new AppError('forbidden', messages.crossSiteRefused);
+    request.adminSession = session;
+    this.succeeded(request);
+  };
+
+  /** For the sign-in route: the admin token of its body, counted like a bearer token. */
+  signIn(request: FastifyRequest, reply: FastifyReply, token: string): void {
+    this.refuseLockedOut(request, reply);
+    if (this.options.credentials.verify(token)) return this.succeeded(request);
+    this.failed(request);
+  }
+
+  private sameOrigin(request: FastifyRequest): boolean {
+    const origin = request.headers.origin;
+    if (!origin) return false;
+    return origin === this.options.publicOrigin || origin === `${request.protocol}://${request.host}`;
+  }
+
+  private refuseLockedOut(request: FastifyRequest, reply: FastifyReply): void {
+    const entry = this.failures.get(request.ip);
+    if (!entry) return;
+    if (this.now() - entry.since >= this.options.lockout.windowMs) {
+      this.failures.delete(request.ip);
       return;
     }
+    if (entry.count >= this.options.lockout.maxFailures) {
+      reply.header('retry-after', String(Math.ceil((entry.since + this.options.lockout.windowMs - this.now()) / 1000)));
+      throw new AppError('rate_limited', messages.tooManyRequests);
+    }
+  }
+
+  private succeeded(request: FastifyRequest): void {
+    // Only the holder of the token (or of a session it opened) gets here, so it cannot help a guesser.
+    this.failures.delete(request.ip);
+  }
+
+  private failed(request: FastifyRequest): never {
+    const entry = this.failures.get(request.ip);
     if (entry) entry.count++;
     else {
-      if (failures.size >= MAX_TRACKED) failures.delete(failures.keys().next().value!);
-      failures.set(ip, { count: 1, since: now() });
+      if (this.failures.size >= MAX_TRACKED) this.failures.delete(this.failures.keys().next().value!);
+      this.failures.set(request.ip, { count: 1, since: this.now() });
     }
     throw new AppError('unauthorized', messages.adminUnauthorized);
-  };
+  }
 }

@@ -18,6 +18,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (FLAGPOST_ADMIN_TOKEN or the one printed on first start)' },
+          dashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'flagpost_session',
+            description: 'The session cookie of a dashboard sign-in (`__Host-flagpost_session` over https); writes need a same-origin Origin header',
+          },
         },
       },
     },

@@ -87,6 +87,26 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
     },
   );
 
+  app.patch(
+    '/forms/:formKey/submissions/:id',
+    {
+      schema: {
+        summary: 'Mark a submission as spam or not spam',
+        params: submissionParams,
+        body: { type: 'object', additionalProperties: false, required: ['spam'], properties: { spam: { type: 'boolean' } } },
+        response: { 200: submissionDetailSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const { submission, deliveries } = await submissions.markSpam(request.params.formKey, request.params.id, request.body.spam);
+      return {
+        ...submissionView(submission),
+        meta: submission.meta,
+        deliveries: deliveries.map(({ delivery, attempts }) => deliveryView(delivery, attempts)),
+      };
+    },
+  );
+
   app.delete(
     '/forms/:formKey/submissions/:id',
     { schema: { summary: 'Delete a submission with its files and deliveries', params: submissionParams, response: { 204: noContent, ...adminErrors } } },

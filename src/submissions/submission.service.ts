@@ -107,6 +107,18 @@ export class SubmissionService {
     return found;
   }
 
+  /** Marks one submission as spam or not spam; answers it as `get` does. */
+  async markSpam(formKey: string, id: string, spam: boolean) {
+    const form = await this.deps.forms.get(formKey);
+    if (!(await this.deps.store.setSpam(this.deps.db, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+    return this.get(formKey, id);
+  }
+
+  /** How many submissions (all, and spam) each of these forms has. */
+  async countsOf(formIds: readonly string[]): Promise<Map<string, { total: number; spam: number }>> {
+    return this.deps.store.countsOf(this.deps.db, formIds);
+  }
+
   /** Deletes one submission with its files and deliveries. */
   async delete(formKey: string, id: string): Promise<void> {
     const form = await this.deps.forms.get(formKey);

@@ -107,6 +107,31 @@ export class SubmissionStore {
     return Number(result.numDeletedRows) > 0;
   }
 
+  /** Marks a submission as spam or not; false when the form has no submission with this id. */
+  async setSpam(db: Executor, formId: string, id: string, spam: boolean): Promise<boolean> {
+    const result = await db
+      .updateTable('submissions')
+      .set({ spam: spam ? 1 : 0 })
+      .where('form_id', '=', formId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Submissions per form id, all and spam, for the forms given. */
+  async countsOf(db: Executor, formIds: readonly string[]): Promise<Map<string, { total: number; spam: number }>> {
+    const counts = new Map<string, { total: number; spam: number }>();
+    if (formIds.length === 0) return counts;
+    const rows = await db
+      .selectFrom('submissions')
+      .select((eb) => ['form_id', eb.fn.countAll<string | number>().as('total'), eb.fn.sum<string | number | null>('spam').as('spam')])
+      .where('form_id', 'in', formIds)
+      .groupBy('form_id')
+      .execute();
+    for (const row of rows) counts.set(row.form_id, { total: Number(row.total), spam: Number(row.spam ?? 0) });
+    return counts;
+  }
+
   private async withFiles(db: Executor, rows: Selectable<SubmissionsTable>[]): Promise<Submission[]> {
     if (rows.length === 0) return [];
     const files = await db

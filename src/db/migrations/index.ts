@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_flags.ts';
 import * as m0002 from './0002_forms.ts';
 import * as m0003 from './0003_outbox_form.ts';
+import * as m0004 from './0004_sessions.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
   '0001_flags': m0001,
   '0002_forms': m0002,
   '0003_outbox_form': m0003,
+  '0004_sessions': m0004,
 };

@@ -1,0 +1,1 @@
+export { DASHBOARD_CSP, registerDashboard } from './dashboard.routes.ts';

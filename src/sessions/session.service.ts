@@ -1,0 +1,42 @@
+import { hashToken } from '../api-keys/index.ts';
+import { newId, newKey } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
+import type { Session } from './session.ts';
+import type { SessionStore } from './session.store.ts';
+
+export interface SessionServiceDeps {
+  db: Db;
+  store: SessionStore;
+  clock: () => Date;
+  /** How long a session lasts from sign-in. */
+  ttlMs: number;
+}
+
+/**
+ * Dashboard sessions (issue 9): opened once the admin token was checked, found by the token of the
+ * session cookie, closed by signing out. Tokens are 256 random bits; only their hash is stored.
+ */
+export class SessionService {
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  async open(): Promise<{ session: Session; token: string }> {
+    const { db, store, clock, ttlMs } = this.deps;
+    const now = clock();
+    // Expired sessions go when a new one comes: the table stays as small as the live sessions.
+    await store.deleteExpired(db, now.toISOString());
+    const token = `fps_${newKey(32)}`;
+    const session: Session = { id: newId(), createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
+    await store.insert(db, session, hashToken(token));
+    return { session, token };
+  }
+
+  /** The live session of a cookie's token, if any. */
+  async find(token: string): Promise<Session | undefined> {
+    if (token.length > 200) return undefined;
+    return this.deps.store.findLive(this.deps.db, hashToken(token), this.deps.clock().toISOString());
+  }
+
+  async close(token: string): Promise<void> {
+    await this.deps.store.deleteByHash(this.deps.db, hashToken(token));
+  }
+}

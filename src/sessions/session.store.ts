@@ -1,0 +1,25 @@
+import type { Executor } from '../db/database.ts';
+import type { Session } from './session.ts';
+
+export class SessionStore {
+  async insert(db: Executor, session: Session, tokenHash: string): Promise<void> {
+    await db
+      .insertInto('sessions')
+      .values({ id: session.id, token_hash: tokenHash, created_at: session.createdAt, expires_at: session.expiresAt })
+      .execute();
+  }
+
+  /** The session with this token hash, unless it has expired at `now`. */
+  async findLive(db: Executor, tokenHash: string, now: string): Promise<Session | undefined> {
+    const row = await db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now).executeTakeFirst();
+    return row && { id: row.id, createdAt: row.created_at, expiresAt: row.expires_at };
+  }
+
+  async deleteByHash(db: Executor, tokenHash: string): Promise<void> {
+    await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+  }
+
+  async deleteExpired(db: Executor, now: string): Promise<void> {
+    await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  }
+}

@@ -1,0 +1,7 @@
+/** Dashboard sign-in sessions (issue 9): only the SHA-256 hash of the session token is stored. */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}

@@ -1,0 +1,6 @@
+/** A signed-in dashboard session. The token itself lives only in the browser's cookie. */
+export interface Session {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+}
