@@ -12,7 +12,13 @@ let now = new Date('2026-11-22T10:00:00.000Z');
 const clock = () => new Date(now);
 
 const signIn = (ctx: TestContext, token: string, remoteAddress = '127.0.0.1') =>
-  ctx.app.inject({ method: 'POST', url: '/admin/v1/sessions', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token }), remoteAddress });
+  ctx.app.inject({
+    method: 'POST',
+    url: '/admin/v1/sessions',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ token }),
+    remoteAddress,
+  });
 
 const cookieOf = (res: LightMyRequestResponse) => {
   const header = String(res.headers['set-cookie']);
@@ -73,7 +79,14 @@ forEachDialect(
       assert.equal((await ctx().admin('GET', '/admin/v1/projects')).json().projects.length, before);
       // The public URL's origin, and the request's own origin (Host), are the dashboard's.
       assert.equal((await withCookie(ctx(), value!, 'POST', '/admin/v1/projects', { origin: PUBLIC_URL }, { name: 'Mine' })).statusCode, 201);
-      const own = await withCookie(ctx(), value!, 'POST', '/admin/v1/projects', { origin: 'http://127.0.0.1:4000', host: '127.0.0.1:4000' }, { name: 'Mine too' });
+      const own = await withCookie(
+        ctx(),
+        value!,
+        'POST',
+        '/admin/v1/projects',
+        { origin: 'http://127.0.0.1:4000', host: '127.0.0.1:4000' },
+        { name: 'Mine too' },
+      );
       assert.equal(own.statusCode, 201, own.body);
       // A wrong bearer token is not rescued by a valid cookie.
       const both = await withCookie(ctx(), value!, 'GET', '/admin/v1/projects', { authorization: 'Bearer wrong-token' });

@@ -13,7 +13,9 @@ const sessionSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['expiresAt'],
-  properties: { expiresAt: { ...isoTimestamp, type: ['string', 'null'], description: 'When the session ends; null when the bearer token authenticated the request' } },
+  properties: {
+    expiresAt: { ...isoTimestamp, type: ['string', 'null'], description: 'When the session ends; null when the bearer token authenticated the request' },
+  },
 } as const;
 
 /**
@@ -57,7 +59,10 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessio
     async (request, reply) => {
       const token = request.cookies[cookie.name];
       if (token) await sessions.close(token);
-      return reply.code(204).clearCookie(cookie.name, { ...cookie.options, maxAge: undefined }).send();
+      return reply
+        .code(204)
+        .clearCookie(cookie.name, { ...cookie.options, maxAge: undefined })
+        .send();
     },
   );
 };

@@ -3,10 +3,7 @@ import type { Session } from './session.ts';
 
 export class SessionStore {
   async insert(db: Executor, session: Session, tokenHash: string): Promise<void> {
-    await db
-      .insertInto('sessions')
-      .values({ id: session.id, token_hash: tokenHash, created_at: session.createdAt, expires_at: session.expiresAt })
-      .execute();
+    await db.insertInto('sessions').values({ id: session.id, token_hash: tokenHash, created_at: session.createdAt, expires_at: session.expiresAt }).execute();
   }
 
   /** The session with this token hash, unless it has expired at `now`. */
