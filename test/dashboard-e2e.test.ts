@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { buildDashboard } from '../web/build.ts';
+import { ADMIN_TOKEN, createTestContext, dialects, type TestContext } from './support/context.ts';
+import { multipart } from './support/forms.ts';
+import { freePort, ROOT } from './support/process.ts';
+
+// Issue 9: the dashboard in headless Chromium, on both engines. One walk through every screen: sign in,
+// a project, a flag switched on and read through the flag interface, its payload and preview content,
+// an API key created and revoked, a form, a submission with its file in the inbox, the CSV export, sign
+// out. Every screen is scanned with axe-core (no serious or critical violation) and photographed under
+// test-output/dashboard/<engine>/.
+
+const CHROMIUM = '/usr/bin/chromium';
+const WEB_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-dashboard-'));
+
+async function axeScan(page: Page, screen: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe on ${screen}`,
+  );
+}
+
+describe('dashboard build', () => {
+  before(async () => {
+    await buildDashboard(WEB_DIR);
+  });
+
+  it('keeps the first load under 200 KB gzip-compressed and TipTap out of it', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const html = fs.readFileSync(path.join(WEB_DIR, 'index.html'), 'utf8');
+    const refs = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(refs.some((r) => r.endsWith('.js')) && refs.some((r) => r.endsWith('.css')), html);
+    // What the entry imports statically loads at once too.
+    const firstLoad = new Set(refs);
+    for (const ref of refs.filter((r) => r.endsWith('.js'))) {
+      const code = fs.readFileSync(path.join(WEB_DIR, 'assets', ref), 'utf8');
+      for (const m of code.matchAll(/(?:^|[;}\s])import\s*(?:[\w{}*,\s$]+from\s*)?["']\.\/([^"']+\.js)["']/g)) firstLoad.add(m[1]!);
+    }
+    let total = gzipSync(html).length;
+    for (const file of firstLoad) {
+      const bytes = fs.readFileSync(path.join(WEB_DIR, 'assets', file));
+      total += gzipSync(bytes).length;
+      assert.doesNotMatch(bytes.toString('utf8'), /ProseMirror|tiptap/i, `${file} is loaded first and holds the editor`);
+    }
+    assert.ok(total <= 200 * 1024, `first load ${total} bytes gzip`);
+    const all = fs.readdirSync(path.join(WEB_DIR, 'assets')).filter((f) => f.endsWith('.js') && !firstLoad.has(f));
+    assert.ok(
+      all.some((f) => /ProseMirror/.test(fs.readFileSync(path.join(WEB_DIR, 'assets', f), 'utf8'))),
+      'the editor is in a lazy chunk',
+    );
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    assert.doesNotMatch(html, /<style|style=/, 'no inline style');
+  });
+});
+
+for (const dialect of dialects()) {
+  describe(`dashboard end to end in headless Chromium [${dialect}]`, { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+    let ctx: TestContext;
+    let base: string;
+    let browser: BrowserContext;
+    const shots = path.join(ROOT, 'test-output', 'dashboard', dialect);
+
+    before(async () => {
+      if (!fs.existsSync(path.join(WEB_DIR, 'index.html'))) await buildDashboard(WEB_DIR);
+      const port = freePort();
+      base = `http://127.0.0.1:${port}`;
+      ctx = await createTestContext(dialect, { FLAGPOST_PUBLIC_URL: base, FLAGPOST_DASHBOARD_DIR: WEB_DIR });
+      await ctx.app.listen({ port, host: '127.0.0.1' });
+      fs.mkdirSync(shots, { recursive: true });
+      browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-chromium-')), {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1280, height: 900 },
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+    });
+    after(async () => {
+      await browser?.close();
+      await ctx?.close();
+    });
+
+    const screen = async (page: Page, name: string) => {
+      await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+      await axeScan(page, name);
+    };
+    const flagRead = async (projectKey: string, envKey: string, slug: string) =>
+      (await fetch(`${base}/v1/flags/${slug}`, { headers: { 'x-project-key': projectKey, 'x-environment-key': envKey } })).json() as Promise<{
+        enabled: boolean;
+        payload: unknown;
+      }>;
+
+    it('manages flags and forms through every screen', { timeout: 240_000 }, async () => {
+      const page = await browser.newPage();
+      const browserErrors: string[] = [];
+      page.on('pageerror', (e) => browserErrors.push(String(e)));
+      page.on('console', (m) => {
+        if (m.type() === 'error' && !/status of 40[14]/.test(m.text())) browserErrors.push(m.text());
+      });
+
+      // Sign in. A signed-out visitor lands on the sign-in page.
+      await page.goto(`${base}/projects`);
+      await page.getByLabel('Admin token').waitFor();
+      await screen(page, '01-sign-in');
+      await page.getByLabel('Admin token').fill('wrong-token-0123456789');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Missing or invalid admin token' }).waitFor();
+      await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+      const stored = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie]));
+      assert.ok(!stored.includes(ADMIN_TOKEN), 'the token is kept nowhere in the page');
+      assert.doesNotMatch(stored, /fps_/, 'the session cookie is HttpOnly');
+
+      // A project.
+      await page.getByLabel('Project name').fill('Web shop');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await page.getByRole('heading', { name: 'Web shop', level: 1 }).waitFor();
+      const project = (await ctx.admin('GET', '/admin/v1/projects')).json().projects[0] as { key: string; environments: Array<{ key: string; name: string }> };
+      const production = project.environments.find((e) => e.name === 'production')!;
+      await page.goto(`${base}/projects`);
+      await page.getByRole('link', { name: 'Web shop' }).waitFor();
+      await screen(page, '02-projects');
+      await page.getByRole('link', { name: 'Web shop' }).click();
+
+      // A flag, switched on in production and read through the flag interface with production's keys.
+      await page.getByLabel('Slug').fill('checkout');
+      await page.getByLabel('Description').fill('New checkout flow');
+      await page.getByRole('button', { name: 'Create flag' }).click();
+      const toggle = page.getByRole('switch', { name: 'checkout in production' });
+      await toggle.waitFor();
+      assert.equal(await toggle.getAttribute('aria-checked'), 'false');
+      assert.equal((await flagRead(project.key, production.key, 'checkout')).enabled, false);
+      await toggle.click();
+      await page.waitForFunction(() => document.querySelector('[aria-label="checkout in production"]')?.getAttribute('aria-checked') === 'true');
+      assert.equal((await flagRead(project.key, production.key, 'checkout')).enabled, true);
+      const development = project.environments.find((e) => e.name === 'development')!;
+      assert.equal((await flagRead(project.key, development.key, 'checkout')).enabled, false, 'only production changed');
+      await page.getByLabel('Search flags').fill('nothing-matches');
+      assert.equal(await page.getByRole('switch', { name: 'checkout in production' }).count(), 0);
+      await page.getByLabel('Search flags').fill('checkout flow');
+      await toggle.waitFor();
+      await screen(page, '03-flags');
+
+      // The flag's screen: payload (invalid JSON refused before sending), then valid JSON.
+      await page.getByRole('link', { name: 'checkout', exact: true }).click();
+      await page.getByRole('heading', { name: 'checkout', level: 1 }).waitFor();
+      await page.getByLabel('Payload in production').fill('{"variant": ');
+      await page.getByRole('button', { name: 'Save production' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Payload is not valid JSON' }).waitFor();
+      assert.equal((await flagRead(project.key, production.key, 'checkout')).payload, null);
+      await page.getByLabel('Payload in production').fill('{"variant": "b"}');
+      await page.getByRole('button', { name: 'Save production' }).click();
+      await page.waitForFunction(
+        async ([url, p, e]) =>
+          (await (await fetch(url!, { headers: { 'x-project-key': p!, 'x-environment-key': e! } })).json()).payload?.variant === 'b',
+        [`${base}/v1/flags/checkout`, project.key, production.key],
+      );
+      assert.deepEqual((await flagRead(project.key, production.key, 'checkout')).payload, { variant: 'b' });
+
+      // Preview content written in the editor and rendered by GET /v1/flags/preview.
+      await page.getByLabel('Preview flag').first().check();
+      await page.getByLabel('Preview name').first().fill('New checkout');
+      const editor = page.getByLabel('Preview content').first();
+      await editor.click();
+      await page.keyboard.type('Try the new checkout');
+      await page.getByRole('button', { name: 'Save preview' }).first().click();
+      const previewHeaders = { 'x-project-key': project.key, 'x-environment-key': development.key };
+      let preview: Array<{ slug: string; name?: string; content?: string }> = [];
+      for (let i = 0; i < 50 && preview.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        preview = ((await (await fetch(`${base}/v1/flags/preview`, { headers: previewHeaders })).json()) as { flags?: typeof preview }).flags ?? [];
+      }
+      assert.equal(preview.length, 1, 'the preview flag is listed');
+      assert.match(JSON.stringify(preview[0]), /Try the new checkout/);
+      await screen(page, '04-flag');
+
+      // Environments and keys: an API key created (token shown once) and revoked.
+      await page.goto(`${base}/projects/${project.key}/environments`);
+      await page.getByLabel('API key name').fill('CI');
+      await page.getByRole('button', { name: 'Create API key' }).click();
+      const token = await page.getByLabel('New API key').inputValue();
+      assert.match(token, /^fpk_/);
+      const codeRefs = (key: string) =>
+        fetch(`${base}/v1/flags/code-refs`, {
+          method: 'POST',
+          headers: { 'x-project-key': project.key, 'x-environment-key': production.key, 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ branch: 'main', projectName: 'web', references: {} }),
+        });
+      assert.equal((await codeRefs(token)).status, 201);
+      await screen(page, '05-environments');
+      await page.getByRole('button', { name: 'Revoke CI' }).click();
+      for (let i = 0; i < 50 && (await codeRefs(token)).status !== 401; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await codeRefs(token)).status, 401, 'the revoked key is refused');
+
+      // A form, a submission with a file, the inbox, the detail, the CSV export.
+      await page.getByRole('link', { name: 'Forms' }).click();
+      await page.getByLabel('Form name').fill('Contact');
+      await page.getByRole('button', { name: 'Create form' }).click();
+      await page.getByLabel('Uploads enabled').check();
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      const form = (await ctx.admin('GET', '/admin/v1/forms')).json().forms[0] as { key: string };
+      for (let i = 0; i < 50 && !(await ctx.admin('GET', `/admin/v1/forms/${form.key}`)).json().uploadsEnabled; i++) await new Promise((r) => setTimeout(r, 100));
+      await screen(page, '06-form');
+      const body = multipart([
+        { name: 'email', value: 'ada@example.com' },
+        { name: 'message', value: 'Hello from the e2e test' },
+        { name: 'attachment', filename: 'notes.txt', content: 'analytical engine', contentType: 'text/plain' },
+      ]);
+      const submitted = await fetch(`${base}/v1/s/${form.key}?mode=rest`, { method: 'POST', headers: { 'content-type': body.contentType }, body: body.payload });
+      assert.equal(submitted.status, 200);
+      await page.goto(`${base}/forms`);
+      await page.getByRole('link', { name: 'Contact' }).first().waitFor();
+      await screen(page, '07-forms');
+      await page.goto(`${base}/forms/${form.key}/submissions`);
+      await page.getByText('ada@example.com').first().waitFor();
+      await screen(page, '08-inbox');
+      const csvHref = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
+      const csv = await page.context().request.get(new URL(csvHref!, base).toString());
+      assert.equal(csv.status(), 200);
+      assert.match(await csv.text(), /ada@example\.com/);
+      await page.getByText('ada@example.com').first().click().catch(() => {});
+      const detailLink = page.locator(`a[href^="/forms/${form.key}/submissions/"]`).first();
+      if (await detailLink.count()) await detailLink.click();
+      await page.getByRole('heading', { name: 'Submission', level: 1 }).waitFor();
+      const file = page.getByRole('link', { name: 'notes.txt' });
+      const download = await page.context().request.get(new URL((await file.getAttribute('href'))!, base).toString());
+      assert.equal(await download.text(), 'analytical engine');
+      await page.getByRole('button', { name: 'Mark as spam' }).click();
+      await page.getByRole('button', { name: 'Mark as not spam' }).waitFor();
+      await screen(page, '09-submission');
+
+      // Sign out: the dashboard and the API refuse the old session.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Admin token').waitFor();
+      const after = await page.context().request.get(`${base}/admin/v1/projects`);
+      assert.equal(after.status(), 401);
+      await page.goto(`${base}/forms`);
+      await page.getByLabel('Admin token').waitFor();
+      assert.deepEqual(browserErrors, []);
+    });
+  });
+}
