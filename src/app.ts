@@ -6,7 +6,7 @@ import type { Services } from './compose.ts';
 import { messages } from './errors.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
-import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagPublicRoutes } from './flags/index.ts';
+import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagPublicRoutes, ofrepRoutes } from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
 import { AdminGate } from './http/admin-auth.ts';
@@ -103,6 +103,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     reads: services.reads,
     plugins: [feedbackPublicRoutes(services.feedback), codeRefPublicRoutes(services.codeRefs, services.apiKeys)],
   });
+
+  await app.register(ofrepRoutes, { prefix: '/ofrep/v1', reads: services.reads, streams: services.streams, tokens: services.streamTokens });
+  // Open event streams never end by themselves: they are closed so that the server can.
+  app.addHook('preClose', async () => services.streams.closeAll());
 
   await app.register(submissionIntakeRoutes, {
     prefix: '/v1/s',

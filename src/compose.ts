@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
-import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, openFlagReadPath } from './flags/index.ts';
+import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
@@ -37,6 +37,9 @@ export interface Services {
   readonly flags: FlagService;
   readonly reads: FlagReadModel;
   readonly changes: FlagChanges;
+  /** OFREP event streams of this instance, and the tokens of their URLs. */
+  readonly streams: OfrepStreams;
+  readonly streamTokens: StreamTokens;
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
@@ -68,11 +71,21 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const projects = new ProjectService({ db, store: new ProjectStore(), events, clock });
   const flagStore = new FlagStore();
   const flags = new FlagService({ db, store: flagStore, projects, events, clock });
-  const { reads, changes } = await openFlagReadPath({ db, dialect: handle.dialect, databaseUrl: handle.databaseUrl, projects, store: flagStore, events, log });
+  const settings = new SettingsStore();
+  const { reads, changes, streams, streamTokens } = await openFlagReadPath({
+    db,
+    dialect: handle.dialect,
+    databaseUrl: handle.databaseUrl,
+    projects,
+    store: flagStore,
+    events,
+    log,
+    streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
+    streamLimits: config.streams,
+  });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(), projects, clock });
-  const settings = new SettingsStore();
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
@@ -118,6 +131,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flags,
     reads,
     changes,
+    streams,
+    streamTokens,
     apiKeys,
     feedback,
     codeRefs,
@@ -128,6 +143,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     healthy: () => handle.healthy(),
     droppedLogLines: logger.dropped,
     async stop() {
+      streams.closeAll();
       await changes.stop();
       await outbox.stop();
     },

@@ -18,6 +18,8 @@ export interface Config {
   readonly adminLockout: { readonly maxFailures: number; readonly windowMs: number };
   /** How the server is reached from outside, without a trailing slash; used in redirect and page URLs. */
   readonly publicUrl: string;
+  /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
+  readonly streams: { readonly perClient: number; readonly heartbeatMs: number };
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
   /** The built dashboard (index.html and assets/), served at `/`. */
@@ -183,6 +185,10 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: int('FLAGPOST_ADMIN_LOCKOUT_MS', 15 * 60_000, 1000, 86_400_000),
     },
     publicUrl,
+    streams: {
+      perClient: int('FLAGPOST_MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
+      heartbeatMs: int('FLAGPOST_STREAM_HEARTBEAT_MS', 20_000, 100, 600_000),
+    },
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,
     logLevel,

@@ -80,7 +80,15 @@ for (const dialect of dialects()) {
         executablePath: CHROMIUM,
         headless: true,
         viewport: { width: 1280, height: 900 },
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
     });
     after(async () => {
@@ -160,8 +168,7 @@ for (const dialect of dialects()) {
       await page.getByLabel('Payload in production').fill('{"variant": "b"}');
       await page.getByRole('button', { name: 'Save production' }).click();
       await page.waitForFunction(
-        async ([url, p, e]) =>
-          (await (await fetch(url!, { headers: { 'x-project-key': p!, 'x-environment-key': e! } })).json()).payload?.variant === 'b',
+        async ([url, p, e]) => (await (await fetch(url!, { headers: { 'x-project-key': p!, 'x-environment-key': e! } })).json()).payload?.variant === 'b',
         [`${base}/v1/flags/checkout`, project.key, production.key],
       );
       assert.deepEqual((await flagRead(project.key, production.key, 'checkout')).payload, { variant: 'b' });
@@ -208,14 +215,19 @@ for (const dialect of dialects()) {
       await page.getByLabel('Uploads enabled').check();
       await page.getByRole('button', { name: 'Save settings' }).click();
       const form = (await ctx.admin('GET', '/admin/v1/forms')).json().forms[0] as { key: string };
-      for (let i = 0; i < 50 && !(await ctx.admin('GET', `/admin/v1/forms/${form.key}`)).json().uploadsEnabled; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && !(await ctx.admin('GET', `/admin/v1/forms/${form.key}`)).json().uploadsEnabled; i++)
+        await new Promise((r) => setTimeout(r, 100));
       await screen(page, '06-form');
       const body = multipart([
         { name: 'email', value: 'ada@example.com' },
         { name: 'message', value: 'Hello from the e2e test' },
         { name: 'attachment', filename: 'notes.txt', content: 'analytical engine', contentType: 'text/plain' },
       ]);
-      const submitted = await fetch(`${base}/v1/s/${form.key}?mode=rest`, { method: 'POST', headers: { 'content-type': body.contentType }, body: body.payload });
+      const submitted = await fetch(`${base}/v1/s/${form.key}?mode=rest`, {
+        method: 'POST',
+        headers: { 'content-type': body.contentType },
+        body: body.payload,
+      });
       assert.equal(submitted.status, 200);
       await page.goto(`${base}/forms`);
       await page.getByRole('link', { name: 'Contact' }).first().waitFor();
@@ -227,7 +239,11 @@ for (const dialect of dialects()) {
       const csv = await page.context().request.get(new URL(csvHref!, base).toString());
       assert.equal(csv.status(), 200);
       assert.match(await csv.text(), /ada@example\.com/);
-      await page.getByText('ada@example.com').first().click().catch(() => {});
+      await page
+        .getByText('ada@example.com')
+        .first()
+        .click()
+        .catch(() => {});
       const detailLink = page.locator(`a[href^="/forms/${form.key}/submissions/"]`).first();
       if (await detailLink.count()) await detailLink.click();
       await page.getByRole('heading', { name: 'Submission', level: 1 }).waitFor();

@@ -8,3 +8,5 @@ export type { FlagChange, FlagChanges } from './read/flag-changes.ts';
 export { FlagFastPath } from './read/flag.fast-path.ts';
 export { type FlagReadPath, openFlagReadPath } from './read/flag-read-path.ts';
 export { FlagReadModel } from './read/flag.read-model.ts';
+export { ofrepRoutes } from './ofrep.routes.ts';
+export type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';

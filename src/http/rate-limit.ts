@@ -13,7 +13,7 @@ import { type Surface, surfaceOf } from './error-handler.ts';
 // read fast path (src/flags/read/flag.fast-path.ts), so a client has one budget however its request is answered.
 
 /** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
-export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'forms']);
+export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'forms']);
 
 /** IPv6 clients are counted per /64, as one host usually owns a whole /64 (the plugin's default). */
 const IPV6_SUBNET = 64;

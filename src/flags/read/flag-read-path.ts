@@ -6,6 +6,7 @@ import type { FlagStore } from '../flag.store.ts';
 import type { FlagChanges } from './flag-changes.ts';
 import { FlagReadModel } from './flag.read-model.ts';
 import { LocalFlagChanges } from './local-flag-changes.ts';
+import { OfrepStreams, type StreamLimits, StreamTokens } from './ofrep.streams.ts';
 import { PgFlagChanges } from './pg-flag-changes.ts';
 
 export interface FlagReadPathDeps {
@@ -17,12 +18,17 @@ export interface FlagReadPathDeps {
   store: FlagStore;
   events: DomainEvents;
   log: OutageLog;
+  /** Signs the URLs of the OFREP event streams (issue 10). */
+  streamKey: Buffer;
+  streamLimits: StreamLimits;
 }
 
 export interface FlagReadPath {
   readonly reads: FlagReadModel;
   /** How changes reach this instance's read model, and the other instances' on PostgreSQL. */
   readonly changes: FlagChanges;
+  readonly streams: OfrepStreams;
+  readonly streamTokens: StreamTokens;
 }
 
 /**
@@ -31,13 +37,18 @@ export interface FlagReadPath {
  */
 export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagReadPath> {
   const { db, store, projects, events } = deps;
-  const reads = new FlagReadModel({
-    async loadEnvironment(projectKey, environmentKey) {
-      const env = await projects.findEnvironmentByKeys(projectKey, environmentKey);
-      if (!env) return undefined;
-      return { environmentId: env.id, flags: await store.listEnvironmentFlags(db, env.id) };
+  const streamTokens = new StreamTokens(deps.streamKey);
+  const reads = new FlagReadModel(
+    {
+      async loadEnvironment(projectKey, environmentKey) {
+        const env = await projects.findEnvironmentByKeys(projectKey, environmentKey);
+        if (!env) return undefined;
+        return { environmentId: env.id, flags: await store.listEnvironmentFlags(db, env.id) };
+      },
     },
-  });
+    (projectKey, environmentKey) => streamTokens.uriOf(projectKey, environmentKey),
+  );
+  const streams = new OfrepStreams(reads, deps.streamLimits);
   let changes: FlagChanges;
   if (deps.dialect === 'postgres' && deps.databaseUrl) {
     const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl, reads, log: deps.log });
@@ -54,5 +65,5 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   };
   events.onCommit('flag.changed', environmentsChanged);
   events.onCommit('flag.deleted', environmentsChanged);
-  return { reads, changes };
+  return { reads, changes, streams, streamTokens };
 }

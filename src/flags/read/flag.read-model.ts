@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { message } from '../../errors.ts';
 import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from '../flag.ts';
 import type { FlagChange } from './flag-changes.ts';
+import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep.answers.ts';
 import { loadPreviewRenderer } from '../preview-content.ts';
 
 // The hot path. Client reads bypass service and store layering on purpose (style.md "Layers"):
@@ -28,6 +29,12 @@ export interface EnvironmentSnapshot {
    */
   preview: CachedAnswer | undefined;
   readonly previewFlags: readonly Flag[];
+  /** OFREP single evaluations by key: `<slug>` and `<slug>:payload` (issue 10). */
+  readonly ofrep: ReadonlyMap<string, CachedAnswer>;
+  /** OFREP bulk evaluation of every flag, with the environment's event stream. */
+  readonly ofrepBulk: CachedAnswer;
+  /** The newest updatedAt of the environment's flags, as Unix seconds (0 without flags). */
+  readonly lastModified: number;
 }
 
 export interface EnvironmentFlags {
@@ -57,18 +64,40 @@ export function flagNotFoundAnswer(slug: string): CachedAnswer {
   return answer(404, { enabled: false, error: true, message: message('flagNotFound', { slug }) });
 }
 
-/** `render` turns preview content into HTML; without it, the preview answer is left to build later. */
-export function buildSnapshot(env: EnvironmentFlags, render?: (doc: unknown) => string): EnvironmentSnapshot {
+export interface SnapshotOptions {
+  /** Turns preview content into HTML; without it, the preview answer is left to build later. */
+  render?: (doc: unknown) => string;
+  /** The path and query of the environment's OFREP event stream, advertised in the bulk answer. */
+  streamUri?: string;
+}
+
+export function buildSnapshot(env: EnvironmentFlags, { render, streamUri }: SnapshotOptions = {}): EnvironmentSnapshot {
   const flags = [...env.flags].sort(byNewest);
   const single = new Map<string, CachedAnswer>();
-  for (const flag of flags) single.set(flag.slug, answer(200, publicFlag(flag)));
+  const ofrep = new Map<string, CachedAnswer>();
+  const evaluations: unknown[] = [];
+  let lastModified = 0;
+  for (const flag of flags) {
+    single.set(flag.slug, answer(200, publicFlag(flag)));
+    const evaluation = ofrepEvaluation(flag);
+    const payload = ofrepPayloadEvaluation(flag);
+    ofrep.set(flag.slug, answer(200, evaluation));
+    ofrep.set(`${flag.slug}${PAYLOAD_SUFFIX}`, answer(200, payload));
+    evaluations.push(evaluation, payload);
+    lastModified = Math.max(lastModified, Math.floor(Date.parse(flag.updatedAt) / 1000));
+  }
   const previewFlags = flags.filter((f) => f.isPreview);
+  const bulk: Record<string, unknown> = { flags: evaluations, metadata: { flagCount: flags.length } };
+  if (streamUri) bulk.eventStreams = [{ type: 'sse', endpoint: { requestUri: streamUri }, inactivityDelaySec: 120 }];
   return {
     environmentId: env.environmentId,
     single,
     list: answer(200, { flags: flags.map(listedFlag) }),
     preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
     previewFlags,
+    ofrep,
+    ofrepBulk: answer(200, bulk),
+    lastModified,
   };
 }
 
@@ -84,7 +113,23 @@ export class FlagReadModel {
   /** Bumped by every change; a load that overlapped a change is answered but not kept. */
   private generation = 0;
 
-  constructor(private readonly source: FlagReadModelSource) {}
+  /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
+  private readonly watchers: Array<(environmentId: string | undefined) => void> = [];
+
+  constructor(
+    private readonly source: FlagReadModelSource,
+    /** The OFREP event stream of a pair of keys (issue 10); no stream is advertised without it. */
+    private readonly streamUriOf?: (projectKey: string, environmentKey: string) => string,
+  ) {}
+
+  /** Calls `watcher` after every change applied to this read model (live updates, issue 10). */
+  watch(watcher: (environmentId: string | undefined) => void): void {
+    this.watchers.push(watcher);
+  }
+
+  private tell(environmentId: string | undefined): void {
+    for (const watcher of this.watchers) watcher(environmentId);
+  }
 
   /** The snapshot for a pair of client keys, or undefined when the keys are unknown. */
   get(projectKey: string, environmentKey: string): EnvironmentSnapshot | undefined | Promise<EnvironmentSnapshot | undefined> {
@@ -104,7 +149,7 @@ export class FlagReadModel {
     const generation = this.generation;
     try {
       const env = await this.source.loadEnvironment(projectKey, environmentKey);
-      const snapshot = env ? buildSnapshot(env) : undefined;
+      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey) }) : undefined;
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);
@@ -140,6 +185,7 @@ export class FlagReadModel {
       this.snapshots.delete(key);
       this.keyOfEnvironment.delete(change.environmentId);
     }
+    this.tell(change.environmentId);
   }
 
   /** Forgets everything, for the periodic re-check and after a lost change feed. */
@@ -148,5 +194,6 @@ export class FlagReadModel {
     this.snapshots.clear();
     this.unknown.clear();
     this.keyOfEnvironment.clear();
+    this.tell(undefined);
   }
 }

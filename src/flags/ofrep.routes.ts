@@ -1,0 +1,191 @@
+import cors from '@fastify/cors';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toErrorAnswer } from '../http/error-handler.ts';
+import type { RoutePlugin } from '../http/schemas.ts';
+import { etagMatches } from './read/flag.cache-headers.ts';
+import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './read/flag.read-model.ts';
+import { ofrepFlagNotFound } from './read/ofrep.answers.ts';
+import type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';
+
+// OFREP 0.3 (issue 10, docs/adr/0014-ofrep.md) under /ofrep/v1: the single and bulk evaluations answered
+// from the read model's pre-serialized answers, and the event stream of an environment. Errors take
+// OFREP's shapes, not the flag interface's: 400 {key?, errorCode, errorDetails}, 401/403 for missing or
+// unknown keys, 404 FLAG_NOT_FOUND, 429 with Retry-After, 500 {errorDetails}.
+
+export interface OfrepRouteDeps {
+  reads: FlagReadModel;
+  streams: OfrepStreams;
+  tokens: StreamTokens;
+}
+
+/** OFREP's error answer, thrown by the routes and shaped by the scope's error handler. */
+class OfrepError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(String(body.errorDetails ?? body.errorCode));
+  }
+}
+
+const contextSchema = {
+  description: 'The evaluation context; Flagpost does not target, so any object (or none) evaluates alike',
+  type: ['object', 'null'],
+  additionalProperties: true,
+} as const;
+
+const evaluationBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: { context: contextSchema },
+} as const;
+
+const keyHeadersSchema = {
+  type: 'object',
+  properties: {
+    'x-project-key': { type: 'string', description: 'The project key' },
+    'x-environment-key': { type: 'string', description: 'The environment key' },
+  },
+} as const;
+
+const anyAnswer = { description: 'OFREP answer (see the OFREP OpenAPI document)', type: 'object', additionalProperties: true } as const;
+
+function keysOf(request: FastifyRequest): { projectKey: string; environmentKey: string } {
+  const projectKey = request.headers['x-project-key'];
+  const environmentKey = request.headers['x-environment-key'];
+  if (typeof projectKey !== 'string' || projectKey === '' || typeof environmentKey !== 'string' || environmentKey === '') {
+    throw new OfrepError(401, { errorCode: 'GENERAL', errorDetails: 'Missing required headers: x-project-key and x-environment-key' });
+  }
+  return { projectKey, environmentKey };
+}
+
+async function snapshotOf(reads: FlagReadModel, request: FastifyRequest): Promise<EnvironmentSnapshot> {
+  const { projectKey, environmentKey } = keysOf(request);
+  const snapshot = await reads.get(projectKey, environmentKey);
+  if (!snapshot) throw new OfrepError(403, { errorCode: 'GENERAL', errorDetails: 'Unknown project or environment key' });
+  return snapshot;
+}
+
+/** The evaluation context must be an object when given (OFREP INVALID_CONTEXT); anything else is lenient. */
+function checkContext(body: unknown, key?: string): void {
+  if (body === undefined || body === null) return;
+  const context = (body as { context?: unknown }).context;
+  if (context !== undefined && context !== null && (typeof context !== 'object' || Array.isArray(context))) {
+    throw new OfrepError(400, { ...(key === undefined ? {} : { key }), errorCode: 'INVALID_CONTEXT', errorDetails: 'context must be an object' });
+  }
+}
+
+function sendAnswer(reply: FastifyReply, answer: CachedAnswer): FastifyReply {
+  return reply.code(answer.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(answer.bytes);
+}
+
+export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, streams, tokens }) => {
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['Content-Type', 'If-None-Match', 'x-project-key', 'x-environment-key', 'Last-Event-ID'],
+    exposedHeaders: ['ETag'],
+    maxAge: 86400,
+    strictPreflight: false,
+  });
+  app.addHook('onRoute', (route) => {
+    route.config = { surface: 'ofrep', ...route.config };
+    route.schema = { tags: ['ofrep'], ...route.schema };
+  });
+
+  // Lenient bodies: OpenFeature providers may send no body, an empty one, or no Content-Type at all.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new OfrepError(400, { errorCode: 'PARSE_ERROR', errorDetails: 'The body is not JSON' }), undefined);
+    }
+  });
+
+  app.setErrorHandler((error: unknown, request, reply) => {
+    if (error instanceof OfrepError) return reply.code(error.status).header('cache-control', 'no-store').send(error.body);
+    const answer = toErrorAnswer(error, 'ofrep');
+    if (answer.unexpected) request.log.error({ err: error }, 'OFREP request failed');
+    if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
+    const errorCode = answer.status === 400 ? 'PARSE_ERROR' : 'GENERAL';
+    const body = answer.status >= 500 ? { errorDetails: String(answer.body.message) } : { errorCode, errorDetails: String(answer.body.message) };
+    return reply.code(answer.status).header('cache-control', 'no-store').send(body);
+  });
+
+  app.post(
+    '/evaluate/flags/:key',
+    {
+      schema: {
+        summary: 'OFREP: evaluate one flag (`<slug>` is its on/off state, `<slug>:payload` its payload object)',
+        params: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } },
+        headers: keyHeadersSchema,
+        body: evaluationBody,
+        response: { 200: anyAnswer, '4xx': anyAnswer, '5xx': anyAnswer },
+      },
+      // The body is checked by checkContext: OFREP answers its own error shapes.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const { key } = request.params;
+      checkContext(request.body, key);
+      const snapshot = await snapshotOf(reads, request);
+      const answer = snapshot.ofrep.get(key);
+      if (!answer) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
+      return sendAnswer(reply, answer);
+    },
+  );
+
+  app.post(
+    '/evaluate/flags',
+    {
+      schema: {
+        summary: 'OFREP: evaluate every flag of the environment (ETag, 304 on If-None-Match, event stream)',
+        headers: keyHeadersSchema,
+        body: evaluationBody,
+        response: { 200: anyAnswer, 304: { description: 'Not modified' }, '4xx': anyAnswer, '5xx': anyAnswer },
+      },
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      checkContext(request.body);
+      const snapshot = await snapshotOf(reads, request);
+      const answer = snapshot.ofrepBulk;
+      reply.header('etag', answer.etag);
+      if (etagMatches(request.headers['if-none-match'], answer.etag)) return reply.code(304).header('cache-control', 'no-store').send();
+      return sendAnswer(reply, answer);
+    },
+  );
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        summary: "OFREP: the environment's event stream (Server-Sent Events); its URL comes from the bulk answer's eventStreams",
+        querystring: { type: 'object', properties: { stream: { type: 'string' } } },
+        response: { 200: { description: 'text/event-stream' }, '4xx': anyAnswer, '5xx': anyAnswer },
+      },
+    },
+    async (request, reply) => {
+      const keys = tokens.parse(request.query.stream ?? '');
+      if (!keys) throw new OfrepError(401, { errorCode: 'GENERAL', errorDetails: 'Missing or invalid stream token' });
+      const snapshot = await reads.get(keys.projectKey, keys.environmentKey);
+      if (!snapshot) throw new OfrepError(403, { errorCode: 'GENERAL', errorDetails: 'Unknown project or environment key' });
+      if (!streams.admits(request.ip)) {
+        reply.header('retry-after', '30');
+        throw new OfrepError(429, { errorCode: 'GENERAL', errorDetails: 'Too many open event streams from this address' });
+      }
+      const lastEventId = request.headers['last-event-id'];
+      reply.hijack();
+      streams.open(
+        reply.raw,
+        { client: request.ip, ...keys },
+        snapshot.environmentId,
+        snapshot.ofrepBulk.etag,
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+      );
+    },
+  );
+};
