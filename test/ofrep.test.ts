@@ -96,7 +96,10 @@ forEachDialect('OFREP', (ctx) => {
     const res = await post(ctx(), '/ofrep/v1/evaluate/flags', keys(project), '{"context":{"targetingKey":"u"}}');
     assert.equal(res.statusCode, 200);
     check('bulkEvaluationSuccess', res.json());
-    const body = res.json() as { flags: Array<{ key: string; value?: unknown }>; eventStreams: Array<{ type: string; endpoint: { requestUri: string; origin?: string } }> };
+    const body = res.json() as {
+      flags: Array<{ key: string; value?: unknown }>;
+      eventStreams: Array<{ type: string; endpoint: { requestUri: string; origin?: string } }>;
+    };
     assert.deepEqual(body.flags.map((f) => f.key).sort(), ['checkout', 'checkout:payload', 'kill-switch', 'kill-switch:payload']);
     assert.equal(body.eventStreams.length, 1);
     assert.equal(body.eventStreams[0]!.type, 'sse');
@@ -119,12 +122,17 @@ forEachDialect('OFREP', (ctx) => {
     const res = await ctx().app.inject({
       method: 'OPTIONS',
       url: '/ofrep/v1/evaluate/flags',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,if-none-match,x-project-key,x-environment-key' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,if-none-match,x-project-key,x-environment-key',
+      },
     });
     assert.equal(res.statusCode, 204);
     assert.equal(res.headers['access-control-allow-origin'], '*');
     assert.match(String(res.headers['access-control-allow-methods']), /POST/);
-    for (const h of ['content-type', 'if-none-match', 'x-project-key', 'x-environment-key']) assert.match(String(res.headers['access-control-allow-headers']).toLowerCase(), new RegExp(h));
+    for (const h of ['content-type', 'if-none-match', 'x-project-key', 'x-environment-key'])
+      assert.match(String(res.headers['access-control-allow-headers']).toLowerCase(), new RegExp(h));
     const actual = await post(ctx(), '/ofrep/v1/evaluate/flags', { ...keys(project), origin: 'https://app.example' }, '{}');
     assert.equal(actual.headers['access-control-allow-origin'], '*');
     assert.equal(actual.headers['access-control-expose-headers'], 'ETag');
