@@ -15,7 +15,7 @@ import { freePort } from './support/process.ts';
 
 const require = createRequire(import.meta.url);
 const spec = require('./fixtures/ofrep-openapi.json') as { components: { schemas: Record<string, unknown> } };
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020.default({ strict: false, allErrors: true });
 addFormats.default(ajv);
 // The document's `codeDefaultFlag` is `{properties: {}}`, which every object matches, so its
 // `oneOf` of value types could never hold exactly once. Its text says what it means: no `value`.

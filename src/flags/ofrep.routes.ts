@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorAnswer } from '../http/error-handler.ts';
 import type { RoutePlugin } from '../http/schemas.ts';
+import { chooseEncoding, compressible, representationOf } from './read/compression.ts';
 import { etagMatches } from './read/flag.cache-headers.ts';
 import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './read/flag.read-model.ts';
 import { ofrepFlagNotFound } from './read/ofrep.answers.ts';
@@ -153,9 +154,13 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       checkContext(request.body);
       const snapshot = await snapshotOf(reads, request);
       const answer = snapshot.ofrepBulk;
-      reply.header('etag', answer.etag);
-      if (etagMatches(request.headers['if-none-match'], answer.etag)) return reply.code(304).header('cache-control', 'no-store').send();
-      return sendAnswer(reply, answer);
+      const variable = compressible(answer);
+      const representation = representationOf(answer, variable ? chooseEncoding(request.headers['accept-encoding']) : undefined);
+      reply.header('etag', representation.etag).header('cache-control', 'no-store');
+      if (variable) reply.header('vary', 'accept-encoding');
+      if (etagMatches(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+      if (representation.encoding) reply.header('content-encoding', representation.encoding);
+      return reply.code(200).type('application/json; charset=utf-8').send(representation.bytes);
     },
   );
 

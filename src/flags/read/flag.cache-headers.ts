@@ -1,11 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, messages } from '../../errors.ts';
+import { chooseEncoding, compressible, representationOf } from './compression.ts';
 import { type CachedAnswer, flagNotFoundAnswer } from './flag.read-model.ts';
 
 /** The exact Cache-Control string of the specification for GET flag endpoints (contract D6). */
 export const FLAG_CACHE_CONTROL = 'public, s-maxage=60, max-age=30, stale-while-revalidate=60, stale-if-error=300';
 /** The keys are request headers, so a shared cache must key on them (contract D6). */
 export const FLAG_VARY = 'x-project-key, x-environment-key';
+/** An answer large enough to be sent compressed also varies with Accept-Encoding (issue 10). */
+export const FLAG_VARY_ENCODED = `${FLAG_VARY}, accept-encoding`;
 
 export interface KeyHeaders {
   projectKey: string;
@@ -22,13 +25,21 @@ export function readKeyHeaders(request: FastifyRequest): KeyHeaders {
   return { projectKey, environmentKey };
 }
 
-/** True when an If-None-Match header matches the ETag (weak comparison, as RFC 9110 asks). */
+/**
+ * True when an If-None-Match header matches the ETag (weak comparison, as RFC 9110 asks). The ETag of
+ * any encoding of the same answer matches too: a client that got the gzip representation and now
+ * accepts brotli holds the same content.
+ */
 export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
+  const identity = etag.replace(/\.(?:br|gz)"$/, '"');
   for (const candidate of ifNoneMatch.split(',')) {
-    const tag = candidate.trim().replace(/^W\//, '');
-    if (tag === etag) return true;
+    const tag = candidate
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/\.(?:br|gz)"$/, '"');
+    if (tag === identity) return true;
   }
   return false;
 }
@@ -38,11 +49,17 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
  * 200 answer; error answers ignore preconditions (RFC 9110 section 13.2.1).
  */
 export function sendFlagAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): FastifyReply {
-  reply.header('cache-control', FLAG_CACHE_CONTROL).header('vary', FLAG_VARY).header('etag', answer.etag);
+  const variable = compressible(answer);
+  const representation = representationOf(answer, variable ? chooseEncoding(request.headers['accept-encoding']) : undefined);
+  reply
+    .header('cache-control', FLAG_CACHE_CONTROL)
+    .header('vary', variable ? FLAG_VARY_ENCODED : FLAG_VARY)
+    .header('etag', representation.etag);
   if (answer.status === 200 && etagMatches(request.headers['if-none-match'], answer.etag)) {
     return reply.code(304).send();
   }
-  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.bytes);
+  if (representation.encoding) reply.header('content-encoding', representation.encoding);
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(representation.bytes);
 }
 
 const FLAG_READ = /^\/v1\/flags\/([^?]*)/;

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { RateLimiter, RateLimitState } from '../../http/rate-limit.ts';
 import { chooseRequestId } from '../../http/request-id.ts';
 import { clientAddress, type TrustProxy } from '../../http/trust-proxy.ts';
-import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY } from './flag.cache-headers.ts';
+import { chooseEncoding, compressible, representationOf } from './compression.ts';
+import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY, FLAG_VARY_ENCODED } from './flag.cache-headers.ts';
 import type { CachedAnswer, FlagReadModel } from './flag.read-model.ts';
 
 // The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
@@ -33,6 +34,7 @@ interface FlagReadHeaders {
   projectKey?: string;
   environmentKey?: string;
   ifNoneMatch?: string;
+  acceptEncoding?: string;
   requestId?: string;
 }
 
@@ -49,6 +51,7 @@ function readFlagHeaders(raw: string[]): FlagReadHeaders | undefined {
     if (name.length === 13) field = name.toLowerCase() === 'x-project-key' ? 'projectKey' : name.toLowerCase() === 'if-none-match' ? 'ifNoneMatch' : undefined;
     else if (name.length === 17) field = name.toLowerCase() === 'x-environment-key' ? 'environmentKey' : undefined;
     else if (name.length === 12) field = name.toLowerCase() === 'x-request-id' ? 'requestId' : undefined;
+    else if (name.length === 15) field = name.toLowerCase() === 'accept-encoding' ? 'acceptEncoding' : undefined;
     if (field === undefined) continue;
     if (found[field] !== undefined) return undefined;
     found[field] = raw[i + 1]!;
@@ -65,8 +68,8 @@ type KeyedSocket = IncomingMessage['socket'] & { [SOCKET_KEY]?: string };
 export class FlagFastPath {
   private active = false;
   private shadowsExactly = true;
-  /** The headers every answer of a snapshot entry starts with, built once per entry. */
-  private readonly prefixes = new WeakMap<CachedAnswer, string[]>();
+  /** The headers every answer of a snapshot entry starts with, built once per representation (keyed by its bytes). */
+  private readonly prefixes = new WeakMap<Buffer, string[]>();
 
   constructor(
     private readonly reads: FlagReadModel,
@@ -145,10 +148,12 @@ export class FlagFastPath {
   }
 
   private send(request: FlagReadHeaders, res: ServerResponse, cached: CachedAnswer, limiter?: RateLimiter, state?: RateLimitState): void {
-    let prefix = this.prefixes.get(cached);
+    const variable = compressible(cached);
+    const representation = representationOf(cached, variable ? chooseEncoding(request.acceptEncoding) : undefined);
+    let prefix = this.prefixes.get(representation.bytes);
     if (!prefix) {
-      prefix = [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', FLAG_VARY, 'etag', cached.etag];
-      this.prefixes.set(cached, prefix);
+      prefix = [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', variable ? FLAG_VARY_ENCODED : FLAG_VARY, 'etag', representation.etag];
+      this.prefixes.set(representation.bytes, prefix);
     }
     const headers = prefix.slice();
     if (limiter && state) limiter.appendHeaders(headers, state);
@@ -158,9 +163,10 @@ export class FlagFastPath {
       res.end();
       return;
     }
-    headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(cached.bytes.length));
+    if (representation.encoding) headers.push('content-encoding', representation.encoding);
+    headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(representation.bytes.length));
     res.writeHead(cached.status, headers);
-    res.end(cached.bytes);
+    res.end(representation.bytes);
   }
 
   private limitKey(req: IncomingMessage, limiter: RateLimiter): string {
