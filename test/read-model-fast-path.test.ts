@@ -39,7 +39,7 @@ function comparable(answer: Answer): Answer {
   return { ...answer, headers };
 }
 
-const limits = { FLAGPOST_RATE_LIMIT_MAX: '40', FLAGPOST_RATE_LIMIT_WINDOW_MS: '60000' };
+const limits = { FLAGPOST_RATE_LIMIT_MAX: '70', FLAGPOST_RATE_LIMIT_WINDOW_MS: '60000' };
 
 forEachDialect(
   'flag read fast path answers exactly as the routes',
@@ -142,6 +142,39 @@ forEachDialect(
       assert.equal(res.statusCode, 200);
       const first = await same('/v1/flags/checkout', { headers: { ...keys(project), 'x-request-id': 'after-write' } });
       assert.equal(JSON.parse(first.body).enabled, false);
+    });
+
+    it('answers OFREP evaluations of warm snapshots itself, as the routes do (issue 10)', async () => {
+      const post = (path: string, body: string | undefined, extra: Record<string, string>) =>
+        same(path, { method: 'POST', headers: { ...keys(project), 'content-type': 'application/json', ...extra }, body });
+      const warm = await post('/ofrep/v1/evaluate/flags', '{}', {});
+      const cases: Array<[string, string | undefined, Record<string, string>, number]> = [
+        ['/ofrep/v1/evaluate/flags', '{"context":{"targetingKey":"u-1"}}', {}, 200],
+        ['/ofrep/v1/evaluate/flags', undefined, {}, 200],
+        ['/ofrep/v1/evaluate/flags?flagConfigEtag=abc', '{}', { 'accept-encoding': 'br' }, 200],
+        ['/ofrep/v1/evaluate/flags', '{}', { 'if-none-match': warm.headers.etag! }, 304],
+        ['/ofrep/v1/evaluate/flags/checkout', '{"context":{}}', {}, 200],
+        ['/ofrep/v1/evaluate/flags/checkout:payload', '{}', {}, 200],
+        ['/ofrep/v1/evaluate/flags/checkout', '{"context":', {}, 400],
+        ['/ofrep/v1/evaluate/flags', '{"context":[1]}', {}, 400],
+      ];
+      for (const [i, [path, body, extra, status]] of cases.entries()) {
+        const id = `ofrep-${i}`;
+        const answer = await post(path, body, { ...extra, 'x-request-id': id });
+        assert.equal(answer.status, status, `${path}: ${answer.body}`);
+        assert.equal(routedByFastify(id), false, `${path} answered by the fast path`);
+      }
+      const slow: Array<[string, string, Record<string, string>, number]> = [
+        ['/ofrep/v1/evaluate/flags/nope', '{}', {}, 404],
+        ['/ofrep/v1/evaluate/flags', '{}', { 'x-environment-key': 'nope' }, 403],
+        ['/ofrep/v1/evaluate/flags', JSON.stringify({ context: { big: 'x'.repeat(20_000) } }), {}, 200],
+      ];
+      for (const [i, [path, body, extra, status]] of slow.entries()) {
+        const id = `ofrep-slow-${i}`;
+        const answer = await post(path, body, { ...extra, 'x-request-id': id });
+        assert.equal(answer.status, status, `${path}: ${answer.body}`);
+        assert.equal(routedByFastify(id), true, `${path} went to Fastify`);
+      }
     });
 
     it('counts its answers against the rate limit and lets Fastify answer the 429', async () => {

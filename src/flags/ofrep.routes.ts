@@ -5,7 +5,7 @@ import type { RoutePlugin } from '../http/schemas.ts';
 import { chooseEncoding, compressible, representationOf } from './read/compression.ts';
 import { etagMatches } from './read/flag.cache-headers.ts';
 import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './read/flag.read-model.ts';
-import { ofrepFlagNotFound } from './read/ofrep.answers.ts';
+import { ofrepBodyProblem, ofrepFlagNotFound } from './read/ofrep.answers.ts';
 import type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';
 
 // OFREP 0.3 (issue 10, docs/adr/0014-ofrep.md) under /ofrep/v1: the single and bulk evaluations answered
@@ -67,13 +67,10 @@ async function snapshotOf(reads: FlagReadModel, request: FastifyRequest): Promis
   return snapshot;
 }
 
-/** The evaluation context must be an object when given (OFREP INVALID_CONTEXT); anything else is lenient. */
-function checkContext(body: unknown, key?: string): void {
-  if (body === undefined || body === null) return;
-  const context = (body as { context?: unknown }).context;
-  if (context !== undefined && context !== null && (typeof context !== 'object' || Array.isArray(context))) {
-    throw new OfrepError(400, { ...(key === undefined ? {} : { key }), errorCode: 'INVALID_CONTEXT', errorDetails: 'context must be an object' });
-  }
+/** Refuses a body OFREP calls a PARSE_ERROR or INVALID_CONTEXT. */
+function checkBody(body: unknown, key?: string): void {
+  const problem = ofrepBodyProblem(typeof body === 'string' ? body : '', key);
+  if (problem) throw new OfrepError(400, problem);
 }
 
 function sendAnswer(reply: FastifyReply, answer: CachedAnswer): FastifyReply {
@@ -95,16 +92,9 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
   });
 
   // Lenient bodies: OpenFeature providers may send no body, an empty one, or no Content-Type at all.
+  // The text is checked by ofrepBodyProblem, as the fast path checks it.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new OfrepError(400, { errorCode: 'PARSE_ERROR', errorDetails: 'The body is not JSON' }), undefined);
-    }
-  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: unknown, request, reply) => {
     if (error instanceof OfrepError) return reply.code(error.status).header('cache-control', 'no-store').send(error.body);
@@ -131,7 +121,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
     },
     async (request, reply) => {
       const { key } = request.params;
-      checkContext(request.body, key);
+      checkBody(request.body, key);
       const snapshot = await snapshotOf(reads, request);
       const answer = snapshot.ofrep.get(key);
       if (!answer) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
@@ -151,7 +141,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      checkContext(request.body);
+      checkBody(request.body);
       const snapshot = await snapshotOf(reads, request);
       const answer = snapshot.ofrepBulk;
       const variable = compressible(answer);

@@ -6,6 +6,7 @@ import { clientAddress, type TrustProxy } from '../../http/trust-proxy.ts';
 import { chooseEncoding, compressible, representationOf } from './compression.ts';
 import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY, FLAG_VARY_ENCODED } from './flag.cache-headers.ts';
 import type { CachedAnswer, FlagReadModel } from './flag.read-model.ts';
+import { ofrepBodyProblem } from './ofrep.answers.ts';
 
 // The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
 // Flag GETs are most of the traffic and their answers are already bytes in the read model, so the
@@ -26,6 +27,13 @@ const SHADOWED_ROUTES = new Set(['/v1/flags', '/v1/flags/', '/v1/flags/preview',
  * Only the list may end in a slash (/v1/flags/), exactly as the routes: /v1/flags/<slug>/ is no route.
  */
 const FLAG_PATH = /^\/v1\/flags(?:\/|\/([\w.~-]{1,256}))?$/;
+/**
+ * OFREP evaluations (issue 10): POST /ofrep/v1/evaluate/flags and /ofrep/v1/evaluate/flags/<key>, as
+ * src/flags/ofrep.routes.ts answers them. Their small body is read here (ofrepBodyProblem checks it the
+ * same way); a body announced larger than this, or without a length, goes to Fastify unread.
+ */
+const OFREP_PATH = /^\/ofrep\/v1\/evaluate\/flags(?:\/([\w.~:-]{1,300}))?$/;
+const OFREP_MAX_BODY = 16 * 1024;
 /** Sent by @fastify/cors for `origin: '*'` with `exposedHeaders: ['ETag']` on a non-preflight request (D7). */
 const CORS_HEADERS = ['access-control-allow-origin', '*', 'access-control-expose-headers', 'ETag'];
 
@@ -36,6 +44,8 @@ interface FlagReadHeaders {
   ifNoneMatch?: string;
   acceptEncoding?: string;
   requestId?: string;
+  contentLength?: string;
+  transferEncoding?: string;
 }
 
 /**
@@ -49,9 +59,12 @@ function readFlagHeaders(raw: string[]): FlagReadHeaders | undefined {
     const name = raw[i]!;
     let field: keyof FlagReadHeaders | undefined;
     if (name.length === 13) field = name.toLowerCase() === 'x-project-key' ? 'projectKey' : name.toLowerCase() === 'if-none-match' ? 'ifNoneMatch' : undefined;
-    else if (name.length === 17) field = name.toLowerCase() === 'x-environment-key' ? 'environmentKey' : undefined;
-    else if (name.length === 12) field = name.toLowerCase() === 'x-request-id' ? 'requestId' : undefined;
+    else if (name.length === 17) {
+      const lower = name.toLowerCase();
+      field = lower === 'x-environment-key' ? 'environmentKey' : lower === 'transfer-encoding' ? 'transferEncoding' : undefined;
+    } else if (name.length === 12) field = name.toLowerCase() === 'x-request-id' ? 'requestId' : undefined;
     else if (name.length === 15) field = name.toLowerCase() === 'accept-encoding' ? 'acceptEncoding' : undefined;
+    else if (name.length === 14) field = name.toLowerCase() === 'content-length' ? 'contentLength' : undefined;
     if (field === undefined) continue;
     if (found[field] !== undefined) return undefined;
     found[field] = raw[i + 1]!;
@@ -115,7 +128,9 @@ export class FlagFastPath {
 
   /** Answers the request and returns true, or returns false having touched nothing. */
   answer(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
-    if (!this.active || req.method !== 'GET') return false;
+    if (!this.active) return false;
+    if (req.method === 'POST') return this.answerOfrep(req, res, fastify);
+    if (req.method !== 'GET') return false;
     const url = req.url ?? '';
     if (!url.startsWith('/v1/flags')) return false;
     const query = url.indexOf('?');
@@ -145,6 +160,83 @@ export class FlagFastPath {
       else this.send(headers, res, cached, limiter, counted);
     });
     return true;
+  }
+
+  /** An OFREP evaluation of a warm snapshot, or false having touched nothing (not even the body). */
+  private answerOfrep(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
+    const url = req.url ?? '';
+    if (!url.startsWith('/ofrep/v1/evaluate/flags')) return false;
+    const query = url.indexOf('?');
+    const match = OFREP_PATH.exec(query === -1 ? url : url.slice(0, query));
+    if (!match) return false;
+    const headers = readFlagHeaders(req.rawHeaders);
+    if (!headers || headers.transferEncoding !== undefined) return false;
+    const length = headers.contentLength === undefined ? 0 : Number(headers.contentLength);
+    if (!Number.isInteger(length) || length < 0 || length > OFREP_MAX_BODY) return false;
+    const { projectKey, environmentKey } = headers;
+    if (!projectKey || !environmentKey) return false;
+    const snapshot = this.reads.get(projectKey, environmentKey);
+    if (snapshot === undefined || snapshot instanceof Promise) return false;
+    const key = match[1];
+    const cached = key === undefined ? snapshot.ofrepBulk : snapshot.ofrep.get(key);
+    if (cached === undefined) return false;
+
+    const reply = (limiter?: RateLimiter, state?: RateLimitState) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const problem = ofrepBodyProblem(Buffer.concat(chunks).toString('utf8'), key);
+        if (problem) this.sendOfrepProblem(headers, res, problem, limiter, state);
+        else this.sendOfrep(headers, res, cached, key === undefined, limiter, state);
+      });
+      req.on('error', () => res.destroy());
+    };
+    const limiter = this.limiter;
+    if (!limiter) {
+      reply();
+      return true;
+    }
+    limiter.hit(this.limitKey(req, limiter), (error, state) => {
+      const counted = error ? { current: 0, ttl: 0 } : state;
+      if (counted.current > limiter.max) fastify(req, res);
+      else reply(limiter, counted);
+    });
+    return true;
+  }
+
+  /** As ofrep.routes.ts: no-store; the bulk answer with its ETag, 304 and encodings; a single one as it is. */
+  private sendOfrep(request: FlagReadHeaders, res: ServerResponse, cached: CachedAnswer, bulk: boolean, limiter?: RateLimiter, state?: RateLimitState): void {
+    const headers = [...CORS_HEADERS, 'cache-control', 'no-store'];
+    const variable = bulk && compressible(cached);
+    const representation = representationOf(cached, variable ? chooseEncoding(request.acceptEncoding) : undefined);
+    if (bulk) headers.push('etag', representation.etag);
+    if (variable) headers.push('vary', 'accept-encoding');
+    if (limiter && state) limiter.appendHeaders(headers, state);
+    headers.push('x-request-id', chooseRequestId(request.requestId));
+    if (bulk && etagMatches(request.ifNoneMatch, cached.etag)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    if (representation.encoding) headers.push('content-encoding', representation.encoding);
+    headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(representation.bytes.length));
+    res.writeHead(200, headers);
+    res.end(representation.bytes);
+  }
+
+  private sendOfrepProblem(
+    request: FlagReadHeaders,
+    res: ServerResponse,
+    problem: Record<string, unknown>,
+    limiter?: RateLimiter,
+    state?: RateLimitState,
+  ): void {
+    const body = Buffer.from(JSON.stringify(problem));
+    const headers = [...CORS_HEADERS, 'cache-control', 'no-store'];
+    if (limiter && state) limiter.appendHeaders(headers, state);
+    headers.push('x-request-id', chooseRequestId(request.requestId), 'content-type', 'application/json; charset=utf-8', 'content-length', String(body.length));
+    res.writeHead(400, headers);
+    res.end(body);
   }
 
   private send(request: FlagReadHeaders, res: ServerResponse, cached: CachedAnswer, limiter?: RateLimiter, state?: RateLimitState): void {
