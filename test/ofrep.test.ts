@@ -46,7 +46,7 @@ forEachDialect('OFREP', (ctx) => {
       value: true,
       reason: 'STATIC',
       variant: 'on',
-      metadata: { description: 'New checkout', updatedAt: on.json().metadata.updatedAt, payload: '{"variant":"b","steps":3}' },
+      metadata: { description: 'New checkout', payload: '{"variant":"b","steps":3}' },
     });
     // A flag that is off is the value false, not DISABLED (which would make providers answer the default).
     const off = (await post(ctx(), '/ofrep/v1/evaluate/flags/kill-switch', keys(project), '{"context":{}}')).json();

@@ -10,9 +10,13 @@ export const PAYLOAD_SUFFIX = ':payload';
 
 type Metadata = Record<string, string | number | boolean>;
 
-/** OFREP metadata holds only strings, numbers and booleans: the payload travels as JSON text. */
+/**
+ * OFREP metadata holds only strings, numbers and booleans: the payload travels as JSON text. Only what
+ * is set is sent: the bulk answer carries every flag twice and should cost about what GET /v1/flags costs.
+ */
 function metadataOf(flag: Flag): Metadata {
-  const metadata: Metadata = { description: flag.description, updatedAt: flag.updatedAt };
+  const metadata: Metadata = {};
+  if (flag.description) metadata.description = flag.description;
   if (flag.expiredAt) metadata.expiredAt = flag.expiredAt;
   if (flag.payload !== null) metadata.payload = JSON.stringify(flag.payload);
   return metadata;
@@ -24,7 +28,8 @@ export function ofrepEvaluation(flag: Flag) {
 
 /** `<slug>:payload`: the payload object; a flag without payload has no value (the caller's default applies). */
 export function ofrepPayloadEvaluation(flag: Flag) {
-  const evaluation = { key: `${flag.slug}${PAYLOAD_SUFFIX}`, reason: 'STATIC', variant: flag.enabled ? 'on' : 'off', metadata: metadataOf(flag) };
+  // The payload itself is the value: no metadata repeats it.
+  const evaluation = { key: `${flag.slug}${PAYLOAD_SUFFIX}`, reason: 'STATIC', variant: flag.enabled ? 'on' : 'off' };
   return flag.payload === null ? evaluation : { ...evaluation, value: flag.payload };
 }
 
