@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { buildDashboard } from '../web/build.ts';
+import { buildDashboard } from '../dashboard/build.ts';
 import { ADMIN_TOKEN, createTestContext } from '../test/support/context.ts';
 
 // npm run bench:dashboard (issue 9): how long headless Chromium takes to show the flags table of a

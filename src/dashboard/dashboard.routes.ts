@@ -4,7 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 export interface DashboardDeps {
-  /** The built dashboard: index.html and assets/ (web/build.ts). */
+  /** The built dashboard: index.html and assets/ (dashboard/build.ts). */
   dir: string;
 }
 
@@ -52,10 +52,10 @@ export async function registerDashboard(app: FastifyInstance, { dir }: Dashboard
       root: path.join(dir, 'assets'),
       prefix: '/assets/',
       index: false,
-      // Names carry a hash of their content (web/build.ts): a changed file is a new URL.
+      // Names carry a hash of their content (dashboard/build.ts): a changed file is a new URL.
       immutable: true,
       maxAge: '365d',
-      // web/build.ts writes .br and .gz beside each asset; the one the client accepts is sent.
+      // dashboard/build.ts writes .br and .gz beside each asset; the one the client accepts is sent.
       preCompressed: true,
     });
     for (const url of APP_ROUTES) {

@@ -1,0 +1,167 @@
+import { navigate } from 'wouter/use-browser-location';
+
+// The dashboard's one door to the server: the documented admin API (docs/api.md), same origin, with the
+// session cookie of the sign-in. The admin token is never kept by the page (docs/adr/0013-dashboard.md).
+
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+/** An error answer of the API: its message and, for a 400, the fields that failed. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: FieldProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Where a signed-out visitor is sent; the page they were on comes back after signing in. */
+export function toSignIn(): void {
+  const here = window.location.pathname + window.location.search;
+  if (window.location.pathname !== '/sign-in') navigate(`/sign-in?next=${encodeURIComponent(here)}`);
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`/admin/v1${path}`, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'The server cannot be reached. Check your connection and try again.');
+  }
+  if (res.status === 204) return undefined as T;
+  const data = (await res.json().catch(() => ({}))) as { message?: string; details?: FieldProblem[] };
+  if (!res.ok) {
+    if (res.status === 401 && path !== '/sessions') toSignIn();
+    throw new ApiError(res.status, data.message ?? `The server answered ${res.status}`, data.details);
+  }
+  return data as T;
+}
+
+export interface Environment {
+  key: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface Project {
+  key: string;
+  name: string;
+  createdAt: string;
+  environments: Environment[];
+}
+
+/** A flag in one environment, as the admin API shows it. */
+export interface EnvFlag {
+  slug: string;
+  environment: { key: string; name: string };
+  enabled: boolean;
+  payload: Record<string, unknown> | null;
+  expiredAt: string | null;
+  description: string;
+  isPreview: boolean;
+  previewName: string | null;
+  previewContent: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FlagEntry {
+  slug: string;
+  environments: EnvFlag[];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+  token?: string;
+}
+
+export interface Feedback {
+  id: string;
+  mood: string;
+  rating: number;
+  description: string | null;
+  createdAt: string;
+}
+
+export interface FeedbackPage {
+  feedback: Feedback[];
+  nextCursor: string | null;
+  summary: { total: number; averageRating: number | null; moods: Record<string, number> };
+}
+
+export interface CodeRef {
+  slug: string;
+  projectName: string;
+  branch: string;
+  repositoryUrl: string | null;
+  filePath: string;
+  lineNumber: number;
+  lineContent: string;
+}
+
+export interface Form {
+  key: string;
+  name: string;
+  endpoint: string;
+  enabled: boolean;
+  uploadsEnabled: boolean;
+  honeypot: string | null;
+  websites: string[];
+  blockedIps: string[];
+  successUrl: string | null;
+  errorUrl: string | null;
+  redirectUrl: string | null;
+  webhookUrl: string | null;
+  notifyEmails: string[];
+  createdAt: string;
+  updatedAt: string;
+  webhookSecret?: string;
+  submissionCount?: number;
+  spamCount?: number;
+}
+
+export interface StoredFile {
+  id: string;
+  field: string;
+  name: string;
+  size: number;
+  contentType: string;
+}
+
+export interface Submission {
+  id: string;
+  data: Record<string, unknown>;
+  files: StoredFile[];
+  spam: boolean;
+  createdAt: string;
+}
+
+export interface Delivery {
+  id: string;
+  kind: string;
+  target: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  history: Array<{ attempt: number; startedAt: string; durationMs: number; ok: boolean; statusCode: number | null; error: string | null }>;
+}
+
+export interface SubmissionDetail extends Submission {
+  meta: { ip: string | null; userAgent: string | null; referer: string | null; origin: string | null };
+  deliveries: Delivery[];
+}

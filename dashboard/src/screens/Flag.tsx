@@ -1,0 +1,250 @@
+import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link } from 'wouter';
+import { api, type CodeRef, type EnvFlag, type FeedbackPage, type FlagEntry } from '../api.ts';
+import { PreviewEditor } from '../PreviewEditor.tsx';
+import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, TextArea } from '../ui.tsx';
+import { useProject } from './Projects.tsx';
+
+/** One flag: its values per environment, preview settings, feedback and code references. */
+export default function FlagScreen({ projectKey, slug }: { projectKey: string; slug: string }) {
+  const project = useProject(projectKey);
+  const flags = useQuery({
+    queryKey: ['flags', projectKey],
+    queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/flags`),
+  });
+  if (project.isPending || flags.isPending) return <Loading what="the flag" />;
+  if (project.error || flags.error) return <ErrorMessage error={project.error ?? flags.error} />;
+  const flag = flags.data.flags.find((f) => f.slug === slug);
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/projects">Projects</Link> / <Link href={`/projects/${projectKey}`}>{project.data.name}</Link> /
+      </p>
+      <h1>{slug}</h1>
+      {!flag && (
+        <div role="alert" className="error">
+          <p>
+            Flag with slug {slug} does not exist in project {project.data.name}.
+          </p>
+        </div>
+      )}
+      {flag && (
+        <>
+          <div className="grid">
+            {flag.environments.map((value) => (
+              <EnvironmentForm key={`${value.environment.key}:${value.updatedAt}`} projectKey={projectKey} value={value} />
+            ))}
+          </div>
+          <PreviewSettings key={flag.environments.map((e) => e.updatedAt).join()} projectKey={projectKey} flag={flag} />
+          <Section title="Feedback">
+            {flag.environments.map((value) => (
+              <FeedbackOf key={value.environment.key} projectKey={projectKey} value={value} />
+            ))}
+          </Section>
+          <CodeReferences projectKey={projectKey} slug={slug} />
+        </>
+      )}
+    </>
+  );
+}
+
+const toLocalInput = (iso: string | null) =>
+  iso ? new Date(new Date(iso).getTime() - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
+
+function EnvironmentForm({ projectKey, value }: { projectKey: string; value: EnvFlag }) {
+  const env = value.environment;
+  const [enabled, setEnabled] = useState(value.enabled);
+  const [payload, setPayload] = useState(value.payload === null ? '' : JSON.stringify(value.payload, null, 2));
+  const [expiry, setExpiry] = useState(toLocalInput(value.expiredAt));
+  const [description, setDescription] = useState(value.description);
+  const [problem, setProblem] = useState<string | undefined>();
+  const save = useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      api('PATCH', `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env.key)}/flags/${encodeURIComponent(value.slug)}`, body),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    let parsed: unknown = null;
+    if (payload.trim() !== '') {
+      try {
+        parsed = JSON.parse(payload);
+      } catch {
+        setProblem('Payload is not valid JSON');
+        return;
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        setProblem('Payload is not valid JSON: it must be an object such as {"variant": "b"}, or empty');
+        return;
+      }
+    }
+    setProblem(undefined);
+    save.mutate({ enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null, description });
+  };
+  return (
+    <section className="card" aria-labelledby={`env-${env.key}`}>
+      <h2 id={`env-${env.key}`}>{env.name}</h2>
+      <form onSubmit={submit}>
+        <Checkbox label={`Enabled in ${env.name}`} checked={enabled} onChange={setEnabled} />
+        <TextArea label={`Payload in ${env.name}`} value={payload} onChange={setPayload} rows={4} hint="A JSON object, or empty for none" />
+        <Field label={`Expiry in ${env.name}`} type="datetime-local" value={expiry} onChange={setExpiry} />
+        <TextArea label={`Description in ${env.name}`} value={description} onChange={setDescription} rows={2} />
+        {problem && (
+          <div role="alert" className="error">
+            <p>{problem}</p>
+          </div>
+        )}
+        <ErrorMessage error={save.error} />
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : `Save ${env.name}`}
+        </button>
+        {save.isSuccess && (
+          <span className="muted" role="status">
+            {' '}
+            Saved
+          </span>
+        )}
+      </form>
+    </section>
+  );
+}
+
+/** Preview settings apply to every environment of the flag at once (one PATCH per environment). */
+function PreviewSettings({ projectKey, flag }: { projectKey: string; flag: FlagEntry }) {
+  const first = flag.environments[0]!;
+  const [isPreview, setIsPreview] = useState(first.isPreview);
+  const [name, setName] = useState(first.previewName ?? '');
+  const [content, setContent] = useState<unknown>(first.previewContent);
+  const save = useMutation({
+    mutationFn: async () => {
+      for (const value of flag.environments) {
+        await api(
+          'PATCH',
+          `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(value.environment.key)}/flags/${encodeURIComponent(flag.slug)}`,
+          { isPreview, previewName: name.trim() === '' ? null : name, previewContent: content ?? null },
+        );
+      }
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <Section title="Preview">
+      <p className="muted">
+        A preview flag is listed by GET /v1/flags/preview with its content, for users to try and rate. These settings apply to every environment.
+      </p>
+      <form onSubmit={submit}>
+        <Checkbox label="Preview flag" checked={isPreview} onChange={setIsPreview} />
+        <Field label="Preview name" value={name} onChange={setName} />
+        <PreviewEditor initial={first.previewContent} onChange={setContent} />
+        <ErrorMessage error={save.error} />
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save preview'}
+        </button>
+      </form>
+    </Section>
+  );
+}
+
+function FeedbackOf({ projectKey, value }: { projectKey: string; value: EnvFlag }) {
+  const env = value.environment;
+  const pages = useInfiniteQuery({
+    queryKey: ['feedback', projectKey, env.key, value.slug],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) =>
+      api<FeedbackPage>(
+        'GET',
+        `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env.key)}/flags/${encodeURIComponent(value.slug)}/feedback?limit=20${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`,
+      ),
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const summary = pages.data?.pages[0]?.summary;
+  const entries = pages.data?.pages.flatMap((p) => p.feedback) ?? [];
+  return (
+    <div className="feedback">
+      <h3>{env.name}</h3>
+      {pages.isPending && <Loading what="feedback" />}
+      <ErrorMessage error={pages.error} />
+      {summary && summary.total === 0 && <p className="muted">No feedback yet.</p>}
+      {summary && summary.total > 0 && (
+        <>
+          <p>
+            {summary.total} responses, average rating {summary.averageRating ?? '-'} of 5.{' '}
+            {Object.entries(summary.moods)
+              .filter(([, n]) => n > 0)
+              .map(([mood, n]) => `${mood.toLowerCase().replace('_', ' ')}: ${n}`)
+              .join(', ')}
+          </p>
+          <ul className="plain">
+            {entries.map((f) => (
+              <li key={f.id}>
+                <strong>{f.rating}/5</strong> {f.mood.toLowerCase().replace('_', ' ')} {f.description && <q>{f.description}</q>}{' '}
+                <span className="muted">{formatDate(f.createdAt)}</span>
+              </li>
+            ))}
+          </ul>
+          {pages.hasNextPage && (
+            <button type="button" onClick={() => pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
+              {pages.isFetchingNextPage ? 'Loading…' : `Load more feedback in ${env.name}`}
+            </button>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** A link to the line in the repository's web view, for the hosts whose URL scheme is known. */
+function lineUrl(ref: CodeRef): string | undefined {
+  if (!ref.repositoryUrl || !/^https:\/\//.test(ref.repositoryUrl)) return undefined;
+  const repo = ref.repositoryUrl.replace(/\.git$/, '').replace(/\/+$/, '');
+  const file = ref.filePath.split('/').map(encodeURIComponent).join('/');
+  const branch = encodeURIComponent(ref.branch);
+  if (/^https:\/\/(www\.)?gitlab\./.test(repo)) return `${repo}/-/blob/${branch}/${file}#L${ref.lineNumber}`;
+  if (/^https:\/\/bitbucket\.org\//.test(repo)) return `${repo}/src/${branch}/${file}#lines-${ref.lineNumber}`;
+  return `${repo}/blob/${branch}/${file}#L${ref.lineNumber}`;
+}
+
+function CodeReferences({ projectKey, slug }: { projectKey: string; slug: string }) {
+  const refs = useQuery({
+    queryKey: ['code-refs', projectKey, slug],
+    queryFn: () => api<{ references: CodeRef[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/code-refs?slug=${encodeURIComponent(slug)}`),
+  });
+  const groups = new Map<string, CodeRef[]>();
+  for (const ref of refs.data?.references ?? []) {
+    const key = `${ref.projectName} · ${ref.branch}`;
+    groups.set(key, [...(groups.get(key) ?? []), ref]);
+  }
+  return (
+    <Section title="Code references">
+      {refs.isPending && <Loading what="code references" />}
+      <ErrorMessage error={refs.error} />
+      {refs.data && groups.size === 0 && <p className="muted">No code reference uploaded for this flag.</p>}
+      {[...groups].map(([group, list]) => (
+        <div key={group}>
+          <h3>{group}</h3>
+          <ul className="plain">
+            {list.map((ref) => {
+              const url = lineUrl(ref);
+              const where = `${ref.filePath}:${ref.lineNumber}`;
+              return (
+                <li key={where}>
+                  {url ? (
+                    <a href={url} rel="noreferrer noopener" target="_blank">
+                      {where}
+                    </a>
+                  ) : (
+                    where
+                  )}{' '}
+                  <code>{ref.lineContent}</code>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      ))}
+    </Section>
+  );
+}

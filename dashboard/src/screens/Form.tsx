@@ -1,0 +1,170 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { useLocation } from 'wouter';
+import { api, type Form } from '../api.ts';
+import { Checkbox, ConfirmDelete, CopyButton, ErrorMessage, Field, Loading, Section, TextArea } from '../ui.tsx';
+import { FormHeader, useForm } from './Forms.tsx';
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
+
+export function FormScreen({ params }: { params: { key: string } }) {
+  const form = useForm(params.key);
+  // Kept here: the settings form is rebuilt from the server's answer after each save.
+  const [secret, setSecret] = useState<string | undefined>();
+  if (form.isPending) return <Loading what="the form" />;
+  if (form.error) return <ErrorMessage error={form.error} />;
+  return (
+    <>
+      <FormHeader form={form.data} current="settings" />
+      <Endpoint form={form.data} />
+      <Settings key={form.data.updatedAt} form={form.data} secret={secret} onSecret={setSecret} />
+      <DeleteForm form={form.data} />
+    </>
+  );
+}
+
+function Endpoint({ form }: { form: Form }) {
+  const snippet = `<form action="${form.endpoint}" method="POST" enctype="multipart/form-data">
+  <label>Name <input name="name" required></label>
+  <label>E-mail <input name="email" type="email" required></label>
+  <label>Message <textarea name="message"></textarea></label>${
+    form.uploadsEnabled
+      ? `
+  <label>Attachment <input name="attachment" type="file"></label>`
+      : ''
+  }${
+    form.honeypot
+      ? `
+  <input name="${form.honeypot}" type="text" tabindex="-1" autocomplete="off" hidden>`
+      : ''
+  }
+  <button type="submit">Send</button>
+</form>`;
+  return (
+    <Section title="Endpoint">
+      <p>
+        <code>{form.endpoint}</code> <CopyButton text={form.endpoint} label="Copy endpoint" />
+      </p>
+      <p className="muted">Post any HTML form here; add ?mode=rest (or Accept: application/json) for a JSON answer instead of a redirect.</p>
+      <pre>
+        <code>{snippet}</code>
+      </pre>
+      <CopyButton text={snippet} label="Copy HTML snippet" />
+    </Section>
+  );
+}
+
+function Settings({ form, secret, onSecret }: { form: Form; secret: string | undefined; onSecret: (secret: string | undefined) => void }) {
+  const [name, setName] = useState(form.name);
+  const [enabled, setEnabled] = useState(form.enabled);
+  const [uploads, setUploads] = useState(form.uploadsEnabled);
+  const [honeypot, setHoneypot] = useState(form.honeypot ?? '');
+  const [websites, setWebsites] = useState(form.websites.join('\n'));
+  const [blockedIps, setBlockedIps] = useState(form.blockedIps.join('\n'));
+  const [successUrl, setSuccessUrl] = useState(form.successUrl ?? '');
+  const [errorUrl, setErrorUrl] = useState(form.errorUrl ?? '');
+  const [redirectUrl, setRedirectUrl] = useState(form.redirectUrl ?? '');
+  const [webhookUrl, setWebhookUrl] = useState(form.webhookUrl ?? '');
+  const [notifyEmails, setNotifyEmails] = useState(form.notifyEmails.join('\n'));
+  const secretId = useId();
+  const save = useMutation({
+    mutationFn: () =>
+      api<Form>('PATCH', `/forms/${encodeURIComponent(form.key)}`, {
+        name: name.trim(),
+        enabled,
+        uploadsEnabled: uploads,
+        honeypot: orNull(honeypot),
+        websites: lines(websites),
+        blockedIps: lines(blockedIps),
+        successUrl: orNull(successUrl),
+        errorUrl: orNull(errorUrl),
+        redirectUrl: orNull(redirectUrl),
+        webhookUrl: orNull(webhookUrl),
+        notifyEmails: lines(notifyEmails),
+      }),
+    onSuccess: (answer) => onSecret(answer.webhookSecret),
+  });
+  const rotate = useMutation({
+    mutationFn: () => api<{ webhookSecret: string }>('POST', `/forms/${encodeURIComponent(form.key)}/webhook-secret`),
+    onSuccess: (answer) => onSecret(answer.webhookSecret),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <Section title="Settings">
+      <form onSubmit={submit}>
+        <Field label="Name" value={name} onChange={setName} required />
+        <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+        <Checkbox label="Uploads enabled" checked={uploads} onChange={setUploads} />
+        <Field label="Honeypot field" value={honeypot} onChange={setHoneypot} hint="A hidden field bots fill in; empty turns it off" />
+        <TextArea label="Websites" value={websites} onChange={setWebsites} hint="One origin per line, such as https://example.com; empty allows any" />
+        <TextArea label="Blocked IPs" value={blockedIps} onChange={setBlockedIps} hint="One address or CIDR range per line" />
+        <Field label="Success URL" type="url" value={successUrl} onChange={setSuccessUrl} hint="Your own page after a submission; empty uses Flagpost's" />
+        <Field label="Error URL" type="url" value={errorUrl} onChange={setErrorUrl} />
+        <Field label="Redirect URL" type="url" value={redirectUrl} onChange={setRedirectUrl} hint="Where the result page's Go back leads" />
+        <Field label="Webhook URL" type="url" value={webhookUrl} onChange={setWebhookUrl} hint="Each submission is POSTed here, signed" />
+        <TextArea label="Notification e-mails" value={notifyEmails} onChange={setNotifyEmails} hint="One address per line, at most 20" />
+        <ErrorMessage error={save.error} />
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+        {save.isSuccess && (
+          <span className="muted" role="status">
+            {' '}
+            Saved
+          </span>
+        )}
+      </form>
+      {form.webhookUrl && (
+        <p>
+          <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+            {rotate.isPending ? 'Rotating…' : 'Rotate webhook secret'}
+          </button>
+        </p>
+      )}
+      <ErrorMessage error={rotate.error} />
+      {secret && (
+        <div className="notice" role="status">
+          <div className="field">
+            <label htmlFor={secretId}>Webhook secret</label>
+            <input id={secretId} readOnly value={secret} />
+          </div>
+          <CopyButton text={secret} label="Copy webhook secret" /> <strong>Shown once:</strong> deliveries are signed with it.
+        </div>
+      )}
+    </Section>
+  );
+}
+
+function DeleteForm({ form }: { form: Form }) {
+  const [, navigate] = useLocation();
+  const [asking, setAsking] = useState(false);
+  const remove = useMutation({ mutationFn: () => api('DELETE', `/forms/${encodeURIComponent(form.key)}`), onSuccess: () => navigate('/forms') });
+  return (
+    <Section title="Delete">
+      {!asking && (
+        <button type="button" className="danger" onClick={() => setAsking(true)}>
+          Delete form
+        </button>
+      )}
+      {asking && (
+        <ConfirmDelete
+          what="form"
+          name={form.name}
+          action="Delete form and its submissions"
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setAsking(false)}
+        />
+      )}
+    </Section>
+  );
+}

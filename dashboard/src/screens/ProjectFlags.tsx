@@ -1,0 +1,182 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, memo, useDeferredValue, useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { api, type Environment, type FlagEntry } from '../api.ts';
+import { ConfirmDelete, ErrorMessage, Field, Loading, Section } from '../ui.tsx';
+import { ProjectHeader, useProject } from './Projects.tsx';
+
+export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
+  const project = useProject(params.key);
+  const flags = useQuery({
+    queryKey: ['flags', params.key],
+    queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
+  });
+  const [search, setSearch] = useState('');
+  const deferred = useDeferredValue(search);
+  const [deleting, setDeleting] = useState<string | undefined>();
+  const toggle = useMutation({
+    mutationFn: ({ slug, env, enabled }: { slug: string; env: string; enabled: boolean }) =>
+      api('PATCH', `/projects/${encodeURIComponent(params.key)}/environments/${encodeURIComponent(env)}/flags/${encodeURIComponent(slug)}`, { enabled }),
+  });
+  const remove = useMutation({
+    mutationFn: (slug: string) => api('DELETE', `/projects/${encodeURIComponent(params.key)}/flags/${encodeURIComponent(slug)}`),
+    onSuccess: () => setDeleting(undefined),
+  });
+  const visible = useMemo(() => {
+    const all = flags.data?.flags ?? [];
+    const needle = deferred.trim().toLowerCase();
+    if (!needle) return all;
+    return all.filter((f) => f.slug.toLowerCase().includes(needle) || f.environments.some((e) => e.description.toLowerCase().includes(needle)));
+  }, [flags.data, deferred]);
+
+  if (project.isPending) return <Loading what="the project" />;
+  if (project.error) return <ErrorMessage error={project.error} />;
+  const environments = project.data.environments;
+  const pending = toggle.isPending ? `${toggle.variables.slug}\n${toggle.variables.env}` : undefined;
+
+  return (
+    <>
+      <ProjectHeader project={project.data} current="flags" />
+      <CreateFlag projectKey={params.key} />
+      <div className="toolbar">
+        <Field label="Search flags" type="search" value={search} onChange={setSearch} hint="By slug or description" />
+        <p className="muted" aria-live="polite">
+          {flags.data ? `${visible.length} of ${flags.data.flags.length} flags` : ''}
+        </p>
+      </div>
+      <ErrorMessage error={toggle.error} />
+      {deleting && (
+        <ConfirmDelete
+          what="flag"
+          name={deleting}
+          action="Delete flag"
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate(deleting)}
+          onCancel={() => {
+            remove.reset();
+            setDeleting(undefined);
+          }}
+        />
+      )}
+      {flags.isPending && <Loading what="flags" />}
+      <ErrorMessage error={flags.error} />
+      {flags.data && flags.data.flags.length === 0 && <p className="muted">No flag yet: create the first one above.</p>}
+      {visible.length > 0 && (
+        <table className="flags">
+          <thead>
+            <tr>
+              <th scope="col">Flag</th>
+              {environments.map((e) => (
+                <th scope="col" key={e.key}>
+                  {e.name}
+                </th>
+              ))}
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {visible.map((flag) => (
+              <FlagRow
+                key={flag.slug}
+                projectKey={params.key}
+                flag={flag}
+                environments={environments}
+                pending={pending?.startsWith(`${flag.slug}\n`) ? pending : undefined}
+                onToggle={(env, enabled) => toggle.mutate({ slug: flag.slug, env, enabled })}
+                onDelete={() => setDeleting(flag.slug)}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+const FlagRow = memo(function FlagRow({
+  projectKey,
+  flag,
+  environments,
+  pending,
+  onToggle,
+  onDelete,
+}: {
+  projectKey: string;
+  flag: FlagEntry;
+  environments: Environment[];
+  pending: string | undefined;
+  onToggle: (env: string, enabled: boolean) => void;
+  onDelete: () => void;
+}) {
+  const byEnv = new Map(flag.environments.map((e) => [e.environment.key, e]));
+  const now = Date.now();
+  const expired = flag.environments.some((e) => e.expiredAt && Date.parse(e.expiredAt) < now);
+  const preview = flag.environments.some((e) => e.isPreview);
+  return (
+    <tr>
+      <th scope="row">
+        <Link href={`/projects/${projectKey}/flags/${encodeURIComponent(flag.slug)}`}>{flag.slug}</Link>
+        {expired && <span className="badge warn">Expired</span>}
+        {preview && <span className="badge">Preview</span>}
+        <div className="muted small-text">{flag.environments[0]?.description}</div>
+      </th>
+      {environments.map((env) => {
+        const value = byEnv.get(env.key);
+        const busy = pending === `${flag.slug}\n${env.key}`;
+        return (
+          <td key={env.key}>
+            {value && (
+              <button
+                type="button"
+                role="switch"
+                aria-checked={value.enabled}
+                aria-label={`${flag.slug} in ${env.name}`}
+                className="switch"
+                disabled={busy}
+                onClick={() => onToggle(env.key, !value.enabled)}
+              >
+                <span aria-hidden="true">{value.enabled ? 'On' : 'Off'}</span>
+              </button>
+            )}
+          </td>
+        );
+      })}
+      <td>
+        <button type="button" className="small danger-text" onClick={onDelete}>
+          Delete <span className="sr-only">{flag.slug}</span>
+        </button>
+      </td>
+    </tr>
+  );
+});
+
+function CreateFlag({ projectKey }: { projectKey: string }) {
+  const [slug, setSlug] = useState('');
+  const [description, setDescription] = useState('');
+  const create = useMutation({
+    mutationFn: () => api('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, { slug: slug.trim(), description }),
+    onSuccess: () => {
+      setSlug('');
+      setDescription('');
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Section title="New flag">
+      <form onSubmit={submit} className="inline">
+        <Field label="Slug" value={slug} onChange={setSlug} required hint="Letters, digits, . _ - (created off in every environment)" />
+        <Field label="Description" value={description} onChange={setDescription} />
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create flag'}
+        </button>
+      </form>
+      <ErrorMessage error={create.error} />
+    </Section>
+  );
+}

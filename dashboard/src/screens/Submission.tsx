@@ -1,0 +1,113 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Link, useLocation } from 'wouter';
+import { api, type SubmissionDetail } from '../api.ts';
+import { ErrorMessage, formatDate, Loading, Section } from '../ui.tsx';
+
+const size = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export function SubmissionScreen({ params }: { params: { key: string; id: string } }) {
+  const [, navigate] = useLocation();
+  const path = `/forms/${encodeURIComponent(params.key)}/submissions/${encodeURIComponent(params.id)}`;
+  const submission = useQuery({ queryKey: ['submission', params.key, params.id], queryFn: () => api<SubmissionDetail>('GET', path) });
+  const mark = useMutation({ mutationFn: (spam: boolean) => api<SubmissionDetail>('PATCH', path, { spam }) });
+  const remove = useMutation({ mutationFn: () => api('DELETE', path), onSuccess: () => navigate(`/forms/${params.key}/submissions`) });
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/forms">Forms</Link> / <Link href={`/forms/${params.key}/submissions`}>Submissions</Link> /
+      </p>
+      <h1>Submission</h1>
+      {submission.isPending && <Loading what="the submission" />}
+      <ErrorMessage error={submission.error} />
+      {submission.data && (
+        <>
+          <p>
+            Received {formatDate(submission.data.createdAt)} {submission.data.spam && <span className="badge warn">Spam</span>}
+          </p>
+          <div className="actions">
+            <button type="button" onClick={() => mark.mutate(!submission.data.spam)} disabled={mark.isPending}>
+              {mark.isPending ? 'Saving…' : submission.data.spam ? 'Mark as not spam' : 'Mark as spam'}
+            </button>
+            <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+              {remove.isPending ? 'Deleting…' : 'Delete submission'}
+            </button>
+          </div>
+          <ErrorMessage error={mark.error ?? remove.error} />
+          <Section title="Fields">
+            <dl>
+              {Object.entries(submission.data.data).map(([name, value]) => (
+                <div key={name} className="pair">
+                  <dt>{name}</dt>
+                  <dd>{Array.isArray(value) ? value.join(', ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}</dd>
+                </div>
+              ))}
+            </dl>
+          </Section>
+          <Section title="Files">
+            {submission.data.files.length === 0 && <p className="muted">No file.</p>}
+            <ul className="plain">
+              {submission.data.files.map((f) => (
+                <li key={f.id}>
+                  <a href={`/admin/v1${path}/files/${encodeURIComponent(f.id)}`} download={f.name}>
+                    {f.name}
+                  </a>{' '}
+                  <span className="muted">
+                    {f.field}, {f.contentType}, {size(f.size)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </Section>
+          <Section title="Request">
+            <dl>
+              {(['ip', 'userAgent', 'referer', 'origin'] as const).map((k) => (
+                <div key={k} className="pair">
+                  <dt>{{ ip: 'IP address', userAgent: 'User agent', referer: 'Referer', origin: 'Origin' }[k]}</dt>
+                  <dd>{submission.data.meta[k] ?? '-'}</dd>
+                </div>
+              ))}
+            </dl>
+          </Section>
+          <Section title="Deliveries">
+            {submission.data.deliveries.length === 0 && <p className="muted">No webhook or e-mail for this form.</p>}
+            {submission.data.deliveries.map((d) => (
+              <div key={d.id} className="delivery">
+                <h3>
+                  {d.kind} to {d.target}: {d.status}
+                </h3>
+                <p className="muted">
+                  {d.attempts} attempts{d.deliveredAt ? `, delivered ${formatDate(d.deliveredAt)}` : ''}
+                  {d.nextAttemptAt ? `, next attempt ${formatDate(d.nextAttemptAt)}` : ''}
+                  {d.lastError ? `, last error: ${d.lastError}` : ''}
+                </p>
+                {d.history.length > 0 && (
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Attempt</th>
+                        <th scope="col">Started</th>
+                        <th scope="col">Result</th>
+                        <th scope="col">Duration</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {d.history.map((a) => (
+                        <tr key={a.attempt}>
+                          <td>{a.attempt}</td>
+                          <td>{formatDate(a.startedAt)}</td>
+                          <td>{a.ok ? `OK ${a.statusCode ?? ''}` : (a.error ?? `HTTP ${a.statusCode}`)}</td>
+                          <td>{a.durationMs} ms</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )}
+              </div>
+            ))}
+          </Section>
+        </>
+      )}
+    </>
+  );
+}
