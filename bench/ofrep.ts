@@ -19,7 +19,8 @@ const ROUNDS = 3;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
 const TOKEN = 'bench-admin-token-0123456789';
-const port = 44_000 + Math.floor(Math.random() * 1000);
+// Below the ephemeral range (32768 and up), where the many client sockets of a run never take it.
+const port = 24_000 + Math.floor(Math.random() * 1000);
 const base = `http://127.0.0.1:${port}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-ofrep-'));
 const pinned = (core: number, command: string, args: string[]) =>

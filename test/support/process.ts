@@ -51,4 +51,5 @@ export async function waitForHealth(port: number, timeoutMs = 15_000, status = 2
   throw new Error(`no ${status} from /healthz on port ${port} within ${timeoutMs} ms`);
 }
 
-export const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
+/** A port below the ephemeral range (32768 and up), so that no client socket of the run holds it. */
+export const freePort = () => 20_000 + Math.floor(Math.random() * 12_000);
