@@ -182,6 +182,11 @@ export class FlagFastPath {
     if (cached === undefined) return false;
 
     const reply = (limiter?: RateLimiter, state?: RateLimitState) => {
+      if (length === 0) {
+        // Nothing to read or check (OFREP providers may send no body).
+        this.sendOfrep(headers, res, cached, key === undefined, limiter, state);
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
