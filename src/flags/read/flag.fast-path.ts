@@ -187,13 +187,20 @@ export class FlagFastPath {
         this.sendOfrep(headers, res, cached, key === undefined, limiter, state);
         return;
       }
+      // The body is answered as soon as its declared length is in, in the same turn as the parser
+      // delivers it, rather than on 'end' a tick later (a quarter of the throughput on small answers).
       const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const problem = ofrepBodyProblem(Buffer.concat(chunks).toString('utf8'), key);
+      let received = 0;
+      const onData = (chunk: Buffer) => {
+        chunks.push(chunk);
+        received += chunk.length;
+        if (received < length) return;
+        req.off('data', onData);
+        const problem = ofrepBodyProblem((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'), key);
         if (problem) this.sendOfrepProblem(headers, res, problem, limiter, state);
         else this.sendOfrep(headers, res, cached, key === undefined, limiter, state);
-      });
+      };
+      req.on('data', onData);
       req.on('error', () => res.destroy());
     };
     const limiter = this.limiter;
