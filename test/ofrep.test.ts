@@ -118,6 +118,33 @@ forEachDialect('OFREP', (ctx) => {
     await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/kill-switch`, { enabled: false });
   });
 
+  it('reloads a snapshot when a refetch names a newer flagConfigEtag than it has', async () => {
+    const envKey = project.environments[0]!.key;
+    const bulk = async (query = '') => {
+      const res = await post(ctx(), `/ofrep/v1/evaluate/flags${query}`, keys(project), '{}');
+      return {
+        etag: String(res.headers.etag),
+        value: (res.json() as { flags: Array<{ key: string; value?: unknown }> }).flags.find((f) => f.key === 'kill-switch')!.value,
+      };
+    };
+    const before = await bulk();
+    assert.equal(before.value, false);
+    // A change this instance has not been told of: another instance's write whose NOTIFY is still on its way.
+    const env = await ctx().handle.db.selectFrom('environments').select('id').where('key', '=', envKey).executeTakeFirstOrThrow();
+    await ctx()
+      .handle.db.updateTable('flags')
+      .set({ enabled: 1 as never })
+      .where('environment_id', '=', env.id)
+      .where('slug', '=', 'kill-switch')
+      .execute();
+    assert.equal((await bulk()).value, false, 'the warm snapshot still answers');
+    assert.equal((await bulk(`?flagConfigEtag=${before.etag.slice(1, -1)}`)).value, false, 'the version the client names is this one');
+    const fresh = await bulk('?flagConfigEtag=a-newer-version');
+    assert.equal(fresh.value, true, 'reloaded for a newer version');
+    assert.notEqual(fresh.etag, before.etag);
+    await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${envKey}/flags/kill-switch`, { enabled: false });
+  });
+
   it('allows browsers from any origin, with the headers providers send', async () => {
     const res = await ctx().app.inject({
       method: 'OPTIONS',

@@ -135,6 +135,13 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       schema: {
         summary: 'OFREP: evaluate every flag of the environment (ETag, 304 on If-None-Match, event stream)',
         headers: keyHeadersSchema,
+        querystring: {
+          type: 'object',
+          properties: {
+            flagConfigEtag: { type: 'string', description: 'The etag of the event that asked for this refetch' },
+            flagConfigLastModified: { type: 'string', description: 'The lastModified of that event' },
+          },
+        },
         body: evaluationBody,
         response: { 200: anyAnswer, 304: { description: 'Not modified' }, '4xx': anyAnswer, '5xx': anyAnswer },
       },
@@ -142,7 +149,13 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
     },
     async (request, reply) => {
       checkBody(request.body);
-      const snapshot = await snapshotOf(reads, request);
+      let snapshot = await snapshotOf(reads, request);
+      // A refetch told by an event stream names the version it expects (OFREP flagConfigEtag).
+      const expected = request.query.flagConfigEtag;
+      if (typeof expected === 'string' && expected !== '') {
+        const { projectKey, environmentKey } = keysOf(request);
+        snapshot = (await reads.refreshIfStale(projectKey, environmentKey, expected)) ?? snapshot;
+      }
       const answer = snapshot.ofrepBulk;
       const variable = compressible(answer);
       const representation = representationOf(answer, variable ? chooseEncoding(request.headers['accept-encoding']) : undefined);

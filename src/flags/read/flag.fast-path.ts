@@ -168,7 +168,8 @@ export class FlagFastPath {
     if (!url.startsWith('/ofrep/v1/evaluate/flags')) return false;
     const query = url.indexOf('?');
     const match = OFREP_PATH.exec(query === -1 ? url : url.slice(0, query));
-    if (!match) return false;
+    // A refetch asked for by an event stream may need a fresher snapshot (FlagReadModel.refreshIfStale).
+    if (!match || (query !== -1 && url.includes('flagConfigEtag=', query))) return false;
     const headers = readFlagHeaders(req.rawHeaders);
     if (!headers || headers.transferEncoding !== undefined) return false;
     const length = headers.contentLength === undefined ? 0 : Number(headers.contentLength);

@@ -49,6 +49,8 @@ export interface FlagReadModelSource {
 
 /** Most unknown key pairs remembered at once, so random keys cannot grow memory without bound. */
 const MAX_UNKNOWN = 10_000;
+/** A snapshot is reloaded for a client's newer flagConfigEtag at most this often. */
+const REFRESH_INTERVAL_MS = 1000;
 
 function etagOf(body: string): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -110,6 +112,8 @@ export class FlagReadModel {
   private readonly unknown = new Set<string>();
   private readonly loading = new Map<string, Promise<EnvironmentSnapshot | undefined>>();
   private readonly keyOfEnvironment = new Map<string, string>();
+  /** When each key pair was last reloaded for a client's newer flagConfigEtag. */
+  private readonly refreshed = new Map<string, number>();
   /** Bumped by every change; a load that overlapped a change is answered but not kept. */
   private generation = 0;
 
@@ -143,6 +147,27 @@ export class FlagReadModel {
       this.loading.set(key, pending);
     }
     return pending;
+  }
+
+  /**
+   * The snapshot, loaded again from the database when a client says (OFREP's `flagConfigEtag`, taken
+   * from an event stream) that the flags are at another version than this instance's snapshot: on
+   * PostgreSQL the event may come from an instance whose NOTIFY has not reached this one yet. At most
+   * once a second per environment, so that made-up tags cannot turn reads into queries.
+   */
+  async refreshIfStale(projectKey: string, environmentKey: string, etag: string): Promise<EnvironmentSnapshot | undefined> {
+    const key = `${projectKey}\n${environmentKey}`;
+    const current = await this.get(projectKey, environmentKey);
+    if (!current || current.ofrepBulk.etag.slice(1, -1) === etag) return current;
+    const now = Date.now();
+    if (now - (this.refreshed.get(key) ?? 0) < REFRESH_INTERVAL_MS) return current;
+    if (this.refreshed.size >= MAX_UNKNOWN) this.refreshed.clear();
+    this.refreshed.set(key, now);
+    if (this.snapshots.get(key) === current) {
+      this.snapshots.delete(key);
+      this.keyOfEnvironment.delete(current.environmentId);
+    }
+    return this.get(projectKey, environmentKey);
   }
 
   private async load(key: string, projectKey: string, environmentKey: string): Promise<EnvironmentSnapshot | undefined> {
