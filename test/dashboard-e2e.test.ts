@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from './support/browser.ts';
 import { buildDashboard } from '../dashboard/build.ts';
 import { ADMIN_TOKEN, createTestContext, dialects, type TestContext } from './support/context.ts';
 import { multipart } from './support/forms.ts';
@@ -16,7 +17,6 @@ import { freePort, ROOT } from './support/process.ts';
 // out. Every screen is scanned with axe-core (no serious or critical violation) and photographed under
 // test-output/dashboard/<engine>/.
 
-const CHROMIUM = '/usr/bin/chromium';
 const WEB_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-dashboard-'));
 
 async function axeScan(page: Page, screen: string): Promise<void> {
@@ -63,7 +63,7 @@ describe('dashboard build', () => {
 });
 
 for (const dialect of dialects()) {
-  describe(`dashboard end to end in headless Chromium [${dialect}]`, { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+  describe(`dashboard end to end in headless Chromium [${dialect}]`, { skip: chromiumMissing }, () => {
     let ctx: TestContext;
     let base: string;
     let browser: BrowserContext;
@@ -76,20 +76,7 @@ for (const dialect of dialects()) {
       ctx = await createTestContext(dialect, { FLAGPOST_PUBLIC_URL: base, FLAGPOST_DASHBOARD_DIR: WEB_DIR });
       await ctx.app.listen({ port, host: '127.0.0.1' });
       fs.mkdirSync(shots, { recursive: true });
-      browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-chromium-')), {
-        executablePath: CHROMIUM,
-        headless: true,
-        viewport: { width: 1280, height: 900 },
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
     });
     after(async () => {
       await browser?.close();

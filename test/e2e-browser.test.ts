@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium } from './support/browser.ts';
 import { createTestContext, dialects, type TestContext } from './support/context.ts';
 import { createForm, listSubmissions } from './support/forms.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -36,7 +31,7 @@ async function startSitePage(action: string) {
 }
 
 for (const dialect of dialects()) {
-  describe(`end to end: an HTML form in headless Chromium [${dialect}]`, { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+  describe(`end to end: an HTML form in headless Chromium [${dialect}]`, { skip: chromiumMissing }, () => {
     let ctx: TestContext;
     let port: number;
     before(async () => {
@@ -54,21 +49,7 @@ for (const dialect of dialects()) {
       // The form belongs to that website: its page is then where "Go back" leads.
       const patched = await ctx.admin('PATCH', `/admin/v1/forms/${form.key}`, { websites: [new URL(site.url).origin] });
       assert.equal(patched.statusCode, 200, patched.body);
-      const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-chromium-'));
-      const browser = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         await page.goto(site.url);
@@ -93,7 +74,6 @@ for (const dialect of dialects()) {
       } finally {
         await browser.close();
         await site.close();
-        fs.rmSync(profile, { recursive: true, force: true });
       }
     });
   });

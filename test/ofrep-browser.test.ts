@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { chromiumMissing, launchChromium } from './support/browser.ts';
 import { createTestContext, type TestContext } from './support/context.ts';
 import { createFlag, createProject, type ProjectFixture } from './support/fixtures.ts';
 import { freePort, ROOT } from './support/process.ts';
@@ -13,8 +11,6 @@ import { freePort, ROOT } from './support/process.ts';
 // Issue 10: the published OpenFeature web SDK with the OFREP web provider, in headless Chromium, on a
 // page of another origin than Flagpost. It evaluates a flag and its payload, then receives a change
 // through the event stream advertised by the bulk answer and evaluates again, without polling.
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /** The page's script: the SDK and provider bundled by esbuild from the pinned packages. */
 const APP = `
@@ -44,7 +40,7 @@ await OpenFeature.setProviderAndWait(new OFREPWebProvider({
 show();
 `;
 
-describe('OFREP web provider in headless Chromium', { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
+describe('OFREP web provider in headless Chromium', { skip: chromiumMissing }, () => {
   let ctx: TestContext;
   let flagpost: string;
   let site: http.Server;
@@ -81,19 +77,7 @@ describe('OFREP web provider in headless Chromium', { skip: fs.existsSync(CHROMI
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
-    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-chromium-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
