@@ -24,6 +24,16 @@ export class AdminTokenService {
     return { service: new AdminTokenService(stored), created };
   }
 
+  /**
+   * Replaces the stored admin token with a new one and returns it (the operator command
+   * `flagpost reset-admin-token`). Running servers keep the token they read at start until restarted.
+   */
+  static async reset(db: Db, store: SettingsStore): Promise<string> {
+    const token = `fpa_${newKey(24)}`;
+    await store.put(db, SETTING, hashToken(token), nowIso());
+    return token;
+  }
+
   verify(token: string): boolean {
     return sameHash(this.hash, hashToken(token));
   }

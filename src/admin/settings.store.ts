@@ -17,4 +17,13 @@ export class SettingsStore {
     const stored = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
     return stored.value;
   }
+
+  /** Stores `value` under `key`, replacing what was there. */
+  async put(db: Executor, key: string, value: string, createdAt: string): Promise<void> {
+    await db
+      .insertInto('settings')
+      .values({ key, value, created_at: createdAt })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value, created_at: createdAt }))
+      .execute();
+  }
 }

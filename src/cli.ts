@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { AdminTokenService, SettingsStore } from './admin/index.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { backupSqlite } from './db/backup.ts';
+import { openDb } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+
+// Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
+// same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,
+// 2 cannot be done here (usage, or a command that does not apply to this configuration).
+
+const USAGE = `Usage: npm run flagpost -- <command>
+
+Commands:
+  backup <file>         Copy the SQLite database to <file> while the server runs (online, consistent,
+                        checked). On PostgreSQL, use pg_dump (explained when you run it).
+  reset-admin-token     Replace the admin token and print the new one once; restart the server(s)
+                        afterwards. Not available while FLAGPOST_ADMIN_TOKEN is set.
+  help                  This text.
+`;
+
+function fail(code: number, message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(1, error.message);
+    throw error;
+  }
+
+  if (command === 'backup') {
+    const [file] = args;
+    if (!file || args.length > 1) fail(2, `backup needs one file name.\n\n${USAGE}`);
+    if (config.databaseUrl) {
+      fail(
+        2,
+        "Flagpost runs on PostgreSQL here (DATABASE_URL is set): back it up with PostgreSQL's own tool, which takes a\n" +
+          'consistent snapshot while the server runs:\n\n' +
+          '  pg_dump --format=custom --file=flagpost.dump "$DATABASE_URL"\n\n' +
+          'and restore into an empty database with: pg_restore --dbname="$DATABASE_URL" flagpost.dump',
+      );
+    }
+    const source = path.join(config.dataDir, 'flagpost.db');
+    const { bytes, ms } = await backupSqlite(source, file);
+    process.stdout.write(`Backed up ${source} to ${path.resolve(file)}: ${(bytes / 1024 / 1024).toFixed(1)} MB in ${ms.toFixed(0)} ms, integrity ok.\n`);
+    return;
+  }
+
+  if (command === 'reset-admin-token') {
+    if (args.length > 0) fail(2, USAGE);
+    if (config.adminToken) fail(2, 'FLAGPOST_ADMIN_TOKEN is set: the admin token is the one in your environment. Change it there and restart.');
+    const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+    try {
+      await migrateToLatest(handle.db);
+      const token = await AdminTokenService.reset(handle.db, new SettingsStore());
+      process.stdout.write(
+        `The admin token was replaced. Save the new one now, it will not be shown again:\n\n  ${token}\n\n` +
+          'Restart every Flagpost server of this database: running servers keep accepting the old token until then.\n',
+      );
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
+
+  fail(2, `Unknown command "${command}".\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error) => fail(1, `flagpost: ${error instanceof Error ? error.message : String(error)}`));
