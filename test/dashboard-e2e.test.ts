@@ -108,8 +108,11 @@ for (const dialect of dialects()) {
       await page.getByLabel('Admin token').fill('wrong-token-0123456789');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').filter({ hasText: 'Missing or invalid admin token' }).waitFor();
-      await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      // By keyboard alone: the field, then Enter.
+      await page.getByLabel('Admin token').fill('');
+      await page.getByLabel('Admin token').focus();
+      await page.keyboard.type(ADMIN_TOKEN);
+      await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
       const stored = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie]));
       assert.ok(!stored.includes(ADMIN_TOKEN), 'the token is kept nowhere in the page');
@@ -134,7 +137,11 @@ for (const dialect of dialects()) {
       await toggle.waitFor();
       assert.equal(await toggle.getAttribute('aria-checked'), 'false');
       assert.equal((await flagRead(project.key, production.key, 'checkout')).enabled, false);
-      await toggle.click();
+      // By keyboard: Tab reaches the switch, Space turns it on.
+      await page.getByRole('switch', { name: 'checkout in staging' }).focus();
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'checkout in production');
+      await page.keyboard.press('Space');
       await page.waitForFunction(() => document.querySelector('[aria-label="checkout in production"]')?.getAttribute('aria-checked') === 'true');
       assert.equal((await flagRead(project.key, production.key, 'checkout')).enabled, true);
       const development = project.environments.find((e) => e.name === 'development')!;
