@@ -12,7 +12,7 @@ import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
-import { SubmissionService, SubmissionStore } from './submissions/index.ts';
+import { CaptchaVerifier, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
@@ -102,6 +102,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     listPageBytes: config.forms.listPageBytes,
     publicUrl: config.publicUrl,
     clock,
+    captcha: new CaptchaVerifier(config.captcha, log),
   });
   const outbox = new OutboxWorker({
     db,

@@ -20,6 +20,8 @@ export interface Config {
   readonly publicUrl: string;
   /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
   readonly streams: { readonly perClient: number; readonly heartbeatMs: number };
+  /** CAPTCHA siteverify endpoints per provider and the longest wait for one (issue 12). */
+  readonly captcha: { readonly urls: { readonly turnstile: string; readonly hcaptcha: string; readonly recaptcha: string }; readonly timeoutMs: number };
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
   /** The built dashboard (index.html and assets/), served at `/`. */
@@ -188,6 +190,14 @@ export function loadConfig(env: Env = process.env): Config {
     streams: {
       perClient: int('FLAGPOST_MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
       heartbeatMs: int('FLAGPOST_STREAM_HEARTBEAT_MS', 20_000, 100, 600_000),
+    },
+    captcha: {
+      urls: {
+        turnstile: url('FLAGPOST_TURNSTILE_VERIFY_URL', ['http:', 'https:']) ?? 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+        hcaptcha: url('FLAGPOST_HCAPTCHA_VERIFY_URL', ['http:', 'https:']) ?? 'https://api.hcaptcha.com/siteverify',
+        recaptcha: url('FLAGPOST_RECAPTCHA_VERIFY_URL', ['http:', 'https:']) ?? 'https://www.google.com/recaptcha/api/siteverify',
+      },
+      timeoutMs: int('FLAGPOST_CAPTCHA_TIMEOUT_MS', 10_000, 100, 10_000),
     },
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,

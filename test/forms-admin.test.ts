@@ -25,6 +25,7 @@ forEachDialect(
           redirectUrl: null,
           webhookUrl: null,
           notifyEmails: [],
+          captcha: null,
           createdAt: undefined,
           updatedAt: undefined,
         },

@@ -126,6 +126,7 @@ export interface Form {
   redirectUrl: string | null;
   webhookUrl: string | null;
   notifyEmails: string[];
+  captcha: { provider: string; minScore: number | null } | null;
   createdAt: string;
   updatedAt: string;
   webhookSecret?: string;

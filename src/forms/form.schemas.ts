@@ -15,6 +15,17 @@ const settings = {
   redirectUrl: nullable(url),
   webhookUrl: nullable(url),
   notifyEmails: list({ type: 'string', maxLength: 254 }, 20),
+  captcha: nullable({
+    type: 'object',
+    additionalProperties: false,
+    required: ['provider', 'secret'],
+    description: 'CAPTCHA check of submissions; the secret is write-only',
+    properties: {
+      provider: { type: 'string', enum: ['turnstile', 'hcaptcha', 'recaptcha'] },
+      secret: { type: 'string', minLength: 1, maxLength: 500 },
+      minScore: nullable({ type: 'number', minimum: 0, maximum: 1 }),
+    },
+  }),
 } as const;
 
 export const createFormBody = { type: 'object', required: ['name'], additionalProperties: false, properties: settings } as const;
@@ -48,6 +59,7 @@ export const formSchema = {
     'redirectUrl',
     'webhookUrl',
     'notifyEmails',
+    'captcha',
     'createdAt',
     'updatedAt',
   ],
@@ -65,6 +77,18 @@ export const formSchema = {
     redirectUrl: { type: ['string', 'null'] },
     webhookUrl: { type: ['string', 'null'] },
     notifyEmails: stringList,
+    captcha: {
+      description: 'The CAPTCHA check (never its secret), or null',
+      anyOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['provider', 'minScore'],
+          properties: { provider: { type: 'string' }, minScore: { type: ['number', 'null'] } },
+        },
+        { type: 'null' },
+      ],
+    },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     webhookSecret: { type: 'string', description: 'The webhook signing secret, shown once when generated' },

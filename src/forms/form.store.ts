@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { fromBool, fromJson, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
-import type { Form } from './form.ts';
+import type { CaptchaProvider, Form } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
 const toForm = (row: Selectable<FormsTable>): Form => ({
@@ -19,6 +19,14 @@ const toForm = (row: Selectable<FormsTable>): Form => ({
   webhookUrl: row.webhook_url,
   webhookSecret: row.webhook_secret,
   notifyEmails: fromJson<string[]>(row.notify_emails) ?? [],
+  captcha:
+    row.captcha_provider && row.captcha_secret
+      ? {
+          provider: row.captcha_provider as CaptchaProvider,
+          secret: row.captcha_secret,
+          minScore: row.captcha_min_score === null ? null : Number(row.captcha_min_score),
+        }
+      : null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -38,6 +46,9 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   webhook_url: form.webhookUrl,
   webhook_secret: form.webhookSecret,
   notify_emails: toJson(form.notifyEmails),
+  captcha_provider: form.captcha?.provider ?? null,
+  captcha_secret: form.captcha?.secret ?? null,
+  captcha_min_score: form.captcha?.minScore ?? null,
   created_at: form.createdAt,
   updated_at: form.updatedAt,
 });

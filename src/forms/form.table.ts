@@ -15,6 +15,10 @@ export interface FormsTable {
   webhook_url: string | null;
   webhook_secret: string | null;
   notify_emails: string | null;
+  /** turnstile, hcaptcha or recaptcha; null: no CAPTCHA check. */
+  captcha_provider: string | null;
+  captcha_secret: string | null;
+  captcha_min_score: number | null;
   created_at: string;
   updated_at: string;
 }

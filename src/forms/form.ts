@@ -1,6 +1,18 @@
 import { isIP } from 'node:net';
 import type { FieldProblem } from '../errors.ts';
 
+export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
+export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
+
+/** A form's CAPTCHA check (issue 12): the provider's widget token is verified before a submission is stored. */
+export interface CaptchaSettings {
+  provider: CaptchaProvider;
+  /** The provider's secret key; write-only in the admin API. */
+  secret: string;
+  /** Lowest score accepted (reCAPTCHA v3, hCaptcha Enterprise), 0 to 1; null: any successful check. */
+  minScore?: number | null;
+}
+
 /** The settings of a form (contract "Admin API" form settings). */
 export interface FormSettings {
   name: string;
@@ -18,6 +30,7 @@ export interface FormSettings {
   redirectUrl: string | null;
   webhookUrl: string | null;
   notifyEmails: string[];
+  captcha: CaptchaSettings | null;
 }
 
 export interface Form extends FormSettings {
@@ -40,6 +53,7 @@ export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
   redirectUrl: null,
   webhookUrl: null,
   notifyEmails: [],
+  captcha: null,
 };
 
 /** A PATCH body: an absent field keeps its value, null clears it (contract "Admin API"). */
@@ -93,6 +107,9 @@ export function applySettings(base: FormSettings, patch: FormPatch): { settings:
       if (!EMAIL.test(email)) problem(`notifyEmails.${i}`, 'must be an e-mail address');
     });
   }
+  if (patch.captcha !== undefined) {
+    next.captcha = patch.captcha === null ? null : { provider: patch.captcha.provider, secret: patch.captcha.secret, minScore: patch.captcha.minScore ?? null };
+  }
   return { settings: next, problems };
 }
 
@@ -129,6 +146,8 @@ export function formView(form: Form, publicUrl: string) {
     redirectUrl: form.redirectUrl,
     webhookUrl: form.webhookUrl,
     notifyEmails: form.notifyEmails,
+    // The secret is write-only: the view says which provider checks and from which score.
+    captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null } : null,
     createdAt: form.createdAt,
     updatedAt: form.updatedAt,
   };

@@ -1,4 +1,4 @@
 export { formAdminRoutes, type SubmissionCounts } from './form.routes.ts';
 export { FormService } from './form.service.ts';
 export { FormStore } from './form.store.ts';
-export { type Form, isHttpUrl } from './form.ts';
+export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type Form, isHttpUrl } from './form.ts';

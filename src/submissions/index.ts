@@ -2,3 +2,4 @@ export { submissionIntakeRoutes } from './submission-intake.routes.ts';
 export { submissionAdminRoutes } from './submission.routes.ts';
 export { SubmissionService } from './submission.service.ts';
 export { SubmissionStore } from './submission.store.ts';
+export { CaptchaVerifier } from './captcha.ts';

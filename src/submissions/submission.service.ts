@@ -5,6 +5,7 @@ import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { Form, FormService } from '../forms/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
+import type { CaptchaVerifier } from './captcha.ts';
 import { csvRow } from './csv.ts';
 import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
@@ -23,6 +24,8 @@ export interface SubmissionServiceDeps {
   listPageBytes: number;
   publicUrl: string;
   clock: () => Date;
+  /** Verifies the CAPTCHA token of forms that ask for one (issue 12). */
+  captcha: CaptchaVerifier;
 }
 
 /** Submissions read from the database at once while a page is assembled. */
@@ -45,6 +48,12 @@ export class SubmissionService {
    * honeypot does not count as a field.
    */
   async accept(form: Form, incoming: IncomingSubmission): Promise<Submission> {
+    if (form.captcha) {
+      const refusal = await this.deps.captcha.check(form.captcha, incoming.data, incoming.meta.ip);
+      if (refusal === 'missing') throw new AppError('validation', messages.formCaptchaMissing);
+      if (refusal === 'failed') throw new AppError('forbidden', messages.formCaptchaFailed);
+      if (refusal === 'unavailable') throw new AppError('unavailable', messages.formCaptchaUnavailable);
+    }
     const { data, spam } = applyHoneypot(form, incoming.data);
     if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
     const files: StoredFile[] = incoming.files.map((f) => ({ id: newId(), field: f.field, name: f.name, size: f.content.length, contentType: f.contentType }));

@@ -71,10 +71,25 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   const [redirectUrl, setRedirectUrl] = useState(form.redirectUrl ?? '');
   const [webhookUrl, setWebhookUrl] = useState(form.webhookUrl ?? '');
   const [notifyEmails, setNotifyEmails] = useState(form.notifyEmails.join('\n'));
+  const [captchaProvider, setCaptchaProvider] = useState(form.captcha?.provider ?? '');
+  const [captchaSecret, setCaptchaSecret] = useState('');
+  const [minScore, setMinScore] = useState(form.captcha?.minScore?.toString() ?? '');
+  const [problem, setProblem] = useState<string | undefined>();
+  const providerId = useId();
   const secretId = useId();
+  /** The captcha part of the PATCH: the secret is write-only, so a change of the check needs it again. */
+  const captchaPatch = (): { captcha?: unknown } | string => {
+    const score = minScore.trim() === '' ? null : Number(minScore);
+    if (score !== null && !(score >= 0 && score <= 1)) return 'Minimum score must be a number from 0 to 1';
+    if (captchaProvider === '') return form.captcha ? { captcha: null } : {};
+    const unchanged = form.captcha && form.captcha.provider === captchaProvider && (form.captcha.minScore ?? null) === score;
+    if (captchaSecret.trim() === '') return unchanged ? {} : 'Enter the CAPTCHA secret key to change the CAPTCHA check';
+    return { captcha: { provider: captchaProvider, secret: captchaSecret.trim(), minScore: score } };
+  };
   const save = useMutation({
-    mutationFn: () =>
+    mutationFn: (captcha: { captcha?: unknown }) =>
       api<Form>('PATCH', `/forms/${encodeURIComponent(form.key)}`, {
+        ...captcha,
         name: name.trim(),
         enabled,
         uploadsEnabled: uploads,
@@ -95,7 +110,13 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate();
+    const captcha = captchaPatch();
+    if (typeof captcha === 'string') {
+      setProblem(captcha);
+      return;
+    }
+    setProblem(undefined);
+    save.mutate(captcha);
   };
   return (
     <Section title="Settings">
@@ -111,6 +132,33 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
         <Field label="Redirect URL" type="url" value={redirectUrl} onChange={setRedirectUrl} hint="Where the result page's Go back leads" />
         <Field label="Webhook URL" type="url" value={webhookUrl} onChange={setWebhookUrl} hint="Each submission is POSTed here, signed" />
         <TextArea label="Notification e-mails" value={notifyEmails} onChange={setNotifyEmails} hint="One address per line, at most 20" />
+        <div className="field">
+          <label htmlFor={providerId}>CAPTCHA</label>
+          <select id={providerId} value={captchaProvider} onChange={(e) => setCaptchaProvider(e.target.value)}>
+            <option value="">None</option>
+            <option value="turnstile">Cloudflare Turnstile</option>
+            <option value="hcaptcha">hCaptcha</option>
+            <option value="recaptcha">Google reCAPTCHA</option>
+          </select>
+        </div>
+        {captchaProvider !== '' && (
+          <>
+            <Field
+              label="CAPTCHA secret key"
+              type="password"
+              value={captchaSecret}
+              onChange={setCaptchaSecret}
+              autoComplete="off"
+              hint={form.captcha ? 'Stored and never shown; leave empty to keep it' : "The provider's secret key"}
+            />
+            <Field label="Minimum score" value={minScore} onChange={setMinScore} hint="0 to 1, for reCAPTCHA v3 and hCaptcha Enterprise; empty: any success" />
+          </>
+        )}
+        {problem && (
+          <div role="alert" className="error">
+            <p>{problem}</p>
+          </div>
+        )}
         <ErrorMessage error={save.error} />
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save settings'}

@@ -3,6 +3,7 @@ import * as m0001 from './0001_flags.ts';
 import * as m0002 from './0002_forms.ts';
 import * as m0003 from './0003_outbox_form.ts';
 import * as m0004 from './0004_sessions.ts';
+import * as m0005 from './0005_form_captcha.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_forms': m0002,
   '0003_outbox_form': m0003,
   '0004_sessions': m0004,
+  '0005_form_captcha': m0005,
 };
