@@ -34,6 +34,39 @@ forEachDialect('admin API for the dashboard', (ctx) => {
     assert.equal(missing.json().message, `Submission 01J0000000000000000000000 does not exist in form ${form.key}`);
   });
 
+  it('exports CSV and JSON without spam unless asked (issue 12)', async () => {
+    const form = await createForm(ctx(), { uploadsEnabled: true });
+    const kept = (await submitJson(ctx(), form.key, { email: 'ada@example.com' })).json().id as string;
+    const spam = (await submitJson(ctx(), form.key, { email: 'bot@example.com', _trap: 'x' })).json().id as string;
+    const csv = async (query = '') => (await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions.csv${query}`)).body;
+    assert.match(await csv(), new RegExp(kept));
+    assert.doesNotMatch(await csv(), new RegExp(spam));
+    assert.match(await csv('?spam=all'), new RegExp(spam));
+    assert.doesNotMatch(await csv('?spam=true'), new RegExp(kept));
+    const json = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions.json`);
+    assert.equal(json.statusCode, 200);
+    assert.match(String(json.headers['content-type']), /^application\/json/);
+    assert.match(String(json.headers['content-disposition']), /^attachment; filename="[\w-]+-submissions\.json"/);
+    const items = JSON.parse(json.body) as Array<{ id: string; spam: boolean; data: unknown; files: unknown[]; meta: { ip: string | null } }>;
+    assert.deepEqual(
+      items.map((i) => i.id),
+      [kept],
+    );
+    assert.deepEqual(items[0]!.data, { email: 'ada@example.com' });
+    assert.equal(items[0]!.meta.ip, '127.0.0.1');
+    const all = JSON.parse((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions.json?spam=all`)).body) as Array<{ id: string; spam: boolean }>;
+    assert.deepEqual(
+      all.map((i) => [i.id, i.spam]),
+      [
+        [spam, true],
+        [kept, false],
+      ],
+    );
+    const empty = await createForm(ctx());
+    assert.deepEqual(JSON.parse((await ctx().admin('GET', `/admin/v1/forms/${empty.key}/submissions.json`)).body), []);
+    assert.equal((await ctx().admin('GET', '/admin/v1/forms/nope/submissions.json')).statusCode, 404);
+  });
+
   it('lists forms with their submission and spam counts', async () => {
     const busy = await createForm(ctx(), { name: 'Busy' });
     const quiet = await createForm(ctx(), { name: 'Quiet' });

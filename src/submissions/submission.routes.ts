@@ -16,6 +16,8 @@ import { submissionView } from './submission.ts';
 import type { SubmissionService } from './submission.service.ts';
 
 const spamFilter = (spam: 'true' | 'false' | 'all' | undefined) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
+/** Exports leave spam out unless asked for (`spam=true` or `spam=all`; issue 12). */
+const exportFilter = (spam: 'true' | 'false' | 'all' | undefined) => spamFilter(spam ?? 'false');
 
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
@@ -51,20 +53,40 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
     '/forms/:formKey/submissions.csv',
     {
       schema: {
-        summary: 'Every submission of a form as CSV, newest first (streamed)',
+        summary: 'Every submission of a form as CSV, newest first (streamed); spam only when asked',
         params: formKeyParams,
         querystring: exportQuery,
         response: { 200: download('text/csv', 'CSV attachment: id, createdAt, spam, one column per field, files'), ...adminErrors },
       },
     },
     async (request, reply) => {
-      const csv = await submissions.exportCsv(request.params.formKey, { spam: spamFilter(request.query.spam) });
+      const csv = await submissions.exportCsv(request.params.formKey, { spam: exportFilter(request.query.spam) });
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.csv`))
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'no-store')
         .send(Readable.from(csv) as never); // the type provider models JSON bodies, not streams
+    },
+  );
+
+  app.get(
+    '/forms/:formKey/submissions.json',
+    {
+      schema: {
+        summary: 'Every submission of a form as a JSON array, newest first (streamed); spam only when asked',
+        params: formKeyParams,
+        querystring: exportQuery,
+        response: { 200: download('application/json', 'JSON attachment: [{id, createdAt, spam, data, files, meta}, ...]'), ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const json = await submissions.exportJson(request.params.formKey, { spam: exportFilter(request.query.spam) });
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-disposition', attachment(`${request.params.formKey}-submissions.json`))
+        .header('cache-control', 'no-store')
+        .send(Readable.from(json) as never); // the type provider models JSON bodies, not streams
     },
   );
 

@@ -45,9 +45,14 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
             Spam
           </Link>
         </nav>
-        <a href={`/admin/v1/forms/${encodeURIComponent(params.key)}/submissions.csv${spam ? '?spam=true' : ''}`} download className="button">
-          Export CSV
-        </a>
+        <div className="actions">
+          <a href={`/admin/v1/forms/${encodeURIComponent(params.key)}/submissions.csv${spam ? '?spam=true' : ''}`} download className="button">
+            Export CSV
+          </a>
+          <a href={`/admin/v1/forms/${encodeURIComponent(params.key)}/submissions.json${spam ? '?spam=true' : ''}`} download className="button">
+            Export JSON
+          </a>
+        </div>
       </div>
       {page.isPending && <Loading what="submissions" />}
       <ErrorMessage error={page.error} />
