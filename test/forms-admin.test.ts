@@ -25,6 +25,8 @@ forEachDialect(
           redirectUrl: null,
           webhookUrl: null,
           notifyEmails: [],
+          slackWebhookUrl: null,
+          discordWebhookUrl: null,
           captcha: null,
           createdAt: undefined,
           updatedAt: undefined,

@@ -126,6 +126,8 @@ export interface Form {
   redirectUrl: string | null;
   webhookUrl: string | null;
   notifyEmails: string[];
+  slackWebhookUrl: string | null;
+  discordWebhookUrl: string | null;
   captcha: { provider: string; minScore: number | null } | null;
   createdAt: string;
   updatedAt: string;

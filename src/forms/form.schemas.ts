@@ -15,6 +15,8 @@ const settings = {
   redirectUrl: nullable(url),
   webhookUrl: nullable(url),
   notifyEmails: list({ type: 'string', maxLength: 254 }, 20),
+  slackWebhookUrl: nullable(url),
+  discordWebhookUrl: nullable(url),
   captcha: nullable({
     type: 'object',
     additionalProperties: false,
@@ -59,6 +61,8 @@ export const formSchema = {
     'redirectUrl',
     'webhookUrl',
     'notifyEmails',
+    'slackWebhookUrl',
+    'discordWebhookUrl',
     'captcha',
     'createdAt',
     'updatedAt',
@@ -77,6 +81,8 @@ export const formSchema = {
     redirectUrl: { type: ['string', 'null'] },
     webhookUrl: { type: ['string', 'null'] },
     notifyEmails: stringList,
+    slackWebhookUrl: { type: ['string', 'null'] },
+    discordWebhookUrl: { type: ['string', 'null'] },
     captcha: {
       description: 'The CAPTCHA check (never its secret), or null',
       anyOf: [

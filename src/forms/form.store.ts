@@ -19,6 +19,8 @@ const toForm = (row: Selectable<FormsTable>): Form => ({
   webhookUrl: row.webhook_url,
   webhookSecret: row.webhook_secret,
   notifyEmails: fromJson<string[]>(row.notify_emails) ?? [],
+  slackWebhookUrl: row.slack_webhook_url,
+  discordWebhookUrl: row.discord_webhook_url,
   captcha:
     row.captcha_provider && row.captcha_secret
       ? {
@@ -46,6 +48,8 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   webhook_url: form.webhookUrl,
   webhook_secret: form.webhookSecret,
   notify_emails: toJson(form.notifyEmails),
+  slack_webhook_url: form.slackWebhookUrl,
+  discord_webhook_url: form.discordWebhookUrl,
   captcha_provider: form.captcha?.provider ?? null,
   captcha_secret: form.captcha?.secret ?? null,
   captcha_min_score: form.captcha?.minScore ?? null,

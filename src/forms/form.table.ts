@@ -16,6 +16,8 @@ export interface FormsTable {
   webhook_secret: string | null;
   notify_emails: string | null;
   /** turnstile, hcaptcha or recaptcha; null: no CAPTCHA check. */
+  slack_webhook_url: string | null;
+  discord_webhook_url: string | null;
   captcha_provider: string | null;
   captcha_secret: string | null;
   captcha_min_score: number | null;

@@ -30,6 +30,9 @@ export interface FormSettings {
   redirectUrl: string | null;
   webhookUrl: string | null;
   notifyEmails: string[];
+  /** Slack and Discord incoming-webhook URLs (issue 12): a chat message per submission. */
+  slackWebhookUrl: string | null;
+  discordWebhookUrl: string | null;
   captcha: CaptchaSettings | null;
 }
 
@@ -53,13 +56,15 @@ export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
   redirectUrl: null,
   webhookUrl: null,
   notifyEmails: [],
+  slackWebhookUrl: null,
+  discordWebhookUrl: null,
   captcha: null,
 };
 
 /** A PATCH body: an absent field keeps its value, null clears it (contract "Admin API"). */
 export type FormPatch = { [K in keyof FormSettings]?: FormSettings[K] | null };
 
-const URL_FIELDS = ['successUrl', 'errorUrl', 'redirectUrl', 'webhookUrl'] as const;
+const URL_FIELDS = ['successUrl', 'errorUrl', 'redirectUrl', 'webhookUrl', 'slackWebhookUrl', 'discordWebhookUrl'] as const;
 const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
 /**
@@ -146,6 +151,8 @@ export function formView(form: Form, publicUrl: string) {
     redirectUrl: form.redirectUrl,
     webhookUrl: form.webhookUrl,
     notifyEmails: form.notifyEmails,
+    slackWebhookUrl: form.slackWebhookUrl,
+    discordWebhookUrl: form.discordWebhookUrl,
     // The secret is write-only: the view says which provider checks and from which score.
     captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null } : null,
     createdAt: form.createdAt,

@@ -1,12 +1,13 @@
 import { createHmac } from 'node:crypto';
 
-export type DeliveryKind = 'webhook' | 'email';
+/** A signed webhook, an e-mail, or a chat message through a Slack or Discord incoming webhook (issue 12). */
+export type DeliveryKind = 'webhook' | 'email' | 'slack' | 'discord';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /** What a submission asks to have delivered; written in the submission's transaction (contract D18). */
 export interface DeliveryInput {
   kind: DeliveryKind;
-  /** Webhook URL or e-mail address. */
+  /** Webhook URL (also of Slack and Discord) or e-mail address. */
   target: string;
   /** The exact webhook body, or `{subject, text}` of the e-mail as JSON. */
   payload: string;

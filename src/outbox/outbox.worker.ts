@@ -145,6 +145,10 @@ export class OutboxWorker {
         if (!secret) return { ok: false, error: 'the form no longer has a webhook', final: true };
         return await this.deps.webhooks.send({ id: delivery.id, url: delivery.target, body: delivery.payload, secret });
       }
+      if (delivery.kind === 'slack' || delivery.kind === 'discord') {
+        // Same guard, timeout, retries and history as a webhook; chat services take no signature.
+        return await this.deps.webhooks.send({ id: delivery.id, url: delivery.target, body: delivery.payload, secret: null });
+      }
       if (!this.deps.mail) return { ok: false, error: 'e-mail is off: SMTP_URL is not set' };
       const { subject, text } = JSON.parse(delivery.payload) as Omit<MailMessage, 'to'>;
       return await this.deps.mail.send({ to: delivery.target, subject, text });

@@ -10,7 +10,8 @@ export interface WebhookRequest {
   id: string;
   url: string;
   body: string;
-  secret: string;
+  /** Signs the request (Standard Webhooks headers); null for chat services, which verify nothing. */
+  secret: string | null;
 }
 
 /** dns.lookup's shape: tests pass a stub so that no name is ever resolved on the network. */
@@ -69,9 +70,13 @@ export class WebhookSender {
             'content-type': 'application/json',
             'content-length': String(body.length),
             'user-agent': 'Flagpost-Webhook/1',
-            'webhook-id': request.id,
-            'webhook-timestamp': String(timestamp),
-            'webhook-signature': signWebhook(request.secret, request.id, timestamp, request.body),
+            ...(request.secret === null
+              ? {}
+              : {
+                  'webhook-id': request.id,
+                  'webhook-timestamp': String(timestamp),
+                  'webhook-signature': signWebhook(request.secret, request.id, timestamp, request.body),
+                }),
           },
         },
         (response) => {

@@ -8,6 +8,7 @@ import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { csvRow } from './csv.ts';
 import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
+import { discordMessage, slackMessage } from './chat-messages.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
 import { SubmissionWriter } from './submission-writer.ts';
 
@@ -208,6 +209,10 @@ export class SubmissionService {
   private deliveriesFor(form: Form, submission: Submission): DeliveryInput[] {
     const items: DeliveryInput[] = [];
     if (form.webhookUrl) items.push({ kind: 'webhook', target: form.webhookUrl, payload: webhookBody(form, submission) });
+    // Chat messages link to the submission in the dashboard.
+    const dashboardUrl = `${this.deps.publicUrl}/forms/${form.key}/submissions/${submission.id}`;
+    if (form.slackWebhookUrl) items.push({ kind: 'slack', target: form.slackWebhookUrl, payload: slackMessage(form, submission, dashboardUrl) });
+    if (form.discordWebhookUrl) items.push({ kind: 'discord', target: form.discordWebhookUrl, payload: discordMessage(form, submission, dashboardUrl) });
     if (this.deps.mailEnabled && form.notifyEmails.length > 0) {
       const adminUrl = `${this.deps.publicUrl}/admin/v1/forms/${form.key}/submissions/${submission.id}`;
       const payload = JSON.stringify(notificationEmail(form, submission, adminUrl));

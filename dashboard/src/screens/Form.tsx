@@ -71,6 +71,8 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   const [redirectUrl, setRedirectUrl] = useState(form.redirectUrl ?? '');
   const [webhookUrl, setWebhookUrl] = useState(form.webhookUrl ?? '');
   const [notifyEmails, setNotifyEmails] = useState(form.notifyEmails.join('\n'));
+  const [slackUrl, setSlackUrl] = useState(form.slackWebhookUrl ?? '');
+  const [discordUrl, setDiscordUrl] = useState(form.discordWebhookUrl ?? '');
   const [captchaProvider, setCaptchaProvider] = useState(form.captcha?.provider ?? '');
   const [captchaSecret, setCaptchaSecret] = useState('');
   const [minScore, setMinScore] = useState(form.captcha?.minScore?.toString() ?? '');
@@ -101,6 +103,8 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
         redirectUrl: orNull(redirectUrl),
         webhookUrl: orNull(webhookUrl),
         notifyEmails: lines(notifyEmails),
+        slackWebhookUrl: orNull(slackUrl),
+        discordWebhookUrl: orNull(discordUrl),
       }),
     onSuccess: (answer) => onSecret(answer.webhookSecret),
   });
@@ -132,6 +136,8 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
         <Field label="Redirect URL" type="url" value={redirectUrl} onChange={setRedirectUrl} hint="Where the result page's Go back leads" />
         <Field label="Webhook URL" type="url" value={webhookUrl} onChange={setWebhookUrl} hint="Each submission is POSTed here, signed" />
         <TextArea label="Notification e-mails" value={notifyEmails} onChange={setNotifyEmails} hint="One address per line, at most 20" />
+        <Field label="Slack webhook URL" type="url" value={slackUrl} onChange={setSlackUrl} hint="A Slack incoming webhook: a message per submission" />
+        <Field label="Discord webhook URL" type="url" value={discordUrl} onChange={setDiscordUrl} hint="A Discord channel webhook: a message per submission" />
         <div className="field">
           <label htmlFor={providerId}>CAPTCHA</label>
           <select id={providerId} value={captchaProvider} onChange={(e) => setCaptchaProvider(e.target.value)}>

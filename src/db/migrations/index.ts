@@ -4,6 +4,7 @@ import * as m0002 from './0002_forms.ts';
 import * as m0003 from './0003_outbox_form.ts';
 import * as m0004 from './0004_sessions.ts';
 import * as m0005 from './0005_form_captcha.ts';
+import * as m0006 from './0006_form_chat_webhooks.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_outbox_form': m0003,
   '0004_sessions': m0004,
   '0005_form_captcha': m0005,
+  '0006_form_chat_webhooks': m0006,
 };
