@@ -10,6 +10,7 @@ import {
   submissionDetailSchema,
   submissionListQuery,
   submissionPageSchema,
+  personalDataSchema,
   submissionParams,
 } from './submission.schemas.ts';
 import { submissionView } from './submission.ts';
@@ -135,6 +136,55 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
     async (request, reply) => {
       await submissions.delete(request.params.formKey, request.params.id);
       return reply.code(204).send();
+    },
+  );
+
+  // Access and erasure requests (issue 12, GDPR articles 15 and 17): the address travels in the body,
+  // so that it is in no URL and no request log line.
+  const personBody = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email'],
+    properties: { email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'The e-mail address of the person' } },
+  } as const;
+  app.post(
+    '/personal-data/export',
+    {
+      schema: {
+        summary: "Every submission, across all forms, whose fields contain a person's e-mail address (access request)",
+        body: personBody,
+        response: { 200: personalDataSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const found = await submissions.ofPerson(request.body.email);
+      return reply.header('cache-control', 'no-store').send({
+        email: request.body.email,
+        submissions: found.map((s) => ({ form: s.form, ...submissionView(s), meta: s.meta })),
+      });
+    },
+  );
+
+  app.post(
+    '/personal-data/erase',
+    {
+      schema: {
+        summary: "Delete every submission, across all forms, whose fields contain a person's e-mail address (erasure request)",
+        body: personBody,
+        response: {
+          200: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['email', 'deleted', 'submissionIds'],
+            properties: { email: { type: 'string' }, deleted: { type: 'integer' }, submissionIds: { type: 'array', items: { type: 'string' } } },
+          },
+          ...adminErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const ids = await submissions.erasePerson(request.body.email);
+      return reply.header('cache-control', 'no-store').send({ email: request.body.email, deleted: ids.length, submissionIds: ids });
     },
   );
 

@@ -91,23 +91,26 @@ const deliverySchema = {
   },
 } as const;
 
+/** The request metadata of a submission. */
+const metaSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ip', 'userAgent', 'referer', 'origin'],
+  properties: {
+    ip: { type: ['string', 'null'] },
+    userAgent: { type: ['string', 'null'] },
+    referer: { type: ['string', 'null'] },
+    origin: { type: ['string', 'null'] },
+  },
+} as const;
+
 export const submissionDetailSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'data', 'files', 'spam', 'createdAt', 'meta', 'deliveries'],
   properties: {
     ...submissionProperties,
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['ip', 'userAgent', 'referer', 'origin'],
-      properties: {
-        ip: { type: ['string', 'null'] },
-        userAgent: { type: ['string', 'null'] },
-        referer: { type: ['string', 'null'] },
-        origin: { type: ['string', 'null'] },
-      },
-    },
+    meta: metaSchema,
     deliveries: { type: 'array', items: deliverySchema },
   },
 } as const;
@@ -161,3 +164,29 @@ export const resultPageQuery = {
 export const htmlPage = { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } as const;
 
 export const noContentPreflight = { description: "No content; the CORS headers allow the form's websites (contract D19)" } as const;
+
+/** An access request's answer: the person's submissions of every form, with the form they went to. */
+export const personalDataSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email', 'submissions'],
+  properties: {
+    email: { type: 'string' },
+    submissions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['form', 'id', 'createdAt', 'spam', 'data', 'files', 'meta'],
+        properties: {
+          form: { type: 'object', required: ['key', 'name'], properties: { key: { type: 'string' }, name: { type: 'string' } } },
+          id: { type: 'string' },
+          createdAt: { type: 'string' },
+          spam: { type: 'boolean' },
+          data: { type: 'object', additionalProperties: true },
+          files: { type: 'array', items: fileSchema },
+          meta: metaSchema,
+        },
+      },
+    },
+  },
+} as const;

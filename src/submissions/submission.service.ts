@@ -31,6 +31,8 @@ export interface SubmissionServiceDeps {
 
 /** Submissions read from the database at once while a page is assembled. */
 const LIST_BATCH = 20;
+/** Submissions one access or erasure request may match, at most (a larger set is a mistake, not a person). */
+const PERSON_MAX = 10_000;
 /** Field columns of the CSV export, at most; further fields go, as JSON, into one `otherFields` column. */
 export const CSV_FIELD_COLUMNS = 100;
 
@@ -122,6 +124,44 @@ export class SubmissionService {
     const form = await this.deps.forms.get(formKey);
     if (!(await this.deps.store.setSpam(this.deps.db, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
     return this.get(formKey, id);
+  }
+
+  /**
+   * A person's submissions across every form (issue 12: access and erasure requests): those whose field
+   * values contain the e-mail address, as a whole address and in any letter case.
+   */
+  async ofPerson(email: string): Promise<Array<Submission & { form: { key: string; name: string } }>> {
+    const address = email.trim().toLowerCase();
+    const escaped = address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // Not part of a longer address: "ada@example.com" is not in "xada@example.com" or "ada@example.com.evil".
+    const whole = new RegExp(`(^|[^a-z0-9._%+-])${escaped}(?![a-z0-9-]|\\.[a-z0-9])`, 'i');
+    const holds = (value: unknown): boolean =>
+      typeof value === 'string'
+        ? whole.test(value)
+        : Array.isArray(value)
+          ? value.some(holds)
+          : value !== null && typeof value === 'object' && Object.values(value).some(holds);
+    const found: Submission[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.deps.store.findContaining(this.deps.db, address, 200, after);
+      found.push(...page.filter((s) => holds(s.data)));
+      if (found.length > PERSON_MAX) throw AppError.validation([{ field: 'body.email', reason: `matches more than ${PERSON_MAX} submissions` }]);
+      if (page.length < 200) break;
+      after = page[page.length - 1]!.id;
+    }
+    const forms = new Map((await this.deps.forms.list()).map((f) => [f.id, { key: f.key, name: f.name }]));
+    return found
+      .filter((s) => forms.has(s.formId))
+      .map((s) => ({ ...s, form: forms.get(s.formId)! }))
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  }
+
+  /** Deletes a person's submissions across every form, with their files and deliveries; returns their ids. */
+  async erasePerson(email: string): Promise<string[]> {
+    const ids = (await this.ofPerson(email)).map((s) => s.id);
+    await this.deps.db.transaction().execute((trx) => this.deps.store.deleteMany(trx, ids));
+    return ids;
   }
 
   /** How many submissions (all, and spam) each of these forms has. */

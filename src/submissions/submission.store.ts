@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { fromBool, fromJson, isForeignKeyViolation, toBool } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import { type Cursor, newestFirst } from '../db/paging.ts';
@@ -130,6 +130,35 @@ export class SubmissionStore {
       .execute();
     for (const row of rows) counts.set(row.form_id, { total: Number(row.total), spam: Number(row.spam ?? 0) });
     return counts;
+  }
+
+  /**
+   * Submissions of every form whose field text contains `needle` (case-insensitive), a page of `limit`
+   * after `afterId`, oldest id first: a coarse filter in SQL; the caller checks each match exactly.
+   */
+  async findContaining(db: Executor, needle: string, limit: number, afterId: string | undefined): Promise<Submission[]> {
+    const pattern = `%${needle.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    let query = db
+      .selectFrom('submissions')
+      .selectAll()
+      .where(sql<boolean>`lower(data) like ${pattern} escape '\\'`)
+      .orderBy('id')
+      .limit(limit);
+    if (afterId) query = query.where('id', '>', afterId);
+    return this.withFiles(db, await query.execute());
+  }
+
+  /** Deletes these submissions (files and deliveries cascade); returns how many went. */
+  async deleteMany(db: Executor, ids: readonly string[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      const result = await db
+        .deleteFrom('submissions')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .executeTakeFirst();
+      deleted += Number(result.numDeletedRows);
+    }
+    return deleted;
   }
 
   private async withFiles(db: Executor, rows: Selectable<SubmissionsTable>[]): Promise<Submission[]> {
