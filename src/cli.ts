@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { AdminTokenService, SettingsStore } from './admin/index.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
@@ -14,6 +16,8 @@ const USAGE = `Usage: npm run flagpost -- <command>
 Commands:
   backup <file>         Copy the SQLite database to <file> while the server runs (online, consistent,
                         checked). On PostgreSQL, use pg_dump (explained when you run it).
+  vacuum                Give the space of deleted submissions and files back to the file system (SQLite;
+                        a one-time conversion of databases created before retention; stop the server first).
   reset-admin-token     Replace the admin token and print the new one once; restart the server(s)
                         afterwards. Not available while FLAGPOST_ADMIN_TOKEN is set.
   help                  This text.
@@ -53,6 +57,30 @@ async function main(argv: string[]): Promise<void> {
     const source = path.join(config.dataDir, 'flagpost.db');
     const { bytes, ms } = await backupSqlite(source, file);
     process.stdout.write(`Backed up ${source} to ${path.resolve(file)}: ${(bytes / 1024 / 1024).toFixed(1)} MB in ${ms.toFixed(0)} ms, integrity ok.\n`);
+    return;
+  }
+
+  if (command === 'vacuum') {
+    if (args.length > 0) fail(2, USAGE);
+    if (config.databaseUrl) {
+      fail(
+        2,
+        'PostgreSQL reuses the space of deleted rows by itself (autovacuum). To give it back to the file system,\nrun VACUUM FULL on the tables during a quiet moment: psql "$DATABASE_URL" -c \'VACUUM FULL submission_files, submissions\'',
+      );
+    }
+    const file = path.join(config.dataDir, 'flagpost.db');
+    const db = new SQLite(file, { fileMustExist: true });
+    try {
+      const before = fs.statSync(file).size;
+      db.pragma('busy_timeout = 10000');
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
+      process.stdout.write(
+        `Vacuumed ${file}: ${(before / 1024 / 1024).toFixed(1)} MB before, ${(fs.statSync(file).size / 1024 / 1024).toFixed(1)} MB after; deleted data now gives its space back as it goes.\n`,
+      );
+    } finally {
+      db.close();
+    }
     return;
   }
 

@@ -12,7 +12,7 @@ import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
-import { CaptchaVerifier, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
@@ -49,6 +49,8 @@ export interface Services {
   readonly resultPageKey: Buffer;
   /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
   readonly outbox: OutboxWorker;
+  /** Deletes submissions past their form's retention, and delivered files where asked; `runOnce()` runs a round now. */
+  readonly retention: RetentionJob;
   /** True when the database answers. */
   healthy(): Promise<boolean>;
   /** Log lines dropped so far because stdout did not keep up. */
@@ -92,9 +94,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
 
   const forms = new FormService({ db, store: new FormStore(), clock });
   const outboxStore = new OutboxStore(handle.dialect);
+  const submissionStore = new SubmissionStore();
   const submissions = new SubmissionService({
     db,
-    store: new SubmissionStore(),
+    store: submissionStore,
     forms,
     outbox: new OutboxService(db, outboxStore),
     events,
@@ -119,6 +122,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
   });
   outbox.start();
+  const retention = new RetentionJob({
+    db,
+    dialect: handle.dialect,
+    store: submissionStore,
+    forms,
+    clock,
+    log,
+    intervalMs: config.retentionIntervalMs,
+  });
+  retention.start();
 
   return {
     config,
@@ -141,10 +154,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     submissions,
     resultPageKey,
     outbox,
+    retention,
     healthy: () => handle.healthy(),
     droppedLogLines: logger.dropped,
     async stop() {
       streams.closeAll();
+      await retention.stop();
       await changes.stop();
       await outbox.stop();
     },

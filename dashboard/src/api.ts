@@ -128,6 +128,8 @@ export interface Form {
   notifyEmails: string[];
   slackWebhookUrl: string | null;
   discordWebhookUrl: string | null;
+  retentionDays: number | null;
+  deleteFilesAfterDelivery: boolean;
   captcha: { provider: string; minScore: number | null } | null;
   createdAt: string;
   updatedAt: string;

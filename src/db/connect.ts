@@ -48,6 +48,10 @@ export function openDb(options: OpenDbOptions): DbHandle {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, options.sqliteFile ?? 'flagpost.db');
   const sqlite = new SQLite(file);
+  // Deleted rows give their pages back to the file system on `pragma incremental_vacuum` (the retention
+  // job runs it). Takes effect on a new database only; an older file is converted by
+  // `npm run flagpost -- vacuum` (README, Operations).
+  sqlite.pragma('auto_vacuum = INCREMENTAL');
   sqlite.pragma('journal_mode = WAL');
   // FULL: an answered write survives a power loss, not only a process crash.
   sqlite.pragma('synchronous = FULL');

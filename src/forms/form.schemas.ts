@@ -17,6 +17,8 @@ const settings = {
   notifyEmails: list({ type: 'string', maxLength: 254 }, 20),
   slackWebhookUrl: nullable(url),
   discordWebhookUrl: nullable(url),
+  retentionDays: nullable({ type: 'integer', minimum: 1, maximum: 36500 }),
+  deleteFilesAfterDelivery: { type: 'boolean' },
   captcha: nullable({
     type: 'object',
     additionalProperties: false,
@@ -63,6 +65,8 @@ export const formSchema = {
     'notifyEmails',
     'slackWebhookUrl',
     'discordWebhookUrl',
+    'retentionDays',
+    'deleteFilesAfterDelivery',
     'captcha',
     'createdAt',
     'updatedAt',
@@ -83,6 +87,8 @@ export const formSchema = {
     notifyEmails: stringList,
     slackWebhookUrl: { type: ['string', 'null'] },
     discordWebhookUrl: { type: ['string', 'null'] },
+    retentionDays: { type: ['integer', 'null'], description: 'Days submissions are kept; null: until deleted' },
+    deleteFilesAfterDelivery: { type: 'boolean' },
     captcha: {
       description: 'The CAPTCHA check (never its secret), or null',
       anyOf: [

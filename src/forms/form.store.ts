@@ -21,6 +21,8 @@ const toForm = (row: Selectable<FormsTable>): Form => ({
   notifyEmails: fromJson<string[]>(row.notify_emails) ?? [],
   slackWebhookUrl: row.slack_webhook_url,
   discordWebhookUrl: row.discord_webhook_url,
+  retentionDays: row.retention_days === null ? null : Number(row.retention_days),
+  deleteFilesAfterDelivery: toBool(row.delete_files_after_delivery),
   captcha:
     row.captcha_provider && row.captcha_secret
       ? {
@@ -50,6 +52,8 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   notify_emails: toJson(form.notifyEmails),
   slack_webhook_url: form.slackWebhookUrl,
   discord_webhook_url: form.discordWebhookUrl,
+  retention_days: form.retentionDays,
+  delete_files_after_delivery: fromBool(form.deleteFilesAfterDelivery),
   captcha_provider: form.captcha?.provider ?? null,
   captcha_secret: form.captcha?.secret ?? null,
   captcha_min_score: form.captcha?.minScore ?? null,

@@ -18,6 +18,9 @@ export interface FormsTable {
   /** turnstile, hcaptcha or recaptcha; null: no CAPTCHA check. */
   slack_webhook_url: string | null;
   discord_webhook_url: string | null;
+  /** null: submissions are kept until deleted. */
+  retention_days: number | null;
+  delete_files_after_delivery: number;
   captcha_provider: string | null;
   captcha_secret: string | null;
   captcha_min_score: number | null;

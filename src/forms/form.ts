@@ -33,6 +33,10 @@ export interface FormSettings {
   /** Slack and Discord incoming-webhook URLs (issue 12): a chat message per submission. */
   slackWebhookUrl: string | null;
   discordWebhookUrl: string | null;
+  /** Submissions older than this many days are deleted with their files (issue 12); null: kept. */
+  retentionDays: number | null;
+  /** Drop a submission's files once all its deliveries succeeded (at least one). */
+  deleteFilesAfterDelivery: boolean;
   captcha: CaptchaSettings | null;
 }
 
@@ -58,6 +62,8 @@ export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
   notifyEmails: [],
   slackWebhookUrl: null,
   discordWebhookUrl: null,
+  retentionDays: null,
+  deleteFilesAfterDelivery: false,
   captcha: null,
 };
 
@@ -81,7 +87,8 @@ export function applySettings(base: FormSettings, patch: FormPatch): { settings:
     if (patch.name === null || patch.name.trim() === '') problem('name', 'must be a non-empty string');
     else next.name = patch.name.trim();
   }
-  for (const flag of ['enabled', 'uploadsEnabled'] as const) {
+  if (patch.retentionDays !== undefined) next.retentionDays = patch.retentionDays;
+  for (const flag of ['enabled', 'uploadsEnabled', 'deleteFilesAfterDelivery'] as const) {
     if (patch[flag] === null) problem(flag, 'cannot be cleared');
     else if (patch[flag] !== undefined) next[flag] = patch[flag];
   }
@@ -153,6 +160,8 @@ export function formView(form: Form, publicUrl: string) {
     notifyEmails: form.notifyEmails,
     slackWebhookUrl: form.slackWebhookUrl,
     discordWebhookUrl: form.discordWebhookUrl,
+    retentionDays: form.retentionDays,
+    deleteFilesAfterDelivery: form.deleteFilesAfterDelivery,
     // The secret is write-only: the view says which provider checks and from which score.
     captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null } : null,
     createdAt: form.createdAt,

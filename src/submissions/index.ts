@@ -3,3 +3,4 @@ export { submissionAdminRoutes } from './submission.routes.ts';
 export { SubmissionService } from './submission.service.ts';
 export { SubmissionStore } from './submission.store.ts';
 export { CaptchaVerifier } from './captcha.ts';
+export { RetentionJob, type RetentionRound } from './retention.ts';

@@ -148,6 +148,56 @@ export class SubmissionStore {
     return this.withFiles(db, await query.execute());
   }
 
+  /** Deletes up to `limit` submissions of a form created before `cutoff`, oldest first (files and deliveries cascade). */
+  async deleteOlderThan(db: Executor, formId: string, cutoff: string, limit: number): Promise<number> {
+    const ids = await db
+      .selectFrom('submissions')
+      .select('id')
+      .where('form_id', '=', formId)
+      .where('created_at', '<', cutoff)
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return this.deleteMany(
+      db,
+      ids.map((r) => r.id),
+    );
+  }
+
+  /**
+   * Deletes the files of up to `limit` submissions of a form whose deliveries all succeeded (at least
+   * one): the delivery records live in the outbox, which points at submissions.
+   */
+  async deleteDeliveredFiles(db: Executor, formId: string, limit: number): Promise<number> {
+    const rows = await db
+      .selectFrom('submissions')
+      .select('submissions.id')
+      .where('submissions.form_id', '=', formId)
+      .where((eb) =>
+        eb.exists(eb.selectFrom('submission_files').select('submission_files.id').whereRef('submission_files.submission_id', '=', 'submissions.id')),
+      )
+      .where((eb) => eb.exists(eb.selectFrom('outbox').select('outbox.id').whereRef('outbox.submission_id', '=', 'submissions.id')))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('outbox').select('outbox.id').whereRef('outbox.submission_id', '=', 'submissions.id').where('outbox.status', '<>', 'delivered'),
+          ),
+        ),
+      )
+      .limit(limit)
+      .execute();
+    if (rows.length === 0) return 0;
+    await db
+      .deleteFrom('submission_files')
+      .where(
+        'submission_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
+    return rows.length;
+  }
+
   /** Deletes these submissions (files and deliveries cascade); returns how many went. */
   async deleteMany(db: Executor, ids: readonly string[]): Promise<number> {
     let deleted = 0;

@@ -71,6 +71,8 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   const [redirectUrl, setRedirectUrl] = useState(form.redirectUrl ?? '');
   const [webhookUrl, setWebhookUrl] = useState(form.webhookUrl ?? '');
   const [notifyEmails, setNotifyEmails] = useState(form.notifyEmails.join('\n'));
+  const [retention, setRetention] = useState(form.retentionDays?.toString() ?? '');
+  const [dropFiles, setDropFiles] = useState(form.deleteFilesAfterDelivery);
   const [slackUrl, setSlackUrl] = useState(form.slackWebhookUrl ?? '');
   const [discordUrl, setDiscordUrl] = useState(form.discordWebhookUrl ?? '');
   const [captchaProvider, setCaptchaProvider] = useState(form.captcha?.provider ?? '');
@@ -81,6 +83,7 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   const secretId = useId();
   /** The captcha part of the PATCH: the secret is write-only, so a change of the check needs it again. */
   const captchaPatch = (): { captcha?: unknown } | string => {
+    if (retention.trim() !== '' && !/^\d+$/.test(retention.trim())) return 'Keep submissions for must be a whole number of days';
     const score = minScore.trim() === '' ? null : Number(minScore);
     if (score !== null && !(score >= 0 && score <= 1)) return 'Minimum score must be a number from 0 to 1';
     if (captchaProvider === '') return form.captcha ? { captcha: null } : {};
@@ -103,6 +106,8 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
         redirectUrl: orNull(redirectUrl),
         webhookUrl: orNull(webhookUrl),
         notifyEmails: lines(notifyEmails),
+        retentionDays: retention.trim() === '' ? null : Number(retention.trim()),
+        deleteFilesAfterDelivery: dropFiles,
         slackWebhookUrl: orNull(slackUrl),
         discordWebhookUrl: orNull(discordUrl),
       }),
@@ -136,6 +141,13 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
         <Field label="Redirect URL" type="url" value={redirectUrl} onChange={setRedirectUrl} hint="Where the result page's Go back leads" />
         <Field label="Webhook URL" type="url" value={webhookUrl} onChange={setWebhookUrl} hint="Each submission is POSTed here, signed" />
         <TextArea label="Notification e-mails" value={notifyEmails} onChange={setNotifyEmails} hint="One address per line, at most 20" />
+        <Field
+          label="Keep submissions for (days)"
+          value={retention}
+          onChange={setRetention}
+          hint="Older submissions are deleted with their files; empty keeps them"
+        />
+        <Checkbox label="Delete files once delivered" checked={dropFiles} onChange={setDropFiles} />
         <Field label="Slack webhook URL" type="url" value={slackUrl} onChange={setSlackUrl} hint="A Slack incoming webhook: a message per submission" />
         <Field label="Discord webhook URL" type="url" value={discordUrl} onChange={setDiscordUrl} hint="A Discord channel webhook: a message per submission" />
         <div className="field">

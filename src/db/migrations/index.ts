@@ -5,6 +5,7 @@ import * as m0003 from './0003_outbox_form.ts';
 import * as m0004 from './0004_sessions.ts';
 import * as m0005 from './0005_form_captcha.ts';
 import * as m0006 from './0006_form_chat_webhooks.ts';
+import * as m0007 from './0007_form_retention.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_sessions': m0004,
   '0005_form_captcha': m0005,
   '0006_form_chat_webhooks': m0006,
+  '0007_form_retention': m0007,
 };

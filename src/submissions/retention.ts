@@ -1,0 +1,127 @@
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Db, Dialect } from '../db/database.ts';
+import { LoopBackoff, type OutageLog } from '../db/outage.ts';
+import type { FormService } from '../forms/index.ts';
+import type { SubmissionStore } from './submission.store.ts';
+
+// The retention job (issue 12, docs/adr/0016-retention.md): submissions older than their form's
+// `retentionDays` go with their files and delivery records, and, where a form asks for it, files go once
+// all of a submission's deliveries succeeded. Work is done in batches, each its own short transaction,
+// with a turn of the event loop between batches, so requests never wait behind it. On PostgreSQL every
+// batch first takes a transaction-scoped advisory lock: one instance deletes at a time, and an instance
+// that finds the lock taken leaves this round to the other.
+
+export interface RetentionDeps {
+  db: Db;
+  dialect: Dialect;
+  store: SubmissionStore;
+  forms: FormService;
+  clock: () => Date;
+  log: OutageLog;
+  /** Milliseconds between two rounds; 0: no automatic rounds. */
+  intervalMs: number;
+  /** Submissions per batch. */
+  batch?: number;
+}
+
+export interface RetentionRound {
+  /** Submissions deleted for being older than their form's retention. */
+  deleted: number;
+  /** Submissions whose files were deleted after delivery. */
+  filesDeleted: number;
+  batches: number;
+  /** True when another instance held the lock and this round stopped. */
+  yielded: boolean;
+}
+
+/** Any fixed number: the advisory lock of the retention job, the same on every instance. */
+const LOCK = 0x464c5052; // "FLPR"
+
+export class RetentionJob {
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  private readonly backoff: LoopBackoff;
+  private readonly batch: number;
+
+  constructor(private readonly deps: RetentionDeps) {
+    this.backoff = new LoopBackoff('retention job', deps.log, 1000, 60_000);
+    this.batch = deps.batch ?? 500;
+  }
+
+  start(): void {
+    if (this.deps.intervalMs <= 0 || this.timer || this.stopped) return;
+    const tick = () => {
+      this.runOnce().then(
+        () => this.schedule(tick, this.deps.intervalMs),
+        (error: unknown) => this.schedule(tick, Math.min(this.deps.intervalMs, this.backoff.failed(error))),
+      );
+    };
+    this.timer = setTimeout(tick, Math.min(this.deps.intervalMs, 10_000)).unref();
+  }
+
+  private schedule(tick: () => void, delayMs: number): void {
+    if (!this.stopped) this.timer = setTimeout(tick, delayMs).unref();
+  }
+
+  /** One round over every form with a retention or file rule; rounds of this instance never overlap. */
+  runOnce(): Promise<RetentionRound> {
+    const run = this.chain.then(() => this.round());
+    this.chain = run.then(
+      () => this.backoff.succeeded(),
+      () => {},
+    );
+    return run;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.chain;
+  }
+
+  private async round(): Promise<RetentionRound> {
+    const result: RetentionRound = { deleted: 0, filesDeleted: 0, batches: 0, yielded: false };
+    const forms = (await this.deps.forms.list()).filter((f) => f.retentionDays !== null || f.deleteFilesAfterDelivery);
+    for (const form of forms) {
+      if (form.retentionDays !== null) {
+        const cutoff = new Date(this.deps.clock().getTime() - form.retentionDays * 86_400_000).toISOString();
+        for (;;) {
+          const n = await this.batchOf((trx) => this.deps.store.deleteOlderThan(trx, form.id, cutoff, this.batch));
+          if (n === undefined) return { ...result, yielded: true };
+          result.batches++;
+          result.deleted += n;
+          if (n < this.batch || this.stopped) break;
+          await yieldToRequests();
+        }
+      }
+      if (form.deleteFilesAfterDelivery) {
+        for (;;) {
+          const n = await this.batchOf((trx) => this.deps.store.deleteDeliveredFiles(trx, form.id, this.batch));
+          if (n === undefined) return { ...result, yielded: true };
+          result.batches++;
+          result.filesDeleted += n;
+          if (n < this.batch || this.stopped) break;
+          await yieldToRequests();
+        }
+      }
+    }
+    if (result.deleted + result.filesDeleted > 0 && this.deps.dialect === 'sqlite') {
+      // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL; see connect.ts).
+      await sql`pragma incremental_vacuum`.execute(this.deps.db);
+    }
+    return result;
+  }
+
+  /** One batch in its own transaction; undefined when another instance holds the job's lock (PostgreSQL). */
+  private async batchOf(work: (trx: Db) => Promise<number>): Promise<number | undefined> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      if (this.deps.dialect === 'postgres') {
+        const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${LOCK}) as locked`.execute(trx);
+        if (!rows[0]?.locked) return undefined;
+      }
+      return work(trx);
+    });
+  }
+}
