@@ -89,17 +89,26 @@ forEachDialect(
     });
 
     it('fails closed: missing token, refused token, low score, timeout, 5xx and non-JSON store nothing', async () => {
-      const cases: Array<[keyof typeof forms, Record<string, unknown>, number, string]> = [
-        ['turnstile', {}, 400, 'Error: Please complete the CAPTCHA before submitting'],
-        ['turnstile', { 'cf-turnstile-response': '' }, 400, 'Error: Please complete the CAPTCHA before submitting'],
-        ['turnstile', { 'cf-turnstile-response': 'bad' }, 403, 'Error: The CAPTCHA check failed, please try again'],
-        ['hcaptcha', { 'h-captcha-response': 'ok-low' }, 403, 'Error: The CAPTCHA check failed, please try again'],
-        ['recaptcha', { 'g-recaptcha-response': 'ok-low' }, 403, 'Error: The CAPTCHA check failed, please try again'],
-        ['recaptcha', { 'cf-turnstile-response': 'ok' }, 400, 'Error: Please complete the CAPTCHA before submitting'],
-        ['turnstile', { 'cf-turnstile-response': 'slow' }, 503, 'Error: The CAPTCHA could not be checked right now, please try again in a moment'],
-        ['hcaptcha', { 'h-captcha-response': '5xx' }, 503, 'Error: The CAPTCHA could not be checked right now, please try again in a moment'],
-        ['recaptcha', { 'g-recaptcha-response': 'html' }, 503, 'Error: The CAPTCHA could not be checked right now, please try again in a moment'],
-      ];
+      const missing = 'Error: Please complete the CAPTCHA before submitting';
+      const failed = 'Error: The CAPTCHA check failed, please try again';
+      const unavailable = 'Error: The CAPTCHA could not be checked right now, please try again in a moment';
+      const field = { turnstile: 'cf-turnstile-response', hcaptcha: 'h-captcha-response', recaptcha: 'g-recaptcha-response' } as const;
+      const cases: Array<[keyof typeof forms, Record<string, unknown>, number, string]> = [];
+      for (const provider of ['turnstile', 'hcaptcha', 'recaptcha'] as const) {
+        const token = (value: string) => ({ [field[provider]]: value });
+        cases.push(
+          [provider, {}, 400, missing],
+          [provider, token(''), 400, missing],
+          [provider, token('bad'), 403, failed],
+          [provider, token('slow'), 503, unavailable],
+          [provider, token('5xx'), 503, unavailable],
+          [provider, token('html'), 503, unavailable],
+        );
+        // A score under the form's minimum (hCaptcha and reCAPTCHA forms ask for 0.5; Turnstile has no score).
+        if (provider !== 'turnstile') cases.push([provider, token('ok-low'), 403, failed]);
+      }
+      // Another provider's token field is no token.
+      cases.push(['recaptcha', { 'cf-turnstile-response': 'ok' }, 400, missing]);
       for (const [provider, extra, status, message] of cases) {
         const before = await count(forms[provider]);
         const res = await submitJson(ctx(), forms[provider], { email: 'bot@example.com', ...extra });

@@ -130,6 +130,28 @@ describe('the flagpost operator commands', () => {
     assert.match(pinned.stderr, /FLAGPOST_ADMIN_TOKEN is set/);
   });
 
+  it('converts an older SQLite file so that deleted data gives its space back (vacuum)', async () => {
+    const dataDir = tempDir();
+    const file = path.join(dataDir, 'flagpost.db');
+    const old = new SQLite(file);
+    old.exec('create table t (x blob)');
+    const insert = old.prepare('insert into t values (?)');
+    for (let i = 0; i < 200; i++) insert.run(Buffer.alloc(8192, i));
+    old.exec('delete from t');
+    old.close();
+    const before = fs.statSync(file).size;
+    assert.equal(new SQLite(file).pragma('auto_vacuum', { simple: true }), 0);
+    const res = await flagpost(['vacuum'], { FLAGPOST_DATA_DIR: dataDir });
+    assert.equal(res.code, 0, res.stderr);
+    const db = new SQLite(file);
+    assert.equal(db.pragma('auto_vacuum', { simple: true }), 2, 'incremental from now on');
+    db.close();
+    assert.ok(fs.statSync(file).size < before / 10, `${fs.statSync(file).size} < ${before}`);
+    const onPostgres = await flagpost(['vacuum'], { DATABASE_URL: 'postgres://flagpost@127.0.0.1:5432/none' });
+    assert.equal(onPostgres.code, 2);
+    assert.match(onPostgres.stderr, /VACUUM FULL/);
+  });
+
   it('explains pg_dump on PostgreSQL and answers usage errors with exit code 2', async () => {
     const onPostgres = await flagpost(['backup', '/tmp/never-written.db'], { DATABASE_URL: 'postgres://flagpost@127.0.0.1:5432/none' });
     assert.equal(onPostgres.code, 2);
