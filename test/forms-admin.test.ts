@@ -27,6 +27,8 @@ forEachDialect(
           notifyEmails: [],
           slackWebhookUrl: null,
           discordWebhookUrl: null,
+          retentionDays: null,
+          deleteFilesAfterDelivery: false,
           captcha: null,
           createdAt: undefined,
           updatedAt: undefined,

@@ -30,10 +30,12 @@ export interface TestDatabase {
 
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-test-'));
+  // No dashboard unless a suite builds one: whether dist/web exists (npm run build) must not change answers.
+  const noDashboard = path.join(dataDir, 'no-dashboard');
   if (dialect === 'sqlite') {
     return {
       dialect,
-      env: { FLAGPOST_DATA_DIR: dataDir },
+      env: { FLAGPOST_DATA_DIR: dataDir, FLAGPOST_DASHBOARD_DIR: noDashboard },
       drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
     };
   }
@@ -47,7 +49,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     dialect,
-    env: { FLAGPOST_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    env: { FLAGPOST_DATA_DIR: dataDir, DATABASE_URL: url.toString(), FLAGPOST_DASHBOARD_DIR: noDashboard },
     drop: async () => {
       const client = new pg.Client({ connectionString: base });
       await client.connect();
