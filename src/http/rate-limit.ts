@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -6,6 +5,9 @@ import { loadIoredis } from '../optional-packages.ts';
 import type { Config } from '../config.ts';
 import { AppError, messages } from '../errors.ts';
 import { type Surface, surfaceOf } from './error-handler.ts';
+import { clientKey, MemoryStore, type RateLimitState, type RateLimitStore, RedisStore } from './rate-limit-stores.ts';
+
+export type { RateLimitState } from './rate-limit-stores.ts';
 
 // Contract D20: per client IP limits on the public interfaces, 429 JSON with Retry-After and the
 // RateLimit-* headers of the IETF draft, counted in memory or, with REDIS_URL, in Redis so that every
@@ -15,45 +17,20 @@ import { type Surface, surfaceOf } from './error-handler.ts';
 /** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
 export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'forms']);
 
-/** IPv6 clients are counted per /64, as one host usually owns a whole /64 (the plugin's default). */
-const IPV6_SUBNET = 64;
 const REDIS_PREFIX = 'flagpost:ratelimit:';
-
-export interface RateLimitState {
-  /** Requests counted in the current window, this one included. */
-  current: number;
-  /** Milliseconds until the window ends. */
-  ttl: number;
-}
-
-/** The plugin's store contract: `incr` calls back synchronously for memory and later for Redis. */
-interface Store {
-  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number, max: number): void;
-  child(options: unknown): Store;
-}
-
-const require = createRequire(import.meta.url);
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, backoff: boolean, cache?: number) => Store;
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
-  continueExceeding: boolean,
-  backoff: boolean,
-  redis: Redis,
-  prefix?: string,
-) => Store;
-const { normalizeIP } = require('@fastify/rate-limit') as { normalizeIP(ip: string, subnet?: number): string };
 
 /** The shared per-IP counter with the limits of the configuration. */
 export class RateLimiter {
   constructor(
     readonly max: number,
     readonly windowMs: number,
-    readonly store: Store,
+    readonly store: RateLimitStore,
     private readonly redis: Redis | undefined,
   ) {}
 
   /** The counter key of a client address (IPv4 as is, IPv6 per /64, mapped IPv4 as IPv4). */
   keyOf(ip: string): string {
-    return normalizeIP(ip, IPV6_SUBNET);
+    return clientKey(ip);
   }
 
   /** Counts one request of `key`; calls back with the new state (synchronously in memory). */
@@ -92,14 +69,14 @@ export async function createRateLimiter(config: Pick<Config, 'rateLimit' | 'redi
   if (max === 0) return undefined;
   if (!config.redisUrl) {
     // Enough entries for the clients of one window on a busy instance; the oldest are dropped first.
-    return new RateLimiter(max, windowMs, new LocalStore(false, false, 50_000), undefined);
+    return new RateLimiter(max, windowMs, new MemoryStore(50_000), undefined);
   }
   // No offline queue and a short command timeout: while Redis is away requests are answered
   // without counting (skipOnError) instead of waiting for it.
   const redis = new (loadIoredis().Redis)(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
   redis.on('error', (error: Error) => log?.warn({ err: error }, 'rate limit store (Redis) error'));
   await redis.connect().catch((error: Error) => log?.warn({ err: error }, 'Redis is not reachable; rate limits are not counted until it is'));
-  return new RateLimiter(max, windowMs, new RedisStore(false, false, redis, REDIS_PREFIX), redis);
+  return new RateLimiter(max, windowMs, new RedisStore(redis, REDIS_PREFIX), redis);
 }
 
 /**
@@ -116,7 +93,8 @@ export async function registerRateLimit(app: FastifyInstance, limiter: RateLimit
     timeWindow: limiter.windowMs,
     enableDraftSpec: true,
     skipOnError: true,
-    ipv6Subnet: IPV6_SUBNET,
+    // The same key as the fast path's, so that a client has one budget however it is answered.
+    keyGenerator: (request: FastifyRequest) => limiter.keyOf(request.ip),
     // A constructor that returns an object makes `new` yield that object: the plugin uses our store.
     store: function sharedStore() {
       return store;
