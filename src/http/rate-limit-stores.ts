@@ -59,7 +59,7 @@ export class MemoryStore implements RateLimitStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number): void {
+  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number, _max?: number): void {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
@@ -72,7 +72,8 @@ export class MemoryStore implements RateLimitStore {
     cb(null, { current: window.count, ttl: window.endsAt - now });
   }
 
-  child(): RateLimitStore {
+  /** Every route shares the one counter of a client (one budget per client, contract D20). */
+  child(_routeOptions?: unknown): RateLimitStore {
     return this;
   }
 }
@@ -93,7 +94,7 @@ export class RedisStore implements RateLimitStore {
     private readonly prefix: string,
   ) {}
 
-  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number): void {
+  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number, _max?: number): void {
     this.redis.eval(INCR_SCRIPT, 1, this.prefix + key, timeWindow).then(
       (result) => {
         const [current, ttl] = result as [number, number];
@@ -103,7 +104,8 @@ export class RedisStore implements RateLimitStore {
     );
   }
 
-  child(): RateLimitStore {
+  /** Every route shares the one counter of a client (one budget per client, contract D20). */
+  child(_routeOptions?: unknown): RateLimitStore {
     return this;
   }
 }
