@@ -11,6 +11,7 @@ export const messages = {
   missingApiKey: 'Missing required header: x-api-key',
   invalidApiKey: 'Invalid API Key',
   codeRefsStored: 'Code references stored for {count} flags on branch {branch}',
+  codeRefsStoredBranch: 'Code references stored for {count} flags on branch {branch}; {removed} flags no longer referenced there',
   bodyTooLarge: 'Request body is too large',
   unsupportedMediaType: 'Unsupported Content-Type',
   routeNotFound: 'Route {method} {url} not found',

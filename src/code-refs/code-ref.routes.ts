@@ -3,7 +3,17 @@ import { AppError, message, messages } from '../errors.ts';
 import { readKeyHeaders } from '../flags/index.ts';
 import { adminErrors, publicErrors, type RoutePlugin } from '../http/schemas.ts';
 import { projectParams } from '../projects/index.ts';
-import { codeRefsBody, codeRefsHeaders, codeRefsQuery, codeRefsStoredSchema, storedCodeRefSchema } from './code-ref.schemas.ts';
+import {
+  codeRefsBody,
+  codeRefsHeaders,
+  codeRefsQuery,
+  codeRefsStoredSchema,
+  deleteBranchQuery,
+  removalSchema,
+  staleFlagsQuery,
+  staleReportSchema,
+  storedCodeRefSchema,
+} from './code-ref.schemas.ts';
 import type { CodeRefService } from './code-ref.service.ts';
 
 /**
@@ -33,11 +43,13 @@ export function codeRefPublicRoutes(codeRefs: CodeRefService, apiKeys: ApiKeySer
       },
       async (request, reply) => {
         const { projectKey, environmentKey } = readKeyHeaders(request);
-        const { slugs } = await codeRefs.upload(projectKey, environmentKey, request.body);
-        return reply
-          .code(201)
-          .header('cache-control', 'no-store')
-          .send({ success: true, message: message('codeRefsStored', { count: slugs, branch: request.body.branch }) });
+        const scope = request.headers['x-flagpost-scope'] === 'branch' ? 'branch' : 'slugs';
+        const { slugs, removedSlugs } = await codeRefs.upload(projectKey, environmentKey, request.body, scope);
+        const text =
+          scope === 'branch'
+            ? message('codeRefsStoredBranch', { count: slugs, branch: request.body.branch, removed: removedSlugs.length })
+            : message('codeRefsStored', { count: slugs, branch: request.body.branch });
+        return reply.code(201).header('cache-control', 'no-store').send({ success: true, message: text });
       },
     );
   };
@@ -62,4 +74,61 @@ export const codeRefAdminRoutes: RoutePlugin<{ codeRefs: CodeRefService }> = asy
       return { references: await codeRefs.list(request.params.projectKey, { slug, branch, projectName }) };
     },
   );
+
+  app.delete(
+    '/projects/:projectKey/code-refs',
+    {
+      schema: {
+        summary: "Delete a branch's code references (the branch was deleted in git), in every projectName or one",
+        params: projectParams,
+        querystring: deleteBranchQuery,
+        response: {
+          200: { type: 'object', additionalProperties: false, required: ['deleted'], properties: { deleted: { type: 'integer' } } },
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => codeRefs.deleteBranch(request.params.projectKey, request.query.branch, request.query.projectName),
+  );
+
+  app.get(
+    '/projects/:projectKey/code-refs/removals',
+    {
+      schema: {
+        summary: 'Slugs that whole-branch uploads no longer reported: when, and the references last seen',
+        params: projectParams,
+        querystring: codeRefsQuery,
+        response: {
+          200: { type: 'object', additionalProperties: false, required: ['removals'], properties: { removals: { type: 'array', items: removalSchema } } },
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { slug, branch, projectName } = request.query;
+      return { removals: await codeRefs.listRemovals(request.params.projectKey, { slug, branch, projectName }) };
+    },
+  );
+
+  app.get(
+    '/projects/:projectKey/stale-flags',
+    {
+      schema: {
+        summary: 'Flags ready for clean-up: expired but referenced, unreferenced, or unchanged for N days',
+        params: projectParams,
+        querystring: staleFlagsQuery,
+        response: { 200: staleReportSchema, ...adminErrors },
+      },
+    },
+    async (request) => codeRefs.staleReport(request.params.projectKey, readDays(request.query.days)),
+  );
 };
+
+/** The `days` of the stale-flag report: a whole number from 1 to 3650, 30 when absent. */
+function readDays(text: string | undefined): number {
+  if (text === undefined) return 30;
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3650) {
+    throw AppError.validation([{ field: 'querystring.days', reason: 'must be a whole number from 1 to 3650' }]);
+  }
+  return Number(text);
+}

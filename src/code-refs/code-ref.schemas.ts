@@ -68,5 +68,89 @@ export const codeRefsHeaders = {
     'x-project-key': { type: 'string' },
     'x-environment-key': { type: 'string' },
     'x-api-key': { type: 'string', description: 'A live API key of the project' },
+    'x-flagpost-scope': {
+      type: 'string',
+      enum: ['slugs', 'branch'],
+      description:
+        'slugs (default, D12): replace the rows of the slugs sent; branch: the upload is the whole (projectName, branch), slugs not sent are removed from code (ADR 0019)',
+    },
+  },
+} as const;
+
+/** DELETE of a branch's references: the branch is required, the projectName narrows it. */
+export const deleteBranchQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['branch'],
+  properties: {
+    branch: { type: 'string', minLength: 1, maxLength: 255 },
+    projectName: { type: 'string', minLength: 1, maxLength: 150 },
+  },
+} as const;
+
+const codeRefRow = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['filePath', 'lineNumber', 'lineContent'],
+  properties: { filePath: { type: 'string' }, lineNumber: { type: 'integer' }, lineContent: { type: 'string' } },
+} as const;
+
+export const removalSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'projectName', 'branch', 'removedAt', 'referenceCount', 'lastReferences'],
+  properties: {
+    slug: { type: 'string' },
+    projectName: { type: 'string' },
+    branch: { type: 'string' },
+    removedAt: { type: 'string', format: 'date-time' },
+    referenceCount: { type: 'integer', description: 'How many references the scope had before they disappeared' },
+    lastReferences: { type: 'array', items: codeRefRow, description: 'The references last seen (at most 20)' },
+  },
+} as const;
+
+export const staleFlagsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    // A string, as every query parameter here (no type coercion): checked by readDays.
+    days: { type: 'string', maxLength: 10, description: 'The "unchanged" rule: no change for this many days (1 to 3650, default 30)' },
+  },
+} as const;
+
+export const staleReportSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['generatedAt', 'unchangedDays', 'codeRefsUploaded', 'flags'],
+  properties: {
+    generatedAt: { type: 'string', format: 'date-time' },
+    unchangedDays: { type: 'integer' },
+    codeRefsUploaded: { type: 'boolean' },
+    flags: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['slug', 'description', 'rules', 'lastChangedAt', 'expiredIn', 'removedFromCodeAt', 'references', 'removals'],
+        properties: {
+          slug: { type: 'string' },
+          description: { type: 'string' },
+          rules: { type: 'array', items: { type: 'string', enum: ['expired_but_referenced', 'unreferenced', 'unchanged'] } },
+          lastChangedAt: { type: 'string' },
+          expiredIn: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['key', 'name', 'expiredAt'],
+              properties: { key: { type: 'string' }, name: { type: 'string' }, expiredAt: { type: 'string' } },
+            },
+          },
+          removedFromCodeAt: { type: ['string', 'null'] },
+          references: { type: 'array', items: storedCodeRefSchema },
+          removals: { type: 'array', items: removalSchema },
+        },
+      },
+    },
   },
 } as const;

@@ -11,3 +11,16 @@ export interface CodeRefsTable {
   line_content: string;
   updated_at: string;
 }
+
+/** A slug that a whole-scope upload no longer reported (migration 0008); deleted when it comes back. */
+export interface CodeRefRemovalsTable {
+  id: string;
+  project_id: string;
+  project_name: string;
+  branch: string;
+  slug: string;
+  removed_at: string;
+  reference_count: number;
+  /** JSON array of {filePath, lineNumber, lineContent}: the references last seen, at most 20. */
+  last_references: string;
+}

@@ -25,3 +25,19 @@ export interface CodeReferenceFilter {
   branch?: string;
   projectName?: string;
 }
+
+/**
+ * What an upload replaces: `slugs` (contract D12, the default) or the whole (projectName, branch) when
+ * the request says `x-flagpost-scope: branch` (ADR 0019).
+ */
+export type UploadScope = 'slugs' | 'branch';
+
+/** A slug that a whole-branch upload no longer reported. */
+export interface CodeReferenceRemoval {
+  slug: string;
+  projectName: string;
+  branch: string;
+  removedAt: string;
+  referenceCount: number;
+  lastReferences: CodeReferenceRow[];
+}

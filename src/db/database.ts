@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
-import type { CodeRefsTable } from '../code-refs/code-ref.table.ts';
+import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
@@ -17,6 +17,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   feedback: FeedbackTable;
   code_refs: CodeRefsTable;
+  code_ref_removals: CodeRefRemovalsTable;
   settings: SettingsTable;
   forms: FormsTable;
   submissions: SubmissionsTable;

@@ -6,6 +6,7 @@ import * as m0004 from './0004_sessions.ts';
 import * as m0005 from './0005_form_captcha.ts';
 import * as m0006 from './0006_form_chat_webhooks.ts';
 import * as m0007 from './0007_form_retention.ts';
+import * as m0008 from './0008_code_ref_removals.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_form_captcha': m0005,
   '0006_form_chat_webhooks': m0006,
   '0007_form_retention': m0007,
+  '0008_code_ref_removals': m0008,
 };
