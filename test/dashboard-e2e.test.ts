@@ -197,10 +197,39 @@ for (const dialect of dialects()) {
           body: JSON.stringify({ branch: 'main', projectName: 'web', references: {} }),
         });
       assert.equal((await codeRefs(token)).status, 201);
+      // Whole-branch uploads, as the scanner sends them: `legacy` leaves the code (issue 11's hygiene).
+      assert.equal((await ctx.admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'legacy' })).statusCode, 201);
+      const wholeBranch = (references: Record<string, unknown>) =>
+        fetch(`${base}/v1/flags/code-refs`, {
+          method: 'POST',
+          headers: {
+            'x-project-key': project.key,
+            'x-environment-key': production.key,
+            'x-api-key': token,
+            'x-flagpost-scope': 'branch',
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ branch: 'main', projectName: 'web', references }),
+        });
+      const line = (slug: string) => [{ filePath: 'src/app.ts', lineNumber: 3, lineContent: `useFlag("${slug}")` }];
+      assert.equal((await wholeBranch({ checkout: line('checkout'), legacy: line('legacy') })).status, 201);
+      assert.equal((await wholeBranch({ checkout: line('checkout') })).status, 201);
       await screen(page, '05-environments');
       await page.getByRole('button', { name: 'Revoke CI' }).click();
       for (let i = 0; i < 50 && (await codeRefs(token)).status !== 401; i++) await new Promise((r) => setTimeout(r, 100));
       assert.equal((await codeRefs(token)).status, 401, 'the revoked key is refused');
+
+      // The project's stale flags: `legacy` is referenced nowhere since the last upload; its screen says so.
+      await page.getByRole('link', { name: 'Stale flags' }).click();
+      const legacyRow = page.getByRole('row').filter({ hasText: 'legacy' });
+      await legacyRow.getByText('Not referenced in any branch').waitFor();
+      await legacyRow.getByText(/Removed from code on/).waitFor();
+      assert.equal(await page.getByRole('row').filter({ hasText: 'checkout' }).count(), 0, 'checkout is in use');
+      await screen(page, '05b-stale-flags');
+      await legacyRow.getByRole('link', { name: 'legacy' }).click();
+      await page.getByRole('heading', { name: 'legacy', level: 1 }).waitFor();
+      await page.getByText(/Removed from code on .*: it can probably be deleted/).waitFor();
+      await page.getByText(/web · main: 1 references gone on/).waitFor();
 
       // A form, a submission with a file, the inbox, the detail, the CSV export.
       await page.getByRole('link', { name: 'Forms' }).click();

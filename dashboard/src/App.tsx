@@ -6,6 +6,7 @@ import { ErrorMessage, Field, Loading } from './ui.tsx';
 import { ProjectsScreen } from './screens/Projects.tsx';
 import { ProjectFlagsScreen } from './screens/ProjectFlags.tsx';
 import { EnvironmentsScreen } from './screens/Environments.tsx';
+import { StaleFlagsScreen } from './screens/StaleFlags.tsx';
 import { FormsScreen } from './screens/Forms.tsx';
 import { FormScreen } from './screens/Form.tsx';
 import { SubmissionsScreen } from './screens/Submissions.tsx';
@@ -30,6 +31,7 @@ export function App() {
               <Route path="/projects" component={ProjectsScreen} />
               <Route path="/projects/:key" component={ProjectFlagsScreen} />
               <Route path="/projects/:key/environments" component={EnvironmentsScreen} />
+              <Route path="/projects/:key/stale-flags" component={StaleFlagsScreen} />
               <Route path="/projects/:key/flags/:slug">
                 {(params) => (
                   <Suspense fallback={<Loading what="the flag" />}>

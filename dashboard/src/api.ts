@@ -112,6 +112,33 @@ export interface CodeRef {
   lineContent: string;
 }
 
+export interface CodeRefRemoval {
+  slug: string;
+  projectName: string;
+  branch: string;
+  removedAt: string;
+  referenceCount: number;
+  lastReferences: Array<{ filePath: string; lineNumber: number; lineContent: string }>;
+}
+
+export type StaleRule = 'expired_but_referenced' | 'unreferenced' | 'unchanged';
+
+export interface StaleReport {
+  generatedAt: string;
+  unchangedDays: number;
+  codeRefsUploaded: boolean;
+  flags: Array<{
+    slug: string;
+    description: string;
+    rules: StaleRule[];
+    lastChangedAt: string;
+    expiredIn: Array<{ key: string; name: string; expiredAt: string }>;
+    removedFromCodeAt: string | null;
+    references: CodeRef[];
+    removals: CodeRefRemoval[];
+  }>;
+}
+
 export interface Form {
   key: string;
   name: string;

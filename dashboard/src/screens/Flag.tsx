@@ -1,10 +1,11 @@
 import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import { api, type CodeRef, type EnvFlag, type FeedbackPage, type FlagEntry } from '../api.ts';
+import { api, type CodeRef, type CodeRefRemoval, type EnvFlag, type FeedbackPage, type FlagEntry, type StaleReport } from '../api.ts';
 import { PreviewEditor } from '../PreviewEditor.tsx';
 import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, TextArea } from '../ui.tsx';
 import { useProject } from './Projects.tsx';
+import { RULE_TEXT } from './StaleFlags.tsx';
 
 /** One flag: its values per environment, preview settings, feedback and code references. */
 export default function FlagScreen({ projectKey, slug }: { projectKey: string; slug: string }) {
@@ -43,6 +44,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
             ))}
           </Section>
           <CodeReferences projectKey={projectKey} slug={slug} />
+          <Hygiene projectKey={projectKey} slug={slug} />
         </>
       )}
     </>
@@ -245,6 +247,51 @@ function CodeReferences({ projectKey, slug }: { projectKey: string; slug: string
           </ul>
         </div>
       ))}
+    </Section>
+  );
+}
+
+/** Whether the flag is stale (the project report's entry for it) and where it left the code. */
+function Hygiene({ projectKey, slug }: { projectKey: string; slug: string }) {
+  const report = useQuery({
+    queryKey: ['stale-flags', projectKey, '30'],
+    queryFn: () => api<StaleReport>('GET', `/projects/${encodeURIComponent(projectKey)}/stale-flags?days=30`),
+  });
+  const removals = useQuery({
+    queryKey: ['code-ref-removals', projectKey, slug],
+    queryFn: () =>
+      api<{ removals: CodeRefRemoval[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/code-refs/removals?slug=${encodeURIComponent(slug)}`),
+  });
+  const entry = report.data?.flags.find((f) => f.slug === slug);
+  return (
+    <Section title="Clean-up">
+      {(report.isPending || removals.isPending) && <Loading what="the clean-up status" />}
+      <ErrorMessage error={report.error ?? removals.error} />
+      {report.data && !entry && <p>Not stale: in use and changed in the last 30 days.</p>}
+      {entry && (
+        <>
+          <p>Stale: {entry.rules.map((rule) => RULE_TEXT[rule] + (rule === 'unchanged' ? ' for 30 days' : '')).join('; ')}.</p>
+          {entry.removedFromCodeAt && <p>Removed from code on {formatDate(entry.removedFromCodeAt)}: it can probably be deleted.</p>}
+        </>
+      )}
+      {removals.data && removals.data.removals.length > 0 && (
+        <>
+          <h3>Removed from code</h3>
+          <ul className="plain">
+            {removals.data.removals.map((r) => (
+              <li key={`${r.projectName}\n${r.branch}`}>
+                {r.projectName} · {r.branch}: {r.referenceCount} references gone on {formatDate(r.removedAt)}
+                {r.lastReferences[0] && (
+                  <>
+                    {' '}
+                    (last seen at {r.lastReferences[0].filePath}:{r.lastReferences[0].lineNumber})
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </Section>
   );
 }

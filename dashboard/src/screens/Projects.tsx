@@ -58,7 +58,7 @@ export function ProjectsScreen() {
 }
 
 /** The project's name and its two sub-screens. */
-export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' }) {
+export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'stale' }) {
   return (
     <>
       <p className="crumbs">
@@ -71,6 +71,9 @@ export function ProjectHeader({ project, current }: { project: Project; current:
         </Link>
         <Link href={`/projects/${project.key}/environments`} aria-current={current === 'environments' ? 'page' : undefined}>
           Environments and keys
+        </Link>
+        <Link href={`/projects/${project.key}/stale-flags`} aria-current={current === 'stale' ? 'page' : undefined}>
+          Stale flags
         </Link>
       </nav>
     </>
