@@ -1,6 +1,7 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import Fastify, { type FastifyInstance, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
+import { auditAdminRoutes } from './audit/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { messages } from './errors.ts';
@@ -9,7 +10,7 @@ import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagPublicRoutes, ofrepRoutes } from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
-import { AdminGate } from './http/admin-auth.ts';
+import { type Actor, AdminGate } from './http/admin-auth.ts';
 import { sessionCookieOf } from './http/session-cookie.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
@@ -139,6 +140,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         publicOrigin: new URL(config.publicUrl).origin,
       });
       admin.decorateRequest('adminSession', null);
+      admin.decorateRequest('actor', null as unknown as Actor);
       admin.addHook('onRequest', gate.check);
       // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
       admin.setNotFoundHandler({ preHandler: gate.check }, notFound);
@@ -154,6 +156,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         submissionCounts: (ids) => services.submissions.countsOf(ids),
       });
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
+      await admin.register(auditAdminRoutes, { audit: services.audit });
     },
     { prefix: '/admin/v1' },
   );

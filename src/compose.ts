@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
+import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
@@ -43,6 +44,8 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  /** The audit log of admin writes (issue 13). */
+  readonly audit: AuditLog;
   readonly forms: FormService;
   readonly submissions: SubmissionService;
   /** Signs the links to the built-in result pages of forms. */
@@ -70,9 +73,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const { db } = handle;
   const events = new DomainEvents(log);
 
-  const projects = new ProjectService({ db, store: new ProjectStore(), events, clock });
+  const audit = new AuditLog({ db, store: new AuditStore(), clock, retentionDays: config.auditRetentionDays });
+  const projects = new ProjectService({ db, store: new ProjectStore(), events, audit, clock });
   const flagStore = new FlagStore();
-  const flags = new FlagService({ db, store: flagStore, projects, events, clock });
+  const flags = new FlagService({ db, store: flagStore, projects, events, audit, clock });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
     db,
@@ -85,14 +89,14 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
     streamLimits: config.streams,
   });
-  const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, clock });
+  const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
-  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(), projects, flags, clock });
+  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(), projects, flags, audit, clock });
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
 
-  const forms = new FormService({ db, store: new FormStore(), clock });
+  const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
   const submissions = new SubmissionService({
@@ -106,6 +110,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     publicUrl: config.publicUrl,
     clock,
     captcha: new CaptchaVerifier(config.captcha, log),
+    audit,
   });
   const outbox = new OutboxWorker({
     db,
@@ -130,6 +135,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
+    alsoPrune: [() => audit.prune()],
   });
   retention.start();
 
@@ -150,6 +156,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     apiKeys,
     feedback,
     codeRefs,
+    audit,
     forms,
     submissions,
     resultPageKey,

@@ -24,6 +24,8 @@ export interface Config {
   readonly captcha: { readonly urls: { readonly turnstile: string; readonly hcaptcha: string; readonly recaptcha: string }; readonly timeoutMs: number };
   /** Milliseconds between two rounds of the retention job; 0: off. */
   readonly retentionIntervalMs: number;
+  /** Audit log entries older than this many days are deleted by the retention job; 0 keeps them. */
+  readonly auditRetentionDays: number;
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
   /** The built dashboard (index.html and assets/), served at `/`. */
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int('FLAGPOST_CAPTCHA_TIMEOUT_MS', 10_000, 100, 10_000),
     },
     retentionIntervalMs: int('FLAGPOST_RETENTION_INTERVAL_MS', 600_000, 0, 86_400_000),
+    auditRetentionDays: int('FLAGPOST_AUDIT_RETENTION_DAYS', 365, 0, 36_500),
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,
     logLevel,

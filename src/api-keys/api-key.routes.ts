@@ -16,7 +16,7 @@ export const apiKeyAdminRoutes: RoutePlugin<{ apiKeys: ApiKeyService }> = async 
       },
     },
     async (request, reply) => {
-      const { key, token } = await apiKeys.create(request.params.projectKey, request.body.name.trim());
+      const { key, token } = await apiKeys.create(request.params.projectKey, request.body.name.trim(), request.actor);
       // The token is shown here once; only its hash is stored (contract D11).
       return reply
         .code(201)
@@ -41,7 +41,7 @@ export const apiKeyAdminRoutes: RoutePlugin<{ apiKeys: ApiKeyService }> = async 
     '/projects/:projectKey/api-keys/:id',
     { schema: { summary: 'Revoke an API key', params: apiKeyParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
-      await apiKeys.revoke(request.params.projectKey, request.params.id);
+      await apiKeys.revoke(request.params.projectKey, request.params.id, request.actor);
       return reply.code(204).send();
     },
   );

@@ -1,4 +1,5 @@
 import { newId, newKey, nowIso } from '../db/codec.ts';
+import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { ProjectService } from '../projects/index.ts';
@@ -9,6 +10,7 @@ export interface ApiKeyServiceDeps {
   db: Db;
   store: ApiKeyStore;
   projects: ProjectService;
+  audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
 
@@ -16,7 +18,7 @@ export class ApiKeyService {
   constructor(private readonly deps: ApiKeyServiceDeps) {}
 
   /** Creates a key; the token is returned here once and only its hash is kept (contract D11). */
-  async create(projectKey: string, name: string): Promise<{ key: ApiKey; token: string }> {
+  async create(projectKey: string, name: string, actor: Actor): Promise<{ key: ApiKey; token: string }> {
     const project = await this.deps.projects.getProject(projectKey);
     const token = `${TOKEN_PREFIX}${newKey(24)}`;
     const key: ApiKey = {
@@ -27,7 +29,17 @@ export class ApiKeyService {
       createdAt: nowIso(this.deps.clock),
       revokedAt: null,
     };
-    await this.deps.store.insert(this.deps.db, key, hashToken(token));
+    // The token is a secret: the log records the key's name and visible prefix only.
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.insert(trx, key, hashToken(token));
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'api_key',
+        entityId: key.id,
+        action: 'api_key.created',
+        changes: { name: { after: name }, tokenPrefix: { after: key.tokenPrefix } },
+      });
+    });
     return { key, token };
   }
 
@@ -37,11 +49,14 @@ export class ApiKeyService {
   }
 
   /** Revokes a key; revoking it again is harmless. */
-  async revoke(projectKey: string, id: string): Promise<void> {
+  async revoke(projectKey: string, id: string, actor: Actor): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
-    if (!(await this.deps.store.revoke(this.deps.db, project.id, id, nowIso(this.deps.clock)))) {
-      throw new AppError('not_found', message('apiKeyNotFound', { id, projectKey }));
-    }
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await this.deps.store.revoke(trx, project.id, id, nowIso(this.deps.clock)))) {
+        throw new AppError('not_found', message('apiKeyNotFound', { id, projectKey }));
+      }
+      await this.deps.audit.record(trx, actor, { projectId: project.id, entity: 'api_key', entityId: id, action: 'api_key.revoked' });
+    });
   }
 
   /**

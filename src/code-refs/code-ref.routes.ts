@@ -88,7 +88,7 @@ export const codeRefAdminRoutes: RoutePlugin<{ codeRefs: CodeRefService }> = asy
         },
       },
     },
-    async (request) => codeRefs.deleteBranch(request.params.projectKey, request.query.branch, request.query.projectName),
+    async (request) => codeRefs.deleteBranch(request.params.projectKey, request.query.branch, request.query.projectName, request.actor),
   );
 
   app.get(

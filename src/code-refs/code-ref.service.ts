@@ -1,4 +1,5 @@
 import { nowIso } from '../db/codec.ts';
+import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { FlagService } from '../flags/index.ts';
@@ -12,6 +13,7 @@ export interface CodeRefServiceDeps {
   store: CodeRefStore;
   projects: ProjectService;
   flags: Pick<FlagService, 'listFlags'>;
+  audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
 
@@ -46,9 +48,19 @@ export class CodeRefService {
   }
 
   /** Forgets a branch deleted in git: its references and removal records, in every projectName or one. */
-  async deleteBranch(projectKey: string, branch: string, projectName?: string): Promise<{ deleted: number }> {
+  async deleteBranch(projectKey: string, branch: string, projectName: string | undefined, actor: Actor): Promise<{ deleted: number }> {
     const project = await this.deps.projects.getProject(projectKey);
-    const deleted = await this.deps.db.transaction().execute((trx) => this.deps.store.deleteBranch(trx, project.id, branch, projectName));
+    const deleted = await this.deps.db.transaction().execute(async (trx) => {
+      const count = await this.deps.store.deleteBranch(trx, project.id, branch, projectName);
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'code_refs',
+        entityId: branch,
+        action: 'code_refs.branch_deleted',
+        changes: { projectName: { before: projectName ?? null }, references: { before: count } },
+      });
+      return count;
+    });
     return { deleted };
   }
 

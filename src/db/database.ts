@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
+import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
@@ -25,6 +26,7 @@ export interface Database {
   outbox: OutboxTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;
+  audit_log: AuditLogTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -16,7 +16,7 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
     },
     async (request, reply) => {
       const { slug, ...values } = request.body;
-      return reply.code(201).send(await flags.createFlag(request.params.projectKey, slug, values));
+      return reply.code(201).send(await flags.createFlag(request.params.projectKey, slug, values, request.actor));
     },
   );
 
@@ -47,7 +47,7 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
     },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
-      return flags.updateFlag(projectKey, envKey, slug, request.body);
+      return flags.updateFlag(projectKey, envKey, slug, request.body, request.actor);
     },
   );
 
@@ -55,7 +55,7 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
     '/projects/:projectKey/flags/:slug',
     { schema: { summary: 'Delete a flag from every environment, with its feedback', params: flagParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
-      await flags.deleteFlag(request.params.projectKey, request.params.slug);
+      await flags.deleteFlag(request.params.projectKey, request.params.slug, request.actor);
       return reply.code(204).send();
     },
   );

@@ -1,3 +1,4 @@
+import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -13,8 +14,12 @@ export interface FlagServiceDeps {
   projects: ProjectService;
   /** Announces flag.changed and flag.deleted; gives new environments their flags (environment.created). */
   events: DomainEvents;
+  audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
+
+/** The fields of a flag the audit log records (all of them: a flag holds no secret). */
+const AUDITED: ReadonlyArray<keyof Flag & string> = ['enabled', 'payload', 'expiredAt', 'description', 'isPreview', 'previewName', 'previewContent'];
 
 export type AdminFlagView = ReturnType<typeof adminFlag>;
 
@@ -28,7 +33,7 @@ export class FlagService {
   }
 
   /** Creates the flag in every environment of the project at once, each with the values given. */
-  async createFlag(projectKey: string, slug: string, values: FlagValues): Promise<{ slug: string; environments: AdminFlagView[] }> {
+  async createFlag(projectKey: string, slug: string, values: FlagValues, actor: Actor): Promise<{ slug: string; environments: AdminFlagView[] }> {
     if (RESERVED_SLUGS.has(slug)) {
       throw AppError.validation([{ field: 'body.slug', reason: `"${slug}" is reserved by the flag interface` }]);
     }
@@ -55,13 +60,20 @@ export class FlagService {
         throw new AppError('conflict', message('flagExists', { slug, projectKey }));
       }
       await this.deps.store.insertFlags(trx, flags, projectKey);
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'flag',
+        entityId: slug,
+        action: 'flag.created',
+        changes: flags[0] ? changesOf(null, flags[0], AUDITED) : {},
+      });
       await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: project.environments.map((e) => e.id) });
     });
     return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!)) };
   }
 
   /** Changes one flag in one environment (PATCH: absent keeps, null clears). */
-  async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues): Promise<AdminFlagView> {
+  async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues, actor: Actor): Promise<AdminFlagView> {
     await checkContent(values);
     const { environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
     const updated = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
@@ -69,6 +81,14 @@ export class FlagService {
       if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
       const next = applyFlagValues(flag, values, nowIso(this.deps.clock));
       await this.deps.store.updateFlag(trx, next);
+      await this.deps.audit.record(trx, actor, {
+        projectId: flag.projectId,
+        entity: 'flag',
+        entityId: slug,
+        environmentKey,
+        action: 'flag.updated',
+        changes: changesOf(flag, next, AUDITED),
+      });
       await emit({ type: 'flag.changed', projectId: flag.projectId, slug, environmentIds: [environment.id] });
       return next;
     });
@@ -76,11 +96,23 @@ export class FlagService {
   }
 
   /** Deletes the flag from every environment of the project. */
-  async deleteFlag(projectKey: string, slug: string): Promise<void> {
+  async deleteFlag(projectKey: string, slug: string, actor: Actor): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      const before = (await this.deps.store.listProjectFlags(trx, project.id)).filter((f) => f.slug === slug);
       const environmentIds = await this.deps.store.deleteSlug(trx, project.id, slug);
       if (environmentIds.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      const envKey = (id: string) => project.environments.find((e) => e.id === id)?.key ?? id;
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'flag',
+        entityId: slug,
+        action: 'flag.deleted',
+        changes: {
+          enabledIn: { before: before.filter((f) => f.enabled).map((f) => envKey(f.environmentId)) },
+          environments: { before: environmentIds.map(envKey) },
+        },
+      });
       await emit({ type: 'flag.deleted', projectId: project.id, slug, environmentIds });
     });
   }

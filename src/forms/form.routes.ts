@@ -22,7 +22,7 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
       reply
         .code(201)
         .header('cache-control', 'no-store')
-        .send(withSecret(await forms.create(request.body))),
+        .send(withSecret(await forms.create(request.body, request.actor))),
   );
 
   app.get(
@@ -59,20 +59,22 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
         response: { 200: formSchema, ...adminErrors },
       },
     },
-    async (request, reply) => reply.header('cache-control', 'no-store').send(withSecret(await forms.update(request.params.formKey, request.body ?? {}))),
+    async (request, reply) =>
+      reply.header('cache-control', 'no-store').send(withSecret(await forms.update(request.params.formKey, request.body ?? {}, request.actor))),
   );
 
   app.post(
     '/forms/:formKey/webhook-secret',
     { schema: { summary: "Replace the form's webhook signing secret", params: formParams, response: { 200: webhookSecretSchema, ...adminErrors } } },
-    async (request, reply) => reply.header('cache-control', 'no-store').send({ webhookSecret: await forms.rotateWebhookSecret(request.params.formKey) }),
+    async (request, reply) =>
+      reply.header('cache-control', 'no-store').send({ webhookSecret: await forms.rotateWebhookSecret(request.params.formKey, request.actor) }),
   );
 
   app.delete(
     '/forms/:formKey',
     { schema: { summary: 'Delete a form with its submissions, files and deliveries', params: formParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
-      await forms.delete(request.params.formKey);
+      await forms.delete(request.params.formKey, request.actor);
       return reply.code(204).send();
     },
   );

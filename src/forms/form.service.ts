@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -19,20 +20,58 @@ export function newWebhookSecret(): string {
 export interface FormServiceDeps {
   db: Db;
   store: FormStore;
+  audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
+
+const REDACTED = '[redacted]';
+
+/**
+ * A form as the audit log sees it: secrets (the webhook signing secret, the chat webhook URLs, which
+ * are credentials, and the CAPTCHA secret) only as "[redacted]" or null, so a change shows without its value.
+ */
+function audited(form: Form) {
+  const hidden = (value: string | null) => (value ? REDACTED : null);
+  return {
+    name: form.name,
+    enabled: form.enabled,
+    uploadsEnabled: form.uploadsEnabled,
+    honeypot: form.honeypot,
+    websites: form.websites,
+    blockedIps: form.blockedIps,
+    successUrl: form.successUrl,
+    errorUrl: form.errorUrl,
+    redirectUrl: form.redirectUrl,
+    webhookUrl: form.webhookUrl,
+    notifyEmails: form.notifyEmails,
+    retentionDays: form.retentionDays,
+    deleteFilesAfterDelivery: form.deleteFilesAfterDelivery,
+    captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null, secret: REDACTED } : null,
+    slackWebhookUrl: hidden(form.slackWebhookUrl),
+    discordWebhookUrl: hidden(form.discordWebhookUrl),
+    webhookSecret: hidden(form.webhookSecret),
+  };
+}
+type AuditedForm = ReturnType<typeof audited>;
+const AUDITED_FIELDS = Object.keys(audited({ ...DEFAULT_SETTINGS, name: '', id: '', key: '', webhookSecret: null, createdAt: '', updatedAt: '' })) as Array<
+  keyof AuditedForm
+>;
+const formChanges = (before: Form | null, after: Form | null) => changesOf(before && audited(before), after && audited(after), AUDITED_FIELDS);
 
 export class FormService {
   constructor(private readonly deps: FormServiceDeps) {}
 
   /** Creates a form with the default settings overridden by `input`; a webhook URL gets a new secret. */
-  async create(input: FormPatch & { name: string }): Promise<FormWithSecret> {
+  async create(input: FormPatch & { name: string }, actor: Actor): Promise<FormWithSecret> {
     const { settings, problems } = applySettings({ ...DEFAULT_SETTINGS, name: '' }, input);
     if (problems.length > 0) throw AppError.validation(problems);
     const now = nowIso(this.deps.clock);
     const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
     const form: Form = { ...settings, id: newId(), key: newKey(12), webhookSecret: webhookSecret ?? null, createdAt: now, updatedAt: now };
-    await this.deps.store.insert(this.deps.db, form);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.insert(trx, form);
+      await this.deps.audit.record(trx, actor, { entity: 'form', entityId: form.key, action: 'form.created', changes: formChanges(null, form) });
+    });
     return { form, webhookSecret };
   }
 
@@ -56,7 +95,7 @@ export class FormService {
    * PATCH semantics: absent keeps, null clears. Setting a webhook URL on a form without a secret generates
    * one (returned once); clearing the URL drops the secret.
    */
-  async update(formKey: string, patch: FormPatch): Promise<FormWithSecret> {
+  async update(formKey: string, patch: FormPatch, actor: Actor): Promise<FormWithSecret> {
     const current = await this.get(formKey);
     const { settings, problems } = applySettings(current, patch);
     if (problems.length > 0) throw AppError.validation(problems);
@@ -65,24 +104,38 @@ export class FormService {
     if (!settings.webhookUrl) secret = null;
     else if (!secret) secret = webhookSecret = newWebhookSecret();
     const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: nowIso(this.deps.clock) };
-    await this.deps.store.update(this.deps.db, form);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.update(trx, form);
+      await this.deps.audit.record(trx, actor, { entity: 'form', entityId: form.key, action: 'form.updated', changes: formChanges(current, form) });
+    });
     return { form, webhookSecret };
   }
 
   /** Replaces the webhook signing secret; the new one is returned once. */
-  async rotateWebhookSecret(formKey: string): Promise<string> {
+  async rotateWebhookSecret(formKey: string, actor: Actor): Promise<string> {
     const current = await this.get(formKey);
     if (!current.webhookUrl) {
       throw AppError.validation([{ field: 'body.webhookUrl', reason: 'the form has no webhook URL' }]);
     }
     const webhookSecret = newWebhookSecret();
-    await this.deps.store.update(this.deps.db, { ...current, webhookSecret, updatedAt: nowIso(this.deps.clock) });
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.update(trx, { ...current, webhookSecret, updatedAt: nowIso(this.deps.clock) });
+      await this.deps.audit.record(trx, actor, {
+        entity: 'form',
+        entityId: formKey,
+        action: 'form.webhook_secret_rotated',
+        changes: { webhookSecret: { before: REDACTED, after: REDACTED } },
+      });
+    });
     return webhookSecret;
   }
 
-  async delete(formKey: string): Promise<void> {
+  async delete(formKey: string, actor: Actor): Promise<void> {
     const form = await this.get(formKey);
-    await this.deps.store.delete(this.deps.db, form.id);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.delete(trx, form.id);
+      await this.deps.audit.record(trx, actor, { entity: 'form', entityId: formKey, action: 'form.deleted', changes: formChanges(form, null) });
+    });
   }
 
   /** The current signing secret of a form's webhook, null when it has none (any more): deliveries sign with it. */

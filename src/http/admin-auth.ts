@@ -6,6 +6,20 @@ export interface AdminCredentials {
   verify(token: string): boolean;
 }
 
+/**
+ * Who makes an admin request, as the audit log records it: the admin token (the bootstrap and automation
+ * credential), a user signed in to the dashboard, or a user's personal access token.
+ */
+export interface Actor {
+  type: 'admin_token' | 'user' | 'access_token';
+  /** The user's id; null for the admin token. */
+  id: string | null;
+  /** What the log shows: an e-mail address, a token's name, or "admin token". */
+  label: string;
+}
+
+export const ADMIN_TOKEN_ACTOR: Actor = { type: 'admin_token', id: null, label: 'admin token' };
+
 /** A dashboard session as the admin scope sees it. */
 export interface AdminSession {
   expiresAt: string;
@@ -38,6 +52,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The dashboard session that authenticated this admin request; null for the bearer token. */
     adminSession: AdminSession | null;
+    /** Who this admin request acts as (set once the gate let it in). */
+    actor: Actor;
   }
   interface FastifyContextConfig {
     /** The sign-in route checks the token of its body itself (AdminGate.signIn). */
@@ -68,6 +84,7 @@ export class AdminGate {
   /** onRequest hook of the admin scope. */
   readonly check = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     request.adminSession = null;
+    request.actor = ADMIN_TOKEN_ACTOR;
     if (request.routeOptions.config?.signIn) return;
     this.refuseLockedOut(request, reply);
     const header = request.headers.authorization;

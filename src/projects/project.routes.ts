@@ -13,7 +13,7 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
         response: { 201: projectSchema, ...adminErrors },
       },
     },
-    async (request, reply) => reply.code(201).send(projectView(await projects.createProject(request.body.name.trim()))),
+    async (request, reply) => reply.code(201).send(projectView(await projects.createProject(request.body.name.trim(), request.actor))),
   );
 
   app.get(
@@ -44,7 +44,7 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
       },
     },
     async (request, reply) => {
-      const env = await projects.createEnvironment(request.params.projectKey, request.body.name.trim());
+      const env = await projects.createEnvironment(request.params.projectKey, request.body.name.trim(), request.actor);
       return reply.code(201).send(environmentView(env));
     },
   );

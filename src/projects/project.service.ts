@@ -1,4 +1,5 @@
 import { newId, newKey, nowIso } from '../db/codec.ts';
+import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
@@ -10,6 +11,8 @@ export interface ProjectServiceDeps {
   store: ProjectStore;
   /** Announces project.created and environment.created (a new environment receives its flags from their subscribers). */
   events: DomainEvents;
+  /** Appends the audit entry of each write, in the write's transaction. */
+  audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
 
@@ -17,7 +20,7 @@ export class ProjectService {
   constructor(private readonly deps: ProjectServiceDeps) {}
 
   /** Creates a project with the development, staging and production environments. */
-  async createProject(name: string): Promise<Project> {
+  async createProject(name: string, actor: Actor): Promise<Project> {
     const createdAt = nowIso(this.deps.clock);
     const project: Project = { id: newId(), key: newKey(12), name, createdAt, environments: [] };
     for (const envName of DEFAULT_ENVIRONMENTS) {
@@ -26,6 +29,13 @@ export class ProjectService {
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       await this.deps.store.insertProject(trx, project);
       for (const env of project.environments) await this.deps.store.insertEnvironment(trx, env, project.key);
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'project',
+        entityId: project.key,
+        action: 'project.created',
+        changes: { name: { after: name }, environments: { after: project.environments.map((e) => e.name) } },
+      });
       await emit({ type: 'project.created', projectId: project.id, environmentIds: project.environments.map((e) => e.id) });
     });
     return project;
@@ -56,11 +66,19 @@ export class ProjectService {
   }
 
   /** Adds an environment; the subscribers of environment.created give it every flag of the project, disabled. */
-  async createEnvironment(projectKey: string, name: string): Promise<Environment> {
+  async createEnvironment(projectKey: string, name: string, actor: Actor): Promise<Environment> {
     const project = await this.getProject(projectKey);
     const env: Environment = { id: newId(), projectId: project.id, key: newKey(12), name, createdAt: nowIso(this.deps.clock) };
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       await this.deps.store.insertEnvironment(trx, env, projectKey);
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'environment',
+        entityId: env.key,
+        environmentKey: env.key,
+        action: 'environment.created',
+        changes: { name: { after: name } },
+      });
       await emit({ type: 'environment.created', projectId: env.projectId, environmentId: env.id, createdAt: env.createdAt });
     });
     return env;

@@ -23,6 +23,8 @@ export interface RetentionDeps {
   intervalMs: number;
   /** Submissions per batch. */
   batch?: number;
+  /** Other retention settings pruned at the end of each round (the audit log's); each answers how many rows went. */
+  alsoPrune?: Array<() => Promise<number>>;
 }
 
 export interface RetentionRound {
@@ -107,7 +109,9 @@ export class RetentionJob {
         }
       }
     }
-    if (result.deleted + result.filesDeleted > 0 && this.deps.dialect === 'sqlite') {
+    let pruned = 0;
+    for (const prune of this.deps.alsoPrune ?? []) pruned += await prune();
+    if (result.deleted + result.filesDeleted + pruned > 0 && this.deps.dialect === 'sqlite') {
       // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL; see connect.ts).
       await sql`pragma incremental_vacuum`.execute(this.deps.db);
     }

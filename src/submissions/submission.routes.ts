@@ -121,7 +121,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request) => {
-      const { submission, deliveries } = await submissions.markSpam(request.params.formKey, request.params.id, request.body.spam);
+      const { submission, deliveries } = await submissions.markSpam(request.params.formKey, request.params.id, request.body.spam, request.actor);
       return {
         ...submissionView(submission),
         meta: submission.meta,
@@ -134,7 +134,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
     '/forms/:formKey/submissions/:id',
     { schema: { summary: 'Delete a submission with its files and deliveries', params: submissionParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
-      await submissions.delete(request.params.formKey, request.params.id);
+      await submissions.delete(request.params.formKey, request.params.id, request.actor);
       return reply.code(204).send();
     },
   );
@@ -183,7 +183,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const ids = await submissions.erasePerson(request.body.email);
+      const ids = await submissions.erasePerson(request.body.email, request.actor);
       return reply.header('cache-control', 'no-store').send({ email: request.body.email, deleted: ids.length, submissionIds: ids });
     },
   );

@@ -1,3 +1,4 @@
+import type { Actor, AuditLog } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { type Cursor, type Page, pageOf } from '../db/paging.ts';
@@ -27,6 +28,7 @@ export interface SubmissionServiceDeps {
   clock: () => Date;
   /** Verifies the CAPTCHA token of forms that ask for one (issue 12). */
   captcha: CaptchaVerifier;
+  audit: Pick<AuditLog, 'record'>;
 }
 
 /** Submissions read from the database at once while a page is assembled. */
@@ -120,9 +122,18 @@ export class SubmissionService {
   }
 
   /** Marks one submission as spam or not spam; answers it as `get` does. */
-  async markSpam(formKey: string, id: string, spam: boolean) {
+  async markSpam(formKey: string, id: string, spam: boolean, actor: Actor) {
     const form = await this.deps.forms.get(formKey);
-    if (!(await this.deps.store.setSpam(this.deps.db, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+    await this.deps.db.transaction().execute(async (trx) => {
+      const before = await this.deps.store.find(trx, form.id, id);
+      if (!before || !(await this.deps.store.setSpam(trx, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+      await this.deps.audit.record(trx, actor, {
+        entity: 'submission',
+        entityId: id,
+        action: 'submission.updated',
+        changes: { spam: { before: before.spam, after: spam } },
+      });
+    });
     return this.get(formKey, id);
   }
 
@@ -158,9 +169,18 @@ export class SubmissionService {
   }
 
   /** Deletes a person's submissions across every form, with their files and deliveries; returns their ids. */
-  async erasePerson(email: string): Promise<string[]> {
+  async erasePerson(email: string, actor: Actor): Promise<string[]> {
     const ids = (await this.ofPerson(email)).map((s) => s.id);
-    await this.deps.db.transaction().execute((trx) => this.deps.store.deleteMany(trx, ids));
+    // The address is personal data: the log says that an erasure happened and what it removed, not whose.
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.deleteMany(trx, ids);
+      await this.deps.audit.record(trx, actor, {
+        entity: 'personal_data',
+        entityId: 'erasure',
+        action: 'personal_data.erased',
+        changes: { submissions: { before: ids } },
+      });
+    });
     return ids;
   }
 
@@ -170,9 +190,12 @@ export class SubmissionService {
   }
 
   /** Deletes one submission with its files and deliveries. */
-  async delete(formKey: string, id: string): Promise<void> {
+  async delete(formKey: string, id: string, actor: Actor): Promise<void> {
     const form = await this.deps.forms.get(formKey);
-    if (!(await this.deps.store.delete(this.deps.db, form.id, id))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await this.deps.store.delete(trx, form.id, id))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+      await this.deps.audit.record(trx, actor, { entity: 'submission', entityId: id, action: 'submission.deleted', changes: { form: { before: formKey } } });
+    });
   }
 
   /**

@@ -7,6 +7,7 @@ import * as m0005 from './0005_form_captcha.ts';
 import * as m0006 from './0006_form_chat_webhooks.ts';
 import * as m0007 from './0007_form_retention.ts';
 import * as m0008 from './0008_code_ref_removals.ts';
+import * as m0009 from './0009_audit_log.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_form_chat_webhooks': m0006,
   '0007_form_retention': m0007,
   '0008_code_ref_removals': m0008,
+  '0009_audit_log': m0009,
 };
