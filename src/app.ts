@@ -1,6 +1,7 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import Fastify, { type FastifyInstance, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
+import { accountRoutes } from './accounts/index.ts';
 import { auditAdminRoutes } from './audit/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
@@ -135,16 +136,45 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       const gate = new AdminGate({
         credentials: services.adminTokens,
         sessions: services.sessions,
+        principals: {
+          ofUser: (id) => services.accounts.principalOfUser(id),
+          ofAccessToken: (token) => services.accounts.principalOfAccessToken(token),
+          viewersSeeSubmissions: () => services.accounts.viewersSeeSubmissions(),
+        },
         lockout: config.adminLockout,
         cookieName: cookie.name,
         publicOrigin: new URL(config.publicUrl).origin,
       });
       admin.decorateRequest('adminSession', null);
       admin.decorateRequest('actor', null as unknown as Actor);
+      admin.decorateRequest('role', 'viewer');
+      admin.decorateRequest('member', null);
       admin.addHook('onRequest', gate.check);
       // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
       admin.setNotFoundHandler({ preHandler: gate.check }, notFound);
-      await admin.register(sessionRoutes, { sessions: services.sessions, gate, cookie });
+      const throttle = services.signInThrottle;
+      await admin.register(sessionRoutes, {
+        sessions: services.sessions,
+        gate,
+        cookie,
+        passwords: {
+          verify: async (email, password) => (await services.accounts.verifyCredentials(email, password))?.id,
+          retryAfter: (email) => throttle.retryAfter(email),
+          failed: (email) => throttle.failed(email),
+          succeeded: (email) => throttle.succeeded(email),
+        },
+      });
+      await admin.register(accountRoutes, {
+        accounts: services.accounts,
+        gate,
+        cookie,
+        publicUrl: config.publicUrl,
+        openSession: async (userId) => {
+          const { session, token } = await services.sessions.open(userId);
+          return { token, expiresAt: session.expiresAt };
+        },
+        closeOtherSessions: (userId, keep) => services.sessions.closeOthers(userId, keep),
+      });
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });

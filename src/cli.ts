@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { AccountService, AccountStore } from './accounts/index.ts';
 import { AdminTokenService, SettingsStore } from './admin/index.ts';
+import { AuditLog, AuditStore } from './audit/index.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
@@ -20,6 +23,8 @@ Commands:
                         a one-time conversion of databases created before retention; stop the server first).
   reset-admin-token     Replace the admin token and print the new one once; restart the server(s)
                         afterwards. Not available while FLAGPOST_ADMIN_TOKEN is set.
+  create-owner <email>  Create an owner account (the first member), with the password in
+                        FLAGPOST_OWNER_PASSWORD, or a generated one printed once.
   help                  This text.
 `;
 
@@ -94,6 +99,28 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(
         `The admin token was replaced. Save the new one now, it will not be shown again:\n\n  ${token}\n\n` +
           'Restart every Flagpost server of this database: running servers keep accepting the old token until then.\n',
+      );
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
+
+  if (command === 'create-owner') {
+    const [email] = args;
+    if (!email || args.length > 1 || !/^[^\s@]+@[^\s@]+$/.test(email)) fail(2, `create-owner needs one e-mail address.\n\n${USAGE}`);
+    const given = process.env.FLAGPOST_OWNER_PASSWORD;
+    if (given !== undefined && (given.length < 10 || given.length > 200)) fail(2, 'FLAGPOST_OWNER_PASSWORD must be 10 to 200 characters.');
+    const password = given ?? randomBytes(15).toString('base64url');
+    const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+    try {
+      await migrateToLatest(handle.db);
+      const clock = () => new Date();
+      const audit = new AuditLog({ db: handle.db, store: new AuditStore(), clock, retentionDays: 0 });
+      const accounts = new AccountService({ db: handle.db, store: new AccountStore(), settings: new SettingsStore(), audit, clock, invitationTtlMs: 0 });
+      const user = await accounts.createUser({ email, password, role: 'owner' }, { type: 'admin_token', id: null, label: 'command line' });
+      process.stdout.write(
+        `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );
     } finally {
       await handle.close();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
+import { AccountService, AccountStore, SignInThrottle } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
@@ -44,6 +45,10 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  /** Members, invitations, personal access tokens (issue 13). */
+  readonly accounts: AccountService;
+  /** Per-account sign-in throttling. */
+  readonly signInThrottle: SignInThrottle;
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
@@ -61,6 +66,12 @@ export interface Services {
   /** Stops background work; the database handle is closed by its owner. */
   stop(): Promise<void>;
 }
+
+/** An invitation link is valid for a week. */
+const INVITATION_TTL_MS = 7 * 86_400_000;
+/** Wrong passwords for one address before it is refused for the rest of the window (per instance). */
+const SIGN_IN_MAX_FAILURES = 5;
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 /**
  * The one place that wires stores, services and ports; used by main and the tests. Capabilities
@@ -95,6 +106,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
+  const accounts = new AccountService({ db, store: new AccountStore(), settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
+  const signInThrottle = new SignInThrottle(SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, () => clock().getTime());
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -157,6 +170,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     feedback,
     codeRefs,
     audit,
+    accounts,
+    signInThrottle,
     forms,
     submissions,
     resultPageKey,

@@ -49,8 +49,8 @@ forEachDialect('GET /openapi.json', (ctx) => {
             `${method} ${url} describes the path parameter ${name}`,
           );
         }
-        // Sign-in is the one admin route that takes its token in the body.
-        const signIn = method === 'post' && url === '/admin/v1/sessions';
+        // Sign-in and accepting an invitation are the admin routes that take their credential in the body.
+        const signIn = method === 'post' && (url === '/admin/v1/sessions' || url === '/admin/v1/invitations/accept');
         if (url.startsWith('/admin/')) assert.deepEqual(operation.security, signIn ? [] : [{ adminToken: [] }, { dashboardSession: [] }], `${method} ${url}`);
       }
     }

@@ -61,11 +61,11 @@ forEachDialect(
 
       const current = await withCookie(ctx(), value!, 'GET', '/admin/v1/sessions/current');
       assert.equal(current.statusCode, 200);
-      assert.deepEqual(current.json(), { expiresAt: res.json().expiresAt });
+      assert.deepEqual(current.json(), { expiresAt: res.json().expiresAt, role: 'owner', user: null });
       assert.equal((await withCookie(ctx(), value!, 'GET', '/admin/v1/projects')).statusCode, 200);
       assert.equal((await withCookie(ctx(), 'fps_forged', 'GET', '/admin/v1/projects')).statusCode, 401);
       // With the bearer token there is no session to speak of.
-      assert.deepEqual((await ctx().admin('GET', '/admin/v1/sessions/current')).json(), { expiresAt: null });
+      assert.deepEqual((await ctx().admin('GET', '/admin/v1/sessions/current')).json(), { expiresAt: null, role: 'owner', user: null });
     });
 
     it('refuses cookie-authenticated writes from another origin or without one, and changes nothing', async () => {

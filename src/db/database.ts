@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AccessTokensTable, InvitationsTable, UsersTable } from '../accounts/account.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
@@ -27,6 +28,9 @@ export interface Database {
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;
   audit_log: AuditLogTable;
+  users: UsersTable;
+  invitations: InvitationsTable;
+  access_tokens: AccessTokensTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

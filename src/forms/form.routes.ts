@@ -3,6 +3,8 @@ import { formView } from './form.ts';
 import { createFormBody, formParams, formSchema, listedFormSchema, updateFormBody, webhookSecretSchema } from './form.schemas.ts';
 import type { FormService, FormWithSecret } from './form.service.ts';
 
+const REDACTED = '[redacted]';
+
 /** How many submissions (all, and spam) each form has; the submissions capability answers it. */
 export type SubmissionCounts = (formIds: readonly string[]) => Promise<Map<string, { total: number; spam: number }>>;
 
@@ -11,6 +13,9 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
   app,
   { forms, publicUrl, submissionCounts },
 ) => {
+  /** Viewers see no secret (issue 13): Slack and Discord incoming-webhook URLs are credentials. */
+  const forRole = (view: ReturnType<typeof formView>, role: string) =>
+    role === 'viewer' ? { ...view, slackWebhookUrl: view.slackWebhookUrl && REDACTED, discordWebhookUrl: view.discordWebhookUrl && REDACTED } : view;
   // The signing secret appears only in the answer that created it.
   const withSecret = ({ form, webhookSecret }: FormWithSecret) => ({ ...formView(form, publicUrl), ...(webhookSecret ? { webhookSecret } : {}) });
 
@@ -36,17 +41,21 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
         },
       },
     },
-    async () => {
+    async (request) => {
       const list = await forms.list();
       const counts = await submissionCounts(list.map((f) => f.id));
       return {
-        forms: list.map((f) => ({ ...formView(f, publicUrl), submissionCount: counts.get(f.id)?.total ?? 0, spamCount: counts.get(f.id)?.spam ?? 0 })),
+        forms: list.map((f) => ({
+          ...forRole(formView(f, publicUrl), request.role),
+          submissionCount: counts.get(f.id)?.total ?? 0,
+          spamCount: counts.get(f.id)?.spam ?? 0,
+        })),
       };
     },
   );
 
   app.get('/forms/:formKey', { schema: { summary: 'Get a form', params: formParams, response: { 200: formSchema, ...adminErrors } } }, async (request) =>
-    formView(await forms.get(request.params.formKey), publicUrl),
+    forRole(formView(await forms.get(request.params.formKey), publicUrl), request.role),
   );
 
   app.patch(

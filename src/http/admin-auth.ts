@@ -20,9 +20,40 @@ export interface Actor {
 
 export const ADMIN_TOKEN_ACTOR: Actor = { type: 'admin_token', id: null, label: 'admin token' };
 
+/** What a member may do (issue 13, docs/adr/0021-accounts-and-roles.md); the admin token acts as an owner. */
+export type Role = 'owner' | 'editor' | 'viewer';
+
+/** Who a request acts as, and with which role. */
+export interface Principal {
+  actor: Actor;
+  role: Role;
+  /** The user behind a session or an access token; null for the admin token. */
+  member: { id: string; email: string } | null;
+}
+
+export const ADMIN_TOKEN_PRINCIPAL: Principal = { actor: ADMIN_TOKEN_ACTOR, role: 'owner', member: null };
+
+/**
+ * What a route requires (route config `access`); by default reads need `viewer` and writes `editor`.
+ * `submissions`: editors, and viewers when an owner allows it; `user`: a user (not the admin token);
+ * `admin_token`: the admin token only; `any`: any valid credential.
+ */
+export type Access = Role | 'submissions' | 'user' | 'admin_token' | 'any';
+
+/** Finds who a session's user or a personal access token is, with their current role. */
+export interface AdminPrincipals {
+  ofUser(userId: string): Promise<Principal | undefined>;
+  ofAccessToken(token: string): Promise<Principal | undefined>;
+  viewersSeeSubmissions(): Promise<boolean>;
+}
+
+const RANK: Record<Role, number> = { viewer: 1, editor: 2, owner: 3 };
+
 /** A dashboard session as the admin scope sees it. */
 export interface AdminSession {
   expiresAt: string;
+  /** The signed-in user; null for a session opened with the admin token. */
+  userId: string | null;
 }
 
 /** Finds the live session of a session cookie's value. */
@@ -40,6 +71,7 @@ export interface AdminLockout {
 export interface AdminGateOptions {
   credentials: AdminCredentials;
   sessions: AdminSessions;
+  principals: AdminPrincipals;
   lockout: AdminLockout;
   /** Name of the session cookie (see session-cookie.ts). */
   cookieName: string;
@@ -54,8 +86,14 @@ declare module 'fastify' {
     adminSession: AdminSession | null;
     /** Who this admin request acts as (set once the gate let it in). */
     actor: Actor;
+    /** The role this admin request has. */
+    role: Role;
+    /** The user this admin request acts for; null for the admin token. */
+    member: { id: string; email: string } | null;
   }
   interface FastifyContextConfig {
+    /** What the route requires; by default `viewer` for reads and `editor` for writes. */
+    access?: Access;
     /** The sign-in route checks the token of its body itself (AdminGate.signIn). */
     signIn?: boolean;
   }
@@ -85,21 +123,74 @@ export class AdminGate {
   readonly check = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     request.adminSession = null;
     request.actor = ADMIN_TOKEN_ACTOR;
+    request.role = 'viewer';
+    request.member = null;
     if (request.routeOptions.config?.signIn) return;
     this.refuseLockedOut(request, reply);
+    const principal = await this.authenticate(request);
+    if (!principal) return this.failed(request);
+    request.actor = principal.actor;
+    request.role = principal.role;
+    request.member = principal.member;
+    this.succeeded(request);
+    // An unknown path answers 404 whatever the role, so that roles tell nothing about which routes exist.
+    if (!request.is404) await this.authorize(request, principal);
+  };
+
+  private async authenticate(request: FastifyRequest): Promise<Principal | undefined> {
     const header = request.headers.authorization;
     if (header !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (match && this.options.credentials.verify(match[1]!)) return this.succeeded(request);
-      return this.failed(request);
+      if (!match) return undefined;
+      const token = match[1]!;
+      if (this.options.credentials.verify(token)) return ADMIN_TOKEN_PRINCIPAL;
+      return this.options.principals.ofAccessToken(token);
     }
     const cookie = request.cookies?.[this.options.cookieName];
     const session = cookie ? await this.options.sessions.find(cookie) : undefined;
-    if (!session) return this.failed(request);
+    if (!session) return undefined;
+    const principal = session.userId === null ? ADMIN_TOKEN_PRINCIPAL : await this.options.principals.ofUser(session.userId);
+    if (!principal) return undefined;
     if (!SAFE_METHODS.has(request.method) && !this.sameOrigin(request)) throw new AppError('forbidden', messages.crossSiteRefused);
     request.adminSession = session;
+    return principal;
+  }
+
+  /** The route's `access` against the principal's role (403 when it falls short). */
+  private async authorize(request: FastifyRequest, principal: Principal): Promise<void> {
+    const access: Access = request.routeOptions.config?.access ?? (SAFE_METHODS.has(request.method) ? 'viewer' : 'editor');
+    if (access === 'any') return;
+    if (access === 'user') {
+      if (principal.actor.type === 'admin_token') throw new AppError('forbidden', messages.needsUser);
+      return;
+    }
+    if (access === 'admin_token') {
+      if (principal.actor.type !== 'admin_token') throw new AppError('forbidden', messages.needsAdminToken);
+      return;
+    }
+    if (access === 'submissions') {
+      if (RANK[principal.role] >= RANK.editor) return;
+      if (principal.role === 'viewer' && (await this.options.principals.viewersSeeSubmissions())) return;
+      throw new AppError('forbidden', messages.roleForbidden);
+    }
+    if (RANK[principal.role] < RANK[access]) throw new AppError('forbidden', messages.roleForbidden);
+  }
+
+  /** For the sign-in route: refuses a locked-out client address (429). */
+  checkLockout(request: FastifyRequest, reply: FastifyReply): void {
+    this.refuseLockedOut(request, reply);
+  }
+
+  /** For the sign-in routes: a wrong password or invitation counts like a wrong token; throws `error`. */
+  signInFailed(request: FastifyRequest, error: AppError): never {
+    this.count(request);
+    throw error;
+  }
+
+  /** For the sign-in route: a successful sign-in clears the address's failures. */
+  signInSucceeded(request: FastifyRequest): void {
     this.succeeded(request);
-  };
+  }
 
   /** For the sign-in route: the admin token of its body, counted like a bearer token. */
   signIn(request: FastifyRequest, reply: FastifyReply, token: string): void {
@@ -133,12 +224,16 @@ export class AdminGate {
   }
 
   private failed(request: FastifyRequest): never {
+    this.count(request);
+    throw new AppError('unauthorized', messages.adminUnauthorized);
+  }
+
+  private count(request: FastifyRequest): void {
     const entry = this.failures.get(request.ip);
     if (entry) entry.count++;
     else {
       if (this.failures.size >= MAX_TRACKED) this.failures.delete(this.failures.keys().next().value!);
       this.failures.set(request.ip, { count: 1, since: this.now() });
     }
-    throw new AppError('unauthorized', messages.adminUnauthorized);
   }
 }

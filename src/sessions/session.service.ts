@@ -19,13 +19,14 @@ export interface SessionServiceDeps {
 export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
-  async open(): Promise<{ session: Session; token: string }> {
+  /** Opens a session for a user, or for the admin token (`userId` null). */
+  async open(userId: string | null): Promise<{ session: Session; token: string }> {
     const { db, store, clock, ttlMs } = this.deps;
     const now = clock();
     // Expired sessions go when a new one comes: the table stays as small as the live sessions.
     await store.deleteExpired(db, now.toISOString());
     const token = `fps_${newKey(32)}`;
-    const session: Session = { id: newId(), createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
+    const session: Session = { id: newId(), createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + ttlMs).toISOString(), userId };
     await store.insert(db, session, hashToken(token));
     return { session, token };
   }
@@ -34,6 +35,11 @@ export class SessionService {
   async find(token: string): Promise<Session | undefined> {
     if (token.length > 200) return undefined;
     return this.deps.store.findLive(this.deps.db, hashToken(token), this.deps.clock().toISOString());
+  }
+
+  /** Ends the other sessions of a user, keeping the one of `keepToken`. */
+  async closeOthers(userId: string, keepToken?: string): Promise<void> {
+    await this.deps.store.deleteOfUser(this.deps.db, userId, keepToken ? hashToken(keepToken) : undefined);
   }
 
   async close(token: string): Promise<void> {

@@ -4,4 +4,6 @@ export interface SessionsTable {
   token_hash: string;
   created_at: string;
   expires_at: string;
+  /** The signed-in user (migration 0010); null for a session opened with the admin token. */
+  user_id: string | null;
 }

@@ -3,4 +3,6 @@ export interface Session {
   id: string;
   createdAt: string;
   expiresAt: string;
+  /** The signed-in user; null when the admin token opened the session. */
+  userId: string | null;
 }

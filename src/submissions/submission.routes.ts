@@ -37,6 +37,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
   app.get(
     '/forms/:formKey/submissions',
     {
+      config: { access: 'submissions' },
       schema: {
         summary: "A page of a form's submissions, newest first",
         params: formKeyParams,
@@ -53,6 +54,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
   app.get(
     '/forms/:formKey/submissions.csv',
     {
+      config: { access: 'submissions' },
       schema: {
         summary: 'Every submission of a form as CSV, newest first (streamed); spam only when asked',
         params: formKeyParams,
@@ -74,6 +76,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
   app.get(
     '/forms/:formKey/submissions.json',
     {
+      config: { access: 'submissions' },
       schema: {
         summary: 'Every submission of a form as a JSON array, newest first (streamed); spam only when asked',
         params: formKeyParams,
@@ -94,6 +97,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
   app.get(
     '/forms/:formKey/submissions/:id',
     {
+      config: { access: 'submissions' },
       schema: {
         summary: 'One submission with its request metadata and delivery history',
         params: submissionParams,
@@ -192,6 +196,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
   app.get(
     '/forms/:formKey/submissions/:id/files/:fileId',
     {
+      config: { access: 'submissions' },
       schema: {
         summary: 'Download a file of a submission (always an attachment)',
         params: fileParams,

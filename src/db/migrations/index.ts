@@ -8,6 +8,7 @@ import * as m0006 from './0006_form_chat_webhooks.ts';
 import * as m0007 from './0007_form_retention.ts';
 import * as m0008 from './0008_code_ref_removals.ts';
 import * as m0009 from './0009_audit_log.ts';
+import * as m0010 from './0010_accounts.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_form_retention': m0007,
   '0008_code_ref_removals': m0008,
   '0009_audit_log': m0009,
+  '0010_accounts': m0010,
 };

@@ -1,0 +1,305 @@
+import { AppError, messages } from '../errors.ts';
+import type { AdminGate } from '../http/admin-auth.ts';
+import { adminErrors, isoTimestamp, noContent, type RoutePlugin } from '../http/schemas.ts';
+import type { SessionCookie } from '../http/session-cookie.ts';
+import { accessTokenView, invitationView, ROLES, userView } from './account.ts';
+import type { AccountService } from './account.service.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.ts';
+
+export interface AccountRouteDeps {
+  accounts: AccountService;
+  gate: AdminGate;
+  cookie: SessionCookie;
+  /** Opens a dashboard session for a user who just accepted an invitation. */
+  openSession: (userId: string) => Promise<{ token: string; expiresAt: string }>;
+  /** Ends the user's other sessions after a password change. */
+  closeOtherSessions: (userId: string, keepToken: string | undefined) => Promise<void>;
+  publicUrl: string;
+}
+
+const role = { type: 'string', enum: ROLES } as const;
+const email = { type: 'string', minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' } as const;
+const password = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } } as const;
+
+const userSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'email', 'role', 'createdAt'],
+  properties: { id: { type: 'string' }, email: { type: 'string' }, role, createdAt: isoTimestamp },
+} as const;
+const invitationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'email', 'role', 'createdAt', 'expiresAt'],
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    role,
+    createdAt: isoTimestamp,
+    expiresAt: isoTimestamp,
+    token: { type: 'string', description: 'Shown once, on creation' },
+    url: { type: 'string', description: 'The link to send, shown once, on creation' },
+  },
+} as const;
+const accessTokenSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'tokenPrefix', 'createdAt', 'lastUsedAt'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    tokenPrefix: { type: 'string' },
+    createdAt: isoTimestamp,
+    lastUsedAt: { type: ['string', 'null'] },
+    token: { type: 'string', description: 'Shown once, on creation' },
+  },
+} as const;
+const settingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['viewersSeeSubmissions'],
+  properties: { viewersSeeSubmissions: { type: 'boolean', description: 'Whether viewers may read form submissions' } },
+} as const;
+
+/** Members, invitations, personal access tokens and the members settings (issue 13). */
+export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) => {
+  const { accounts, gate, cookie } = deps;
+
+  app.post(
+    '/users',
+    {
+      config: { access: 'admin_token' },
+      schema: {
+        summary: 'Create a user directly (the admin token only: the first owner); later members are invited',
+        body: { type: 'object', additionalProperties: false, required: ['email', 'password'], properties: { email, password, role } },
+        response: { 201: userSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const user = await accounts.createUser({ email: request.body.email, password: request.body.password, role: request.body.role ?? 'owner' }, request.actor);
+      return reply.code(201).send(userView(user));
+    },
+  );
+
+  app.get(
+    '/users',
+    {
+      config: { access: 'owner' },
+      schema: {
+        summary: 'The members',
+        response: {
+          200: { type: 'object', additionalProperties: false, required: ['users'], properties: { users: { type: 'array', items: userSchema } } },
+          ...adminErrors,
+        },
+      },
+    },
+    async () => ({ users: (await accounts.listUsers()).map(userView) }),
+  );
+
+  app.patch(
+    '/users/:id',
+    {
+      config: { access: 'owner' },
+      schema: {
+        summary: "Change a member's role (the last owner stays an owner)",
+        params: idParams,
+        body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role } },
+        response: { 200: userSchema, ...adminErrors },
+      },
+    },
+    async (request) => userView(await accounts.changeRole(request.params.id, request.body.role, request.actor)),
+  );
+
+  app.delete(
+    '/users/:id',
+    {
+      config: { access: 'owner' },
+      schema: { summary: 'Remove a member, with their sessions and access tokens', params: idParams, response: { 204: noContent, ...adminErrors } },
+    },
+    async (request, reply) => {
+      await accounts.removeUser(request.params.id, request.actor);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/invitations',
+    {
+      config: { access: 'owner' },
+      schema: {
+        summary: 'Invite an address with a role: a single-use link that expires',
+        body: { type: 'object', additionalProperties: false, required: ['email', 'role'], properties: { email, role } },
+        response: { 201: invitationSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const { invitation, token } = await accounts.invite(request.body, request.actor);
+      const url = new URL(`/accept-invitation#token=${token}`, deps.publicUrl).toString();
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ ...invitationView(invitation), token, url });
+    },
+  );
+
+  app.get(
+    '/invitations',
+    {
+      config: { access: 'owner' },
+      schema: {
+        summary: 'Open invitations (neither accepted nor expired)',
+        response: {
+          200: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['invitations'],
+            properties: { invitations: { type: 'array', items: invitationSchema } },
+          },
+          ...adminErrors,
+        },
+      },
+    },
+    async () => ({ invitations: (await accounts.listInvitations()).map(invitationView) }),
+  );
+
+  app.delete(
+    '/invitations/:id',
+    { config: { access: 'owner' }, schema: { summary: 'Revoke an open invitation', params: idParams, response: { 204: noContent, ...adminErrors } } },
+    async (request, reply) => {
+      await accounts.revokeInvitation(request.params.id, request.actor);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/invitations/accept',
+    {
+      // No credential: the invitation token is one. Wrong tokens count towards the address lockout.
+      config: { signIn: true },
+      schema: {
+        summary: 'Accept an invitation: choose a password; answers a signed-in session',
+        security: [],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['token', 'password'],
+          properties: { token: { type: 'string', minLength: 1, maxLength: 200 }, password },
+        },
+        response: {
+          201: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['expiresAt', 'user'],
+            properties: { expiresAt: isoTimestamp, user: userSchema },
+          },
+          ...adminErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      gate.checkLockout(request, reply);
+      let user;
+      try {
+        user = await accounts.acceptInvitation(request.body.token, request.body.password);
+      } catch (error) {
+        if (error instanceof AppError && error.message === messages.invitationInvalid) gate.signInFailed(request, error);
+        throw error;
+      }
+      gate.signInSucceeded(request);
+      const session = await deps.openSession(user.id);
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .setCookie(cookie.name, session.token, cookie.options)
+        .send({ expiresAt: session.expiresAt, user: userView(user) });
+    },
+  );
+
+  app.post(
+    '/me/password',
+    {
+      config: { access: 'user' },
+      schema: {
+        summary: 'Change your password; your other sessions end',
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['currentPassword', 'newPassword'],
+          properties: { currentPassword: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH }, newPassword: password },
+        },
+        response: { 204: noContent, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const userId = request.member!.id;
+      await accounts.changePassword(userId, request.body.currentPassword, request.body.newPassword, request.actor);
+      await deps.closeOtherSessions(userId, request.cookies[cookie.name]);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/me/tokens',
+    {
+      config: { access: 'user' },
+      schema: {
+        summary: 'Your personal access tokens',
+        response: {
+          200: { type: 'object', additionalProperties: false, required: ['tokens'], properties: { tokens: { type: 'array', items: accessTokenSchema } } },
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => ({ tokens: (await accounts.listAccessTokens(request.member!.id)).map(accessTokenView) }),
+  );
+
+  app.post(
+    '/me/tokens',
+    {
+      config: { access: 'user' },
+      schema: {
+        summary: 'Create a personal access token: acts with your role; shown once',
+        body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } },
+        response: { 201: accessTokenSchema, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const user = await accounts.getUser(request.member!.id);
+      const { accessToken, token } = await accounts.createAccessToken(user, request.body.name.trim(), request.actor);
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ ...accessTokenView(accessToken), token });
+    },
+  );
+
+  app.delete(
+    '/me/tokens/:id',
+    { config: { access: 'user' }, schema: { summary: 'Revoke one of your access tokens', params: idParams, response: { 204: noContent, ...adminErrors } } },
+    async (request, reply) => {
+      await accounts.revokeAccessToken(request.member!.id, request.params.id, request.actor);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get('/settings', { schema: { summary: 'Instance settings of members', response: { 200: settingsSchema, ...adminErrors } } }, async () => ({
+    viewersSeeSubmissions: await accounts.viewersSeeSubmissions(),
+  }));
+
+  app.patch(
+    '/settings',
+    {
+      config: { access: 'owner' },
+      schema: {
+        summary: 'Change instance settings of members',
+        body: { type: 'object', additionalProperties: false, properties: { viewersSeeSubmissions: { type: 'boolean' } } },
+        response: { 200: settingsSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      if (request.body.viewersSeeSubmissions !== undefined) await accounts.setViewersSeeSubmissions(request.body.viewersSeeSubmissions, request.actor);
+      return { viewersSeeSubmissions: await accounts.viewersSeeSubmissions() };
+    },
+  );
+};

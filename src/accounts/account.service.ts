@@ -1,0 +1,277 @@
+import type { SettingsStore } from '../admin/index.ts';
+import { hashToken } from '../api-keys/index.ts';
+import type { Actor, AuditLog } from '../audit/index.ts';
+import { newId, newKey, nowIso } from '../db/codec.ts';
+import type { Db } from '../db/database.ts';
+import { AppError, message, messages } from '../errors.ts';
+import type { Principal } from '../http/admin-auth.ts';
+import { type AccessToken, type Invitation, normalizeEmail, type Role, type User } from './account.ts';
+import type { AccountStore } from './account.store.ts';
+import { hashPassword, NO_USER_HASH, verifyPassword } from './password.ts';
+
+export const ACCESS_TOKEN_PREFIX = 'fpt_';
+const INVITATION_PREFIX = 'fpi_';
+
+export interface AccountServiceDeps {
+  db: Db;
+  store: AccountStore;
+  settings: SettingsStore;
+  audit: Pick<AuditLog, 'record'>;
+  clock: () => Date;
+  /** How long an invitation link stays valid. */
+  invitationTtlMs: number;
+}
+
+const VIEWERS_SEE_SUBMISSIONS = 'viewers_see_submissions';
+
+/**
+ * Users, invitations, personal access tokens and the account settings (issue 13,
+ * docs/adr/0021-accounts-and-roles.md). Every write is audited in its transaction.
+ */
+export class AccountService {
+  constructor(private readonly deps: AccountServiceDeps) {}
+
+  /** Creates a user directly: the admin token's way to make the first owner (dashboard or CLI). */
+  async createUser(input: { email: string; password: string; role: Role }, actor: Actor): Promise<User> {
+    const email = normalizeEmail(input.email);
+    const now = nowIso(this.deps.clock);
+    const user: User = { id: newId(), email, role: input.role, createdAt: now, updatedAt: now };
+    const hash = await hashPassword(input.password);
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (await this.deps.store.findUserByEmail(trx, email)) throw new AppError('conflict', messages.userExists);
+      if (input.role !== 'owner' && (await this.deps.store.countOwners(trx)) === 0) {
+        throw AppError.validation([{ field: 'body.role', reason: 'the first user must be an owner' }]);
+      }
+      await this.deps.store.insertUser(trx, user, hash);
+      await this.deps.store.deleteOpenInvitationsOf(trx, email);
+      await this.deps.audit.record(trx, actor, {
+        entity: 'member',
+        entityId: user.id,
+        action: 'member.created',
+        changes: { email: { after: email }, role: { after: user.role } },
+      });
+    });
+    return user;
+  }
+
+  async listUsers(): Promise<User[]> {
+    return this.deps.store.listUsers(this.deps.db);
+  }
+
+  async getUser(id: string): Promise<User> {
+    const user = await this.deps.store.findUser(this.deps.db, id);
+    if (!user) throw new AppError('not_found', message('userNotFound', { id }));
+    return user;
+  }
+
+  async changeRole(id: string, role: Role, actor: Actor): Promise<User> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const user = await this.deps.store.findUser(trx, id);
+      if (!user) throw new AppError('not_found', message('userNotFound', { id }));
+      if (user.role === role) return user;
+      if (user.role === 'owner' && (await this.deps.store.countOwners(trx)) <= 1) throw new AppError('conflict', messages.lastOwner);
+      const now = nowIso(this.deps.clock);
+      await this.deps.store.updateRole(trx, id, role, now);
+      await this.deps.audit.record(trx, actor, {
+        entity: 'member',
+        entityId: id,
+        action: 'member.role_changed',
+        changes: { role: { before: user.role, after: role } },
+      });
+      return { ...user, role, updatedAt: now };
+    });
+  }
+
+  async removeUser(id: string, actor: Actor): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const user = await this.deps.store.findUser(trx, id);
+      if (!user) throw new AppError('not_found', message('userNotFound', { id }));
+      if (user.role === 'owner' && (await this.deps.store.countOwners(trx)) <= 1) throw new AppError('conflict', messages.lastOwner);
+      await this.deps.store.deleteUser(trx, id);
+      await this.deps.audit.record(trx, actor, {
+        entity: 'member',
+        entityId: id,
+        action: 'member.removed',
+        changes: { email: { before: user.email }, role: { before: user.role } },
+      });
+    });
+  }
+
+  /**
+   * The user of an e-mail and password, or undefined. An unknown address costs the same scrypt work as a
+   * wrong password, so the answer time tells nothing about which addresses have accounts.
+   */
+  async verifyCredentials(email: string, password: string): Promise<User | undefined> {
+    const found = await this.deps.store.findUserByEmail(this.deps.db, normalizeEmail(email));
+    const ok = await verifyPassword(password, found?.passwordHash ?? NO_USER_HASH);
+    if (!found || !ok) return undefined;
+    const { passwordHash: _hash, ...user } = found;
+    return user;
+  }
+
+  async changePassword(userId: string, current: string, next: string, actor: Actor): Promise<void> {
+    const hash = await this.deps.store.passwordHashOf(this.deps.db, userId);
+    if (!hash || !(await verifyPassword(current, hash))) {
+      throw AppError.validation([{ field: 'body.currentPassword', reason: 'is not your current password' }]);
+    }
+    const nextHash = await hashPassword(next);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.updatePassword(trx, userId, nextHash, nowIso(this.deps.clock));
+      // The log says that the password changed, never a hash of it.
+      await this.deps.audit.record(trx, actor, { entity: 'member', entityId: userId, action: 'member.password_changed' });
+    });
+  }
+
+  /** Invites an address with a role; answers the single-use token (shown once) with the invitation. */
+  async invite(input: { email: string; role: Role }, actor: Actor): Promise<{ invitation: Invitation; token: string }> {
+    const email = normalizeEmail(input.email);
+    const now = this.deps.clock();
+    const token = `${INVITATION_PREFIX}${newKey(32)}`;
+    const invitation: Invitation = {
+      id: newId(),
+      email,
+      role: input.role,
+      invitedBy: actor.id ?? actor.label,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.deps.invitationTtlMs).toISOString(),
+      acceptedAt: null,
+    };
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (await this.deps.store.findUserByEmail(trx, email)) throw new AppError('conflict', messages.userExists);
+      await this.deps.store.deleteOpenInvitationsOf(trx, email);
+      await this.deps.store.insertInvitation(trx, invitation, hashToken(token));
+      await this.deps.audit.record(trx, actor, {
+        entity: 'invitation',
+        entityId: invitation.id,
+        action: 'invitation.created',
+        changes: { email: { after: email }, role: { after: input.role }, expiresAt: { after: invitation.expiresAt } },
+      });
+    });
+    return { invitation, token };
+  }
+
+  async listInvitations(): Promise<Invitation[]> {
+    return this.deps.store.listOpenInvitations(this.deps.db, nowIso(this.deps.clock));
+  }
+
+  async revokeInvitation(id: string, actor: Actor): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const gone = await this.deps.store.deleteInvitation(trx, id);
+      if (!gone) throw new AppError('not_found', message('invitationNotFound', { id }));
+      await this.deps.audit.record(trx, actor, {
+        entity: 'invitation',
+        entityId: id,
+        action: 'invitation.revoked',
+        changes: { email: { before: gone.email } },
+      });
+    });
+  }
+
+  /**
+   * Accepts an invitation: creates the user with the invited role and the chosen password. An unknown,
+   * used or expired token all get the same answer.
+   */
+  async acceptInvitation(token: string, password: string): Promise<User> {
+    const invalid = () => new AppError('validation', messages.invitationInvalid);
+    if (!token.startsWith(INVITATION_PREFIX) || token.length > 200) throw invalid();
+    const hash = await hashPassword(password);
+    return this.deps.db.transaction().execute(async (trx) => {
+      const now = nowIso(this.deps.clock);
+      const invitation = await this.deps.store.findOpenInvitationByHash(trx, hashToken(token), now);
+      if (!invitation || !(await this.deps.store.acceptInvitation(trx, invitation.id, now))) throw invalid();
+      if (await this.deps.store.findUserByEmail(trx, invitation.email)) throw invalid();
+      const user: User = { id: newId(), email: invitation.email, role: invitation.role, createdAt: now, updatedAt: now };
+      await this.deps.store.insertUser(trx, user, hash);
+      const actor: Actor = { type: 'user', id: user.id, label: user.email };
+      await this.deps.audit.record(trx, actor, {
+        entity: 'member',
+        entityId: user.id,
+        action: 'member.joined',
+        changes: { email: { after: user.email }, role: { after: user.role }, invitation: { after: invitation.id } },
+      });
+      return user;
+    });
+  }
+
+  async createAccessToken(user: User, name: string, actor: Actor): Promise<{ accessToken: AccessToken; token: string }> {
+    const token = `${ACCESS_TOKEN_PREFIX}${newKey(32)}`;
+    const accessToken: AccessToken = {
+      id: newId(),
+      userId: user.id,
+      name,
+      tokenPrefix: token.slice(0, ACCESS_TOKEN_PREFIX.length + 4),
+      createdAt: nowIso(this.deps.clock),
+      lastUsedAt: null,
+    };
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.insertAccessToken(trx, accessToken, hashToken(token));
+      await this.deps.audit.record(trx, actor, {
+        entity: 'access_token',
+        entityId: accessToken.id,
+        action: 'access_token.created',
+        changes: { name: { after: name }, tokenPrefix: { after: accessToken.tokenPrefix } },
+      });
+    });
+    return { accessToken, token };
+  }
+
+  async listAccessTokens(userId: string): Promise<AccessToken[]> {
+    return this.deps.store.listAccessTokens(this.deps.db, userId);
+  }
+
+  async revokeAccessToken(userId: string, id: string, actor: Actor): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const gone = await this.deps.store.deleteAccessToken(trx, userId, id);
+      if (!gone) throw new AppError('not_found', message('accessTokenNotFound', { id }));
+      await this.deps.audit.record(trx, actor, {
+        entity: 'access_token',
+        entityId: id,
+        action: 'access_token.revoked',
+        changes: { name: { before: gone.name } },
+      });
+    });
+  }
+
+  /** Who a session acts as: its user with their current role (a removed user's sessions are gone). */
+  async principalOfUser(userId: string): Promise<Principal | undefined> {
+    const user = await this.deps.store.findUser(this.deps.db, userId);
+    return user && { actor: { type: 'user', id: user.id, label: user.email }, role: user.role, member: { id: user.id, email: user.email } };
+  }
+
+  /** Who a personal access token acts as; undefined for an unknown or revoked token. */
+  async principalOfAccessToken(token: string): Promise<Principal | undefined> {
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 200) return undefined;
+    const found = await this.deps.store.findAccessTokenByHash(this.deps.db, hashToken(token));
+    if (!found) return undefined;
+    const user = await this.deps.store.findUser(this.deps.db, found.userId);
+    if (!user) return undefined;
+    // last_used_at at most once a minute: a busy automation must not write on every request.
+    const now = this.deps.clock();
+    if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) > 60_000)
+      await this.deps.store.touchAccessToken(this.deps.db, found.id, now.toISOString());
+    return {
+      actor: { type: 'access_token', id: user.id, label: `${user.email} (token ${found.name})` },
+      role: user.role,
+      member: { id: user.id, email: user.email },
+    };
+  }
+
+  async viewersSeeSubmissions(): Promise<boolean> {
+    return (await this.deps.settings.find(this.deps.db, VIEWERS_SEE_SUBMISSIONS)) === 'true';
+  }
+
+  async setViewersSeeSubmissions(value: boolean, actor: Actor): Promise<void> {
+    const before = await this.viewersSeeSubmissions();
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.settings.put(trx, VIEWERS_SEE_SUBMISSIONS, String(value), nowIso(this.deps.clock));
+      if (before !== value) {
+        await this.deps.audit.record(trx, actor, {
+          entity: 'settings',
+          entityId: 'members',
+          action: 'settings.updated',
+          changes: { viewersSeeSubmissions: { before, after: value } },
+        });
+      }
+    });
+  }
+}
