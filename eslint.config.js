@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config({ ignores: ['node_modules/', 'dist/', 'data/'] }, js.configs.recommended, ...tseslint.configs.recommended, {
+export default tseslint.config({ ignores: ['**/node_modules/', '**/dist/', 'data/'] }, js.configs.recommended, ...tseslint.configs.recommended, {
   rules: {
     // noUncheckedIndexedAccess makes `!` the plain way to say "this index exists".
     '@typescript-eslint/no-non-null-assertion': 'off',
