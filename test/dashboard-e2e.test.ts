@@ -106,7 +106,7 @@ for (const dialect of dialects()) {
       await page.getByLabel('Admin token').waitFor();
       await screen(page, '01-sign-in');
       await page.getByLabel('Admin token').fill('wrong-token-0123456789');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in with the admin token' }).click();
       await page.getByRole('alert').filter({ hasText: 'Missing or invalid admin token' }).waitFor();
       // By keyboard alone: the field, then Enter.
       await page.getByLabel('Admin token').fill('');
@@ -284,6 +284,101 @@ for (const dialect of dialects()) {
       assert.equal(after.status(), 401);
       await page.goto(`${base}/forms`);
       await page.getByLabel('Admin token').waitFor();
+      assert.deepEqual(browserErrors, []);
+    });
+
+    it('lets an owner invite an editor and a viewer; the viewer cannot toggle, the editor can, the history says who', { timeout: 240_000 }, async (t) => {
+      const password = 'owner password 0123456789';
+      assert.equal((await ctx.admin('POST', '/admin/v1/users', { email: 'owner@example.com', password })).statusCode, 201);
+      const project = (await ctx.admin('POST', '/admin/v1/projects', { name: 'Team shop' })).json() as {
+        key: string;
+        environments: Array<{ key: string; name: string }>;
+      };
+      assert.equal((await ctx.admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'beta', description: 'Beta banner' })).statusCode, 201);
+      const production = project.environments.find((e) => e.name === 'production')!;
+      const browserErrors: string[] = [];
+      const people: BrowserContext[] = [];
+      t.after(() => Promise.all(people.map((p) => p.close())));
+      const pageOf = async () => {
+        // One browser (one cookie jar) per person.
+        const context = await launchChromium({ viewport: { width: 1280, height: 900 } });
+        people.push(context);
+        const page = await context.newPage();
+        page.on('pageerror', (e) => browserErrors.push(String(e)));
+        page.on('console', (m) => {
+          if (m.type() === 'error' && !/status of 40[134]/.test(m.text())) browserErrors.push(m.text());
+        });
+        return page;
+      };
+
+      // The owner signs in with e-mail and password and invites two members.
+      const owner = await pageOf();
+      await owner.goto(`${base}/sign-in`);
+      await owner.getByLabel('E-mail address').fill('owner@example.com');
+      await owner.getByLabel('Password', { exact: true }).fill(password);
+      await owner.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await owner.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+      await owner.getByRole('link', { name: 'Members' }).click();
+      const invite = async (email: string, role: string) => {
+        await owner.getByLabel('E-mail address').fill(email);
+        await owner.getByLabel('Role', { exact: true }).selectOption(role);
+        await owner.getByRole('button', { name: 'Invite', exact: true }).click();
+        await owner.getByText(`Send this link to ${email}`).waitFor();
+        return owner.getByLabel('Invitation link').inputValue();
+      };
+      const editorLink = await invite('editor@example.com', 'editor');
+      const viewerLink = await invite('viewer@example.com', 'viewer');
+      assert.match(editorLink, /\/accept-invitation#token=fpi_/);
+      await owner.getByText('viewer@example.com as viewer').waitFor();
+      await screen(owner, '10-members');
+
+      const join = async (link: string) => {
+        const page = await pageOf();
+        await page.goto(link);
+        await page.getByRole('heading', { name: 'Join Flagpost' }).waitFor();
+        await page.getByLabel('New password').fill('member password 0123');
+        await page.getByLabel('Repeat the password').fill('member password 0123');
+        await page.getByRole('button', { name: 'Accept the invitation' }).click();
+        await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+        assert.equal(new URL(page.url()).hash, '', 'the token left the address bar');
+        await page.getByRole('link', { name: 'Team shop' }).click();
+        await page.getByRole('switch', { name: 'beta in production' }).waitFor();
+        return page;
+      };
+
+      // The viewer sees the flags, but the switches are off limits (and the API refuses a write).
+      const viewer = await join(viewerLink);
+      assert.equal(await viewer.getByRole('switch', { name: 'beta in production' }).isDisabled(), true);
+      await viewer.getByText('You are a viewer').waitFor();
+      assert.equal(await viewer.getByRole('button', { name: 'Create flag' }).count(), 0);
+      const refused = await viewer.evaluate(
+        async ([p, e]) =>
+          (
+            await fetch(`/admin/v1/projects/${p}/environments/${e}/flags/beta`, {
+              method: 'PATCH',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ enabled: true }),
+            })
+          ).status,
+        [project.key, production.key],
+      );
+      assert.equal(refused, 403);
+      await screen(viewer, '11-viewer-flags');
+
+      // The editor toggles the flag on in production.
+      const editor = await join(editorLink);
+      await editor.getByRole('switch', { name: 'beta in production' }).click();
+      await editor.waitForFunction(() => document.querySelector('[aria-label="beta in production"]')?.getAttribute('aria-checked') === 'true');
+      assert.equal((await flagRead(project.key, production.key, 'beta')).enabled, true);
+
+      // The owner sees who did it, in the flag's history.
+      await owner.goto(`${base}/projects/${project.key}/flags/beta`);
+      const history = owner.getByRole('table', { name: 'History of beta' });
+      const row = history.getByRole('row').filter({ hasText: 'editor@example.com' });
+      await row.waitFor();
+      assert.match(await row.innerText(), /flag updated beta in production/);
+      assert.match(await row.innerText(), /enabled: false → true/);
+      await screen(owner, '12-flag-history');
       assert.deepEqual(browserErrors, []);
     });
   });

@@ -1,12 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
-import { api, ApiError } from './api.ts';
+import { api, ApiError, type CurrentSession } from './api.ts';
+import { useSession } from './session.ts';
 import { ErrorMessage, Field, Loading } from './ui.tsx';
 import { ProjectsScreen } from './screens/Projects.tsx';
 import { ProjectFlagsScreen } from './screens/ProjectFlags.tsx';
 import { EnvironmentsScreen } from './screens/Environments.tsx';
 import { StaleFlagsScreen } from './screens/StaleFlags.tsx';
+import { ProjectHistoryScreen } from './screens/ProjectHistory.tsx';
+import { MembersScreen } from './screens/Members.tsx';
+import { AccountScreen } from './screens/Account.tsx';
 import { FormsScreen } from './screens/Forms.tsx';
 import { FormScreen } from './screens/Form.tsx';
 import { SubmissionsScreen } from './screens/Submissions.tsx';
@@ -21,6 +25,9 @@ export function App() {
       <Route path="/sign-in">
         <SignIn />
       </Route>
+      <Route path="/accept-invitation">
+        <AcceptInvitation />
+      </Route>
       <Route>
         <SignedIn>
           <Layout>
@@ -32,6 +39,9 @@ export function App() {
               <Route path="/projects/:key" component={ProjectFlagsScreen} />
               <Route path="/projects/:key/environments" component={EnvironmentsScreen} />
               <Route path="/projects/:key/stale-flags" component={StaleFlagsScreen} />
+              <Route path="/projects/:key/history" component={ProjectHistoryScreen} />
+              <Route path="/members" component={MembersScreen} />
+              <Route path="/account" component={AccountScreen} />
               <Route path="/projects/:key/flags/:slug">
                 {(params) => (
                   <Suspense fallback={<Loading what="the flag" />}>
@@ -57,7 +67,7 @@ export function App() {
 /** Shows its children once the session is known to be live; else sends the visitor to sign in. */
 function SignedIn({ children }: { children: ReactNode }) {
   const [location] = useLocation();
-  const session = useQuery({ queryKey: ['session'], queryFn: () => api<{ expiresAt: string | null }>('GET', '/sessions/current') });
+  const session = useSession();
   if (session.isPending) return <Loading what="your session" />;
   if (session.error instanceof ApiError && session.error.status === 401) {
     return <Redirect to={`/sign-in?next=${encodeURIComponent(location)}`} replace />;
@@ -72,6 +82,7 @@ function SignedIn({ children }: { children: ReactNode }) {
 }
 
 function Layout({ children }: { children: ReactNode }) {
+  const session = useSession();
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const signOut = useMutation({
@@ -90,7 +101,10 @@ function Layout({ children }: { children: ReactNode }) {
         <nav aria-label="Main">
           <Link href="/projects">Projects</Link>
           <Link href="/forms">Forms</Link>
+          {session.data?.role === 'owner' && <Link href="/members">Members</Link>}
+          <Link href="/account">Account</Link>
         </nav>
+        <span className="who">{whoText(session.data)}</span>
         <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
           {signOut.isPending ? 'Signing out…' : 'Sign out'}
         </button>
@@ -103,35 +117,132 @@ function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-function SignIn() {
-  const [token, setToken] = useState('');
+const whoText = (session: CurrentSession | undefined) => (!session ? '' : session.user ? `${session.user.email} (${session.role})` : 'Admin token');
+
+/** After signing in: back to the page the visitor came from, if it is one of the dashboard's own. */
+function useAfterSignIn() {
   const [, navigate] = useLocation();
   const search = new URLSearchParams(useSearch());
   const queryClient = useQueryClient();
-  const signIn = useMutation({
+  return async () => {
+    queryClient.clear();
+    await queryClient.invalidateQueries({ queryKey: ['session'] });
+    const next = search.get('next');
+    navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
+  };
+}
+
+function SignIn() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [token, setToken] = useState('');
+  const done = useAfterSignIn();
+  const withPassword = useMutation({
+    mutationFn: () => api('POST', '/sessions', { email: email.trim(), password }),
+    onSuccess: async () => {
+      setPassword('');
+      await done();
+    },
+  });
+  const withToken = useMutation({
     mutationFn: (value: string) => api('POST', '/sessions', { token: value }),
     onSuccess: async () => {
       setToken('');
-      await queryClient.invalidateQueries({ queryKey: ['session'] });
-      const next = search.get('next');
-      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
+      await done();
+    },
+  });
+  return (
+    <main className="narrow">
+      <h1>Sign in</h1>
+      <p className="muted">Flagpost: feature flags and forms.</p>
+      <form
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          withPassword.mutate();
+        }}
+        className="card"
+        aria-label="Account sign-in"
+      >
+        <Field label="E-mail address" type="email" value={email} onChange={setEmail} required autoComplete="username" />
+        <Field label="Password" type="password" value={password} onChange={setPassword} required autoComplete="current-password" />
+        <ErrorMessage error={withPassword.error} />
+        <button type="submit" className="primary" disabled={withPassword.isPending || email.trim() === '' || password === ''}>
+          {withPassword.isPending ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <form
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          withToken.mutate(token.trim());
+        }}
+        className="card"
+        aria-label="Token sign-in"
+      >
+        <p className="muted">Or, to set up the first members: the admin token printed on the first start (or FLAGPOST_ADMIN_TOKEN).</p>
+        <Field label="Admin token" type="password" value={token} onChange={setToken} required autoComplete="off" />
+        <ErrorMessage error={withToken.error} />
+        <button type="submit" disabled={withToken.isPending || token.trim() === ''}>
+          {withToken.isPending ? 'Signing in…' : 'Sign in with the admin token'}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+/** The page of an invitation link: the token travels after `#`, so no server log ever sees it. */
+function AcceptInvitation() {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [problem, setProblem] = useState<string | undefined>();
+  const done = useAfterSignIn();
+  const accept = useMutation({
+    mutationFn: () => api('POST', '/invitations/accept', { token, password }),
+    onSuccess: async () => {
+      window.history.replaceState(null, '', window.location.pathname);
+      await done();
     },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    signIn.mutate(token.trim());
+    if (password !== repeat) {
+      setProblem('The two passwords differ');
+      return;
+    }
+    setProblem(undefined);
+    accept.mutate();
   };
   return (
     <main className="narrow">
-      <h1>Sign in</h1>
-      <p className="muted">Flagpost: feature flags and forms. Sign in with the admin token printed on the first start (or FLAGPOST_ADMIN_TOKEN).</p>
-      <form onSubmit={submit} className="card">
-        <Field label="Admin token" type="password" value={token} onChange={setToken} required autoComplete="current-password" />
-        <ErrorMessage error={signIn.error} />
-        <button type="submit" className="primary" disabled={signIn.isPending || token.trim() === ''}>
-          {signIn.isPending ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
+      <h1>Join Flagpost</h1>
+      {token === '' ? (
+        <div role="alert" className="error">
+          <p>This page needs the link of an invitation. Ask an owner for a new one.</p>
+        </div>
+      ) : (
+        <form onSubmit={submit} className="card">
+          <p>Choose your password to accept the invitation.</p>
+          <Field
+            label="New password"
+            type="password"
+            value={password}
+            onChange={setPassword}
+            required
+            autoComplete="new-password"
+            hint="10 to 200 characters"
+          />
+          <Field label="Repeat the password" type="password" value={repeat} onChange={setRepeat} required autoComplete="new-password" />
+          {problem && (
+            <div role="alert" className="error">
+              <p>{problem}</p>
+            </div>
+          )}
+          <ErrorMessage error={accept.error} />
+          <button type="submit" className="primary" disabled={accept.isPending}>
+            {accept.isPending ? 'Joining…' : 'Accept the invitation'}
+          </button>
+        </form>
+      )}
     </main>
   );
 }

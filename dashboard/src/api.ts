@@ -197,3 +197,50 @@ export interface SubmissionDetail extends Submission {
   meta: { ip: string | null; userAgent: string | null; referer: string | null; origin: string | null };
   deliveries: Delivery[];
 }
+
+export type Role = 'owner' | 'editor' | 'viewer';
+
+/** GET /sessions/current: who the dashboard acts as. */
+export interface CurrentSession {
+  expiresAt: string | null;
+  role: Role;
+  user: { id: string; email: string } | null;
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+  expiresAt: string;
+  token?: string;
+  url?: string;
+}
+
+export interface AccessToken {
+  id: string;
+  name: string;
+  tokenPrefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  token?: string;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { type: 'admin_token' | 'user' | 'access_token'; id: string | null; label: string };
+  projectKey: string | null;
+  entity: string;
+  entityId: string;
+  environmentKey: string | null;
+  action: string;
+  changes: Record<string, { before?: unknown; after?: unknown }>;
+}

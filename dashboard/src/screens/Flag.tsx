@@ -6,6 +6,8 @@ import { PreviewEditor } from '../PreviewEditor.tsx';
 import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, TextArea } from '../ui.tsx';
 import { useProject } from './Projects.tsx';
 import { RULE_TEXT } from './StaleFlags.tsx';
+import { History } from './History.tsx';
+import { useCanWrite } from '../session.ts';
 
 /** One flag: its values per environment, preview settings, feedback and code references. */
 export default function FlagScreen({ projectKey, slug }: { projectKey: string; slug: string }) {
@@ -45,6 +47,13 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
           </Section>
           <CodeReferences projectKey={projectKey} slug={slug} />
           <Hygiene projectKey={projectKey} slug={slug} />
+          <Section title="History">
+            <History
+              query={`project=${encodeURIComponent(projectKey)}&entity=flag&entityId=${encodeURIComponent(slug)}`}
+              environments={new Map(project.data.environments.map((e) => [e.key, e.name]))}
+              label={`History of ${slug}`}
+            />
+          </Section>
         </>
       )}
     </>
@@ -55,6 +64,7 @@ const toLocalInput = (iso: string | null) =>
   iso ? new Date(new Date(iso).getTime() - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
 
 function EnvironmentForm({ projectKey, value }: { projectKey: string; value: EnvFlag }) {
+  const canWrite = useCanWrite();
   const env = value.environment;
   const [enabled, setEnabled] = useState(value.enabled);
   const [payload, setPayload] = useState(value.payload === null ? '' : JSON.stringify(value.payload, null, 2));
@@ -97,7 +107,7 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
           </div>
         )}
         <ErrorMessage error={save.error} />
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
           {save.isPending ? 'Saving…' : `Save ${env.name}`}
         </button>
         {save.isSuccess && (

@@ -4,9 +4,11 @@ import { Link } from 'wouter';
 import { api, type Environment, type FlagEntry } from '../api.ts';
 import { ConfirmDelete, ErrorMessage, Field, Loading, Section } from '../ui.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
+import { useCanWrite } from '../session.ts';
 
 export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
+  const canWrite = useCanWrite();
   const flags = useQuery({
     queryKey: ['flags', params.key],
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
@@ -37,7 +39,13 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
   return (
     <>
       <ProjectHeader project={project.data} current="flags" />
-      <CreateFlag projectKey={params.key} />
+      {canWrite ? (
+        <CreateFlag projectKey={params.key} />
+      ) : (
+        <p className="muted" role="note">
+          You are a viewer: you see the flags but cannot change them.
+        </p>
+      )}
       <div className="toolbar">
         <Field label="Search flags" type="search" value={search} onChange={setSearch} hint="By slug or description" />
         <p className="muted" aria-live="polite">
@@ -85,6 +93,7 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
                 flag={flag}
                 environments={environments}
                 pending={pending?.startsWith(`${flag.slug}\n`) ? pending : undefined}
+                canWrite={canWrite}
                 onToggle={(env, enabled) => toggle.mutate({ slug: flag.slug, env, enabled })}
                 onDelete={() => setDeleting(flag.slug)}
               />
@@ -101,6 +110,7 @@ const FlagRow = memo(function FlagRow({
   flag,
   environments,
   pending,
+  canWrite,
   onToggle,
   onDelete,
 }: {
@@ -108,6 +118,7 @@ const FlagRow = memo(function FlagRow({
   flag: FlagEntry;
   environments: Environment[];
   pending: string | undefined;
+  canWrite: boolean;
   onToggle: (env: string, enabled: boolean) => void;
   onDelete: () => void;
 }) {
@@ -135,7 +146,7 @@ const FlagRow = memo(function FlagRow({
                 aria-checked={value.enabled}
                 aria-label={`${flag.slug} in ${env.name}`}
                 className="switch"
-                disabled={busy}
+                disabled={busy || !canWrite}
                 onClick={() => onToggle(env.key, !value.enabled)}
               >
                 <span aria-hidden="true">{value.enabled ? 'On' : 'Off'}</span>
@@ -145,9 +156,11 @@ const FlagRow = memo(function FlagRow({
         );
       })}
       <td>
-        <button type="button" className="small danger-text" onClick={onDelete}>
-          Delete <span className="sr-only">{flag.slug}</span>
-        </button>
+        {canWrite && (
+          <button type="button" className="small danger-text" onClick={onDelete}>
+            Delete <span className="sr-only">{flag.slug}</span>
+          </button>
+        )}
       </td>
     </tr>
   );

@@ -58,7 +58,7 @@ export function ProjectsScreen() {
 }
 
 /** The project's name and its two sub-screens. */
-export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'stale' }) {
+export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'stale' | 'history' }) {
   return (
     <>
       <p className="crumbs">
@@ -74,6 +74,9 @@ export function ProjectHeader({ project, current }: { project: Project; current:
         </Link>
         <Link href={`/projects/${project.key}/stale-flags`} aria-current={current === 'stale' ? 'page' : undefined}>
           Stale flags
+        </Link>
+        <Link href={`/projects/${project.key}/history`} aria-current={current === 'history' ? 'page' : undefined}>
+          History
         </Link>
       </nav>
     </>

@@ -1,0 +1,20 @@
+import { ErrorMessage, Loading } from '../ui.tsx';
+import { History } from './History.tsx';
+import { ProjectHeader, useProject } from './Projects.tsx';
+
+/** Every recorded change of a project: flags, environments, API keys, code references. */
+export function ProjectHistoryScreen({ params }: { params: { key: string } }) {
+  const project = useProject(params.key);
+  if (project.isPending) return <Loading what="the project" />;
+  if (project.error) return <ErrorMessage error={project.error} />;
+  return (
+    <>
+      <ProjectHeader project={project.data} current="history" />
+      <History
+        query={`project=${encodeURIComponent(params.key)}`}
+        environments={new Map(project.data.environments.map((e) => [e.key, e.name]))}
+        label={`History of ${project.data.name}`}
+      />
+    </>
+  );
+}
