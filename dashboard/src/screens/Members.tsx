@@ -41,6 +41,7 @@ export function MembersScreen() {
   return (
     <>
       <h1>Members</h1>
+      {session.data?.user === null && <CreateOwner />}
       <Invite />
       <Section title="Members">
         <ErrorMessage error={changeRole.error ?? remove.error} />
@@ -132,6 +133,48 @@ function Invite() {
           <CopyButton text={invite.data.url} label="Copy link" />
         </div>
       )}
+    </Section>
+  );
+}
+
+/** With the admin token: an owner account made directly (the first member, typically your own). */
+function CreateOwner() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const create = useMutation({
+    mutationFn: () => api<Member>('POST', '/users', { email: email.trim(), password, role: 'owner' }),
+    onSuccess: () => {
+      setEmail('');
+      setPassword('');
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Section title="Create an owner account">
+      <p className="muted">
+        You are signed in with the admin token. Create your own account here, then sign out and sign in with it: your changes then carry your name in the
+        history.
+      </p>
+      <form onSubmit={submit} className="inline">
+        <Field label="Owner e-mail address" type="email" value={email} onChange={setEmail} required autoComplete="off" />
+        <Field
+          label="Owner password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          required
+          autoComplete="new-password"
+          hint="10 to 200 characters"
+        />
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create owner'}
+        </button>
+      </form>
+      <ErrorMessage error={create.error} />
+      {create.isSuccess && <p role="status">Owner {create.data.email} created.</p>}
     </Section>
   );
 }
