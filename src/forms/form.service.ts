@@ -3,7 +3,7 @@ import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch } from './form.ts';
+import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch, formView } from './form.ts';
 import type { FormStore } from './form.store.ts';
 
 /** A form as answered by create and update: `webhookSecret` only when one was just generated. */
@@ -32,23 +32,22 @@ const REDACTED = '[redacted]';
  */
 function audited(form: Form) {
   const hidden = (value: string | null) => (value ? REDACTED : null);
+  // The admin view without what is not a setting; its captcha already leaves the secret out.
+  const {
+    key: _key,
+    endpoint: _endpoint,
+    createdAt: _created,
+    updatedAt: _updated,
+    captcha,
+    slackWebhookUrl,
+    discordWebhookUrl,
+    ...settings
+  } = formView(form, '');
   return {
-    name: form.name,
-    enabled: form.enabled,
-    uploadsEnabled: form.uploadsEnabled,
-    honeypot: form.honeypot,
-    websites: form.websites,
-    blockedIps: form.blockedIps,
-    successUrl: form.successUrl,
-    errorUrl: form.errorUrl,
-    redirectUrl: form.redirectUrl,
-    webhookUrl: form.webhookUrl,
-    notifyEmails: form.notifyEmails,
-    retentionDays: form.retentionDays,
-    deleteFilesAfterDelivery: form.deleteFilesAfterDelivery,
-    captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null, secret: REDACTED } : null,
-    slackWebhookUrl: hidden(form.slackWebhookUrl),
-    discordWebhookUrl: hidden(form.discordWebhookUrl),
+    ...settings,
+    captcha: captcha && { ...captcha, secret: REDACTED },
+    slackWebhookUrl: hidden(slackWebhookUrl),
+    discordWebhookUrl: hidden(discordWebhookUrl),
     webhookSecret: hidden(form.webhookSecret),
   };
 }
