@@ -9,7 +9,20 @@ import ts from 'typescript';
 // type-only imports count like any other.
 
 const SRC = path.resolve(import.meta.dirname, '../src');
-const CAPABILITIES = new Set(['admin', 'api-keys', 'audit', 'code-refs', 'dashboard', 'feedback', 'flags', 'forms', 'outbox', 'projects', 'sessions', 'submissions']);
+const CAPABILITIES = new Set([
+  'admin',
+  'api-keys',
+  'audit',
+  'code-refs',
+  'dashboard',
+  'feedback',
+  'flags',
+  'forms',
+  'outbox',
+  'projects',
+  'sessions',
+  'submissions',
+]);
 /** Files at the top of src/ that only compose the others. */
 const COMPOSITION = new Set(['main.ts', 'app.ts', 'compose.ts']);
 
