@@ -33,7 +33,7 @@ async function main() {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the admin token' }).click();
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     const last = `flag-${String(FLAGS - 1).padStart(4, '0')} in production`;
     const loads: number[] = [];
