@@ -117,7 +117,14 @@ async function main(argv: string[]): Promise<void> {
       await migrateToLatest(handle.db);
       const clock = () => new Date();
       const audit = new AuditLog({ db: handle.db, store: new AuditStore(), clock, retentionDays: 0 });
-      const accounts = new AccountService({ db: handle.db, store: new AccountStore(), settings: new SettingsStore(), audit, clock, invitationTtlMs: 0 });
+      const accounts = new AccountService({
+        db: handle.db,
+        store: new AccountStore(handle.dialect),
+        settings: new SettingsStore(),
+        audit,
+        clock,
+        invitationTtlMs: 0,
+      });
       const user = await accounts.createUser({ email, password, role: 'owner' }, { type: 'admin_token', id: null, label: 'command line' });
       process.stdout.write(
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),

@@ -106,7 +106,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
-  const accounts = new AccountService({ db, store: new AccountStore(), settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
+  const accounts = new AccountService({ db, store: new AccountStore(handle.dialect), settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
   const signInThrottle = new SignInThrottle(SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, () => clock().getTime());
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });

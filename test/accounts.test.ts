@@ -227,6 +227,20 @@ forEachDialect(
         for (const secret of [PASSWORD, 'a brand new password', 'scrypt$', ownerToken, 'fpi_']) assert.ok(!text.includes(secret), secret.slice(0, 8));
       });
     });
+
+    describe('the last owner, under concurrent requests', () => {
+      it('keeps one owner when two owners are demoted at the same moment', async () => {
+        const second = await ctx().admin('POST', '/admin/v1/users', { email: 'second-owner@example.com', password: PASSWORD, role: 'owner' });
+        assert.equal(second.statusCode, 201, second.body);
+        const users = (await ctx().admin('GET', '/admin/v1/users')).json().users as Array<{ id: string; role: string }>;
+        const owners = users.filter((u) => u.role === 'owner');
+        assert.equal(owners.length, 2);
+        const answers = await Promise.all(owners.map((o) => ctx().admin('PATCH', `/admin/v1/users/${o.id}`, { role: 'viewer' })));
+        assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 409]);
+        const after = (await ctx().admin('GET', '/admin/v1/users')).json().users as Array<{ role: string }>;
+        assert.equal(after.filter((u) => u.role === 'owner').length, 1);
+      });
+    });
   },
   {},
   { clock },

@@ -38,6 +38,7 @@ export class AccountService {
     const user: User = { id: newId(), email, role: input.role, createdAt: now, updatedAt: now };
     const hash = await hashPassword(input.password);
     await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.lockMembers(trx);
       if (await this.deps.store.findUserByEmail(trx, email)) throw new AppError('conflict', messages.userExists);
       if (input.role !== 'owner' && (await this.deps.store.countOwners(trx)) === 0) {
         throw AppError.validation([{ field: 'body.role', reason: 'the first user must be an owner' }]);
@@ -66,6 +67,7 @@ export class AccountService {
 
   async changeRole(id: string, role: Role, actor: Actor): Promise<User> {
     return this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.lockMembers(trx);
       const user = await this.deps.store.findUser(trx, id);
       if (!user) throw new AppError('not_found', message('userNotFound', { id }));
       if (user.role === role) return user;
@@ -84,6 +86,7 @@ export class AccountService {
 
   async removeUser(id: string, actor: Actor): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
+      await this.deps.store.lockMembers(trx);
       const user = await this.deps.store.findUser(trx, id);
       if (!user) throw new AppError('not_found', message('userNotFound', { id }));
       if (user.role === 'owner' && (await this.deps.store.countOwners(trx)) <= 1) throw new AppError('conflict', messages.lastOwner);

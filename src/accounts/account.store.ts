@@ -1,5 +1,5 @@
-import type { Selectable } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import { type Selectable, sql } from 'kysely';
+import type { Dialect, Executor } from '../db/database.ts';
 import type { AccessToken, Invitation, Role, User } from './account.ts';
 import type { AccessTokensTable, InvitationsTable, UsersTable } from './account.table.ts';
 
@@ -22,7 +22,20 @@ const toToken = (r: Selectable<AccessTokensTable>): AccessToken => ({
   lastUsedAt: r.last_used_at,
 });
 
+/** Any fixed number: the advisory lock of member changes, the same on every instance. */
+const MEMBERS_LOCK = 0x464c504d; // "FLPM"
+
 export class AccountStore {
+  constructor(private readonly dialect: Dialect) {}
+
+  /**
+   * Serializes changes of roles and members for the rest of the transaction, so that two owners demoted
+   * or removed at once cannot both see the other as the remaining owner. SQLite already runs one write
+   * transaction at a time; PostgreSQL (read committed) needs the lock.
+   */
+  async lockMembers(trx: Executor): Promise<void> {
+    if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${MEMBERS_LOCK})`.execute(trx);
+  }
   async insertUser(db: Executor, user: User, passwordHash: string): Promise<void> {
     await db
       .insertInto('users')
