@@ -2,9 +2,11 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, type ApiKey } from '../api.ts';
 import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { useCanWrite } from '../session.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 export function EnvironmentsScreen({ params }: { params: { key: string } }) {
+  const canWrite = useCanWrite();
   const project = useProject(params.key);
   const [name, setName] = useState('');
   const create = useMutation({
@@ -62,7 +64,7 @@ if (flag.enabled) {
         </table>
         <form onSubmit={submit} className="inline">
           <Field label="Environment name" value={name} onChange={setName} required hint="Gets every flag of the project, switched off" />
-          <button type="submit" className="primary" disabled={create.isPending}>
+          <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
             {create.isPending ? 'Creating…' : 'Create environment'}
           </button>
         </form>
@@ -93,6 +95,7 @@ if (flag.enabled) {
 }
 
 function ApiKeys({ projectKey }: { projectKey: string }) {
+  const canWrite = useCanWrite();
   const keys = useQuery({
     queryKey: ['api-keys', projectKey],
     queryFn: () => api<{ apiKeys: ApiKey[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/api-keys`),
@@ -117,7 +120,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
       <p className="muted">API keys let CI upload code references (POST /v1/flags/code-refs). A token is shown once, when it is created.</p>
       <form onSubmit={submit} className="inline">
         <Field label="API key name" value={name} onChange={setName} required />
-        <button type="submit" className="primary" disabled={create.isPending}>
+        <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
           {create.isPending ? 'Creating…' : 'Create API key'}
         </button>
       </form>
@@ -155,7 +158,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
                   {k.revokedAt ? (
                     `Revoked ${formatDate(k.revokedAt)}`
                   ) : (
-                    <button type="button" className="small danger-text" disabled={revoke.isPending} onClick={() => revoke.mutate(k.id)}>
+                    <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => revoke.mutate(k.id)}>
                       Revoke {k.name}
                     </button>
                   )}

@@ -3,6 +3,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, type Form } from '../api.ts';
 import { Checkbox, ConfirmDelete, CopyButton, ErrorMessage, Field, Loading, Section, TextArea } from '../ui.tsx';
+import { useCanWrite } from '../session.ts';
 import { FormHeader, useForm } from './Forms.tsx';
 
 const lines = (text: string) =>
@@ -60,6 +61,7 @@ function Endpoint({ form }: { form: Form }) {
 }
 
 function Settings({ form, secret, onSecret }: { form: Form; secret: string | undefined; onSecret: (secret: string | undefined) => void }) {
+  const canWrite = useCanWrite();
   const [name, setName] = useState(form.name);
   const [enabled, setEnabled] = useState(form.enabled);
   const [uploads, setUploads] = useState(form.uploadsEnabled);
@@ -178,7 +180,7 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
           </div>
         )}
         <ErrorMessage error={save.error} />
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
           {save.isPending ? 'Saving…' : 'Save settings'}
         </button>
         {save.isSuccess && (
@@ -190,7 +192,7 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
       </form>
       {form.webhookUrl && (
         <p>
-          <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+          <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending || !canWrite}>
             {rotate.isPending ? 'Rotating…' : 'Rotate webhook secret'}
           </button>
         </p>
@@ -210,13 +212,14 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
 }
 
 function DeleteForm({ form }: { form: Form }) {
+  const canWrite = useCanWrite();
   const [, navigate] = useLocation();
   const [asking, setAsking] = useState(false);
   const remove = useMutation({ mutationFn: () => api('DELETE', `/forms/${encodeURIComponent(form.key)}`), onSuccess: () => navigate('/forms') });
   return (
     <Section title="Delete">
       {!asking && (
-        <button type="button" className="danger" onClick={() => setAsking(true)}>
+        <button type="button" className="danger" onClick={() => setAsking(true)} disabled={!canWrite}>
           Delete form
         </button>
       )}

@@ -3,8 +3,10 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Form } from '../api.ts';
 import { ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { useCanWrite } from '../session.ts';
 
 export function FormsScreen() {
+  const canWrite = useCanWrite();
   const [, navigate] = useLocation();
   const forms = useQuery({ queryKey: ['forms'], queryFn: () => api<{ forms: Form[] }>('GET', '/forms') });
   const [name, setName] = useState('');
@@ -55,7 +57,7 @@ export function FormsScreen() {
       <Section title="New form">
         <form onSubmit={submit} className="inline">
           <Field label="Form name" value={name} onChange={setName} required />
-          <button type="submit" className="primary" disabled={create.isPending}>
+          <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
             {create.isPending ? 'Creating…' : 'Create form'}
           </button>
         </form>

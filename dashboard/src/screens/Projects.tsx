@@ -3,8 +3,10 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Project } from '../api.ts';
 import { ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { useCanWrite } from '../session.ts';
 
 export function ProjectsScreen() {
+  const canWrite = useCanWrite();
   const [, navigate] = useLocation();
   const projects = useQuery({ queryKey: ['projects'], queryFn: () => api<{ projects: Project[] }>('GET', '/projects') });
   const [name, setName] = useState('');
@@ -47,7 +49,7 @@ export function ProjectsScreen() {
       <Section title="New project">
         <form onSubmit={submit} className="inline">
           <Field label="Project name" value={name} onChange={setName} required />
-          <button type="submit" className="primary" disabled={create.isPending}>
+          <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
             {create.isPending ? 'Creating…' : 'Create project'}
           </button>
         </form>

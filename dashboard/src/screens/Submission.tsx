@@ -2,11 +2,13 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useLocation } from 'wouter';
 import { api, type SubmissionDetail } from '../api.ts';
 import { ErrorMessage, formatDate, Loading, Section } from '../ui.tsx';
+import { useCanWrite } from '../session.ts';
 
 const size = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export function SubmissionScreen({ params }: { params: { key: string; id: string } }) {
+  const canWrite = useCanWrite();
   const [, navigate] = useLocation();
   const path = `/forms/${encodeURIComponent(params.key)}/submissions/${encodeURIComponent(params.id)}`;
   const submission = useQuery({ queryKey: ['submission', params.key, params.id], queryFn: () => api<SubmissionDetail>('GET', path) });
@@ -26,10 +28,10 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
             Received {formatDate(submission.data.createdAt)} {submission.data.spam && <span className="badge warn">Spam</span>}
           </p>
           <div className="actions">
-            <button type="button" onClick={() => mark.mutate(!submission.data.spam)} disabled={mark.isPending}>
+            <button type="button" onClick={() => mark.mutate(!submission.data.spam)} disabled={mark.isPending || !canWrite}>
               {mark.isPending ? 'Saving…' : submission.data.spam ? 'Mark as not spam' : 'Mark as spam'}
             </button>
-            <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+            <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending || !canWrite}>
               {remove.isPending ? 'Deleting…' : 'Delete submission'}
             </button>
           </div>
