@@ -174,6 +174,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
           return { token, expiresAt: session.expiresAt };
         },
         closeOtherSessions: (userId, keep) => services.sessions.closeOthers(userId, keep),
+        throttle,
       });
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });

@@ -20,6 +20,7 @@ export const messages = {
   roleForbidden: 'Your role does not allow this',
   needsUser: 'This needs a user account: sign in with your e-mail address or use a personal access token',
   needsAdminToken: 'Only the admin token can do this',
+  needsSession: 'This needs a signed-in session: an access token cannot create access tokens',
   invalidCredentials: 'Invalid e-mail or password',
   userExists: 'A user with this e-mail address exists already',
   userNotFound: 'User {id} does not exist',

@@ -228,6 +228,99 @@ forEachDialect(
       });
     });
 
+    describe('what members cannot see or do', () => {
+      let viewer = '';
+      before(async () => {
+        const { token } = (await ctx().admin('POST', '/admin/v1/invitations', { email: 'reader@example.com', role: 'viewer' })).json();
+        const accepted = await ctx().app.inject({ method: 'POST', url: '/admin/v1/invitations/accept', payload: { token, password: PASSWORD } });
+        assert.equal(accepted.statusCode, 201, accepted.body);
+        const made = await as({ cookie: cookieOf(accepted) }, 'POST', '/admin/v1/me/tokens', { name: 'reader' });
+        viewer = made.json().token;
+        // An access token cannot mint another one (a leaked token must not outlive its revocation).
+        const minted = await as({ token: viewer }, 'POST', '/admin/v1/me/tokens', { name: 'copy' });
+        assert.equal(minted.statusCode, 403);
+      });
+
+      it("hides Slack and Discord targets of a submission's deliveries from viewers", async () => {
+        // Loopback targets: the default webhook policy refuses them, so nothing is ever sent anywhere.
+        const slack = 'http://127.0.0.1:9/services/T0/B0/slack-secret-part';
+        const form = (await ctx().admin('POST', '/admin/v1/forms', { name: 'Chatty', slackWebhookUrl: slack })).json();
+        const sent = await ctx().app.inject({ method: 'POST', url: `/v1/s/${form.key}?mode=rest`, payload: { message: 'hello' } });
+        assert.equal(sent.statusCode, 200, sent.body);
+        await ctx().admin('PATCH', '/admin/v1/settings', { viewersSeeSubmissions: true });
+        const seen = await as({ token: viewer }, 'GET', `/admin/v1/forms/${form.key}/submissions/${sent.json().id}`);
+        assert.equal(seen.statusCode, 200, seen.body);
+        assert.ok(!seen.body.includes('slack-secret-part'), 'no Slack URL in the answer');
+        assert.deepEqual(
+          seen.json().deliveries.map((d: { kind: string; target: string }) => [d.kind, d.target]),
+          [['slack', '[redacted]']],
+        );
+        const editor = (await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${sent.json().id}`)).json();
+        assert.equal(editor.deliveries[0].target, slack);
+        await ctx().admin('PATCH', '/admin/v1/settings', { viewersSeeSubmissions: false });
+      });
+
+      it('keeps entries about people out of the audit log for non-owners', async () => {
+        const entries = (await as({ token: viewer }, 'GET', '/admin/v1/audit?limit=200')).json().entries as Array<{ entity: string }>;
+        assert.ok(entries.length > 0);
+        assert.deepEqual(
+          entries.filter((e) => ['member', 'invitation', 'access_token', 'settings'].includes(e.entity)),
+          [],
+        );
+        assert.equal((await as({ token: viewer }, 'GET', '/admin/v1/audit?entity=member')).statusCode, 403);
+      });
+
+      it("does not reset the address's failures with a member's own credential", async () => {
+        const from = '198.51.100.200';
+        const guess = (authorization: string) =>
+          ctx().app.inject({ method: 'GET', url: '/admin/v1/projects', remoteAddress: from, headers: { authorization } });
+        for (let round = 0; round < 2; round++) {
+          for (let i = 0; i < 9; i++) assert.equal((await guess('Bearer wrong-token-guess')).statusCode, 401);
+          assert.equal((await guess(`Bearer ${viewer}`)).statusCode, 200);
+        }
+        for (let i = 0; i < 2; i++) assert.equal((await guess('Bearer wrong-token-guess')).statusCode, 401);
+        // 20 failures within the window, the member's requests between them notwithstanding: locked out.
+        assert.equal((await guess(`Bearer ${viewer}`)).statusCode, 429);
+      });
+
+      it('throttles wrong current passwords of a password change', async () => {
+        const signedIn = cookieOf(await signIn('reader@example.com', PASSWORD, '203.0.113.50'));
+        for (let i = 0; i < 5; i++) {
+          const wrong = await as({ cookie: signedIn }, 'POST', '/admin/v1/me/password', {
+            currentPassword: `guess number ${i}`,
+            newPassword: 'whatever password 1',
+          });
+          assert.equal(wrong.statusCode, 400);
+        }
+        const locked = await as({ cookie: signedIn }, 'POST', '/admin/v1/me/password', { currentPassword: PASSWORD, newPassword: 'whatever password 1' });
+        assert.equal(locked.statusCode, 429);
+      });
+
+      it('withdraws the open invitations of an owner who is demoted or removed', async () => {
+        const other = await ctx().admin('POST', '/admin/v1/users', { email: 'temp-owner@example.com', password: PASSWORD, role: 'owner' });
+        const cookie = cookieOf(await signIn('temp-owner@example.com', PASSWORD, '203.0.113.60'));
+        const invited = await as({ cookie }, 'POST', '/admin/v1/invitations', { email: 'backdoor@example.com', role: 'owner' });
+        assert.equal(invited.statusCode, 201, invited.body);
+        assert.equal((await ctx().admin('DELETE', `/admin/v1/users/${other.json().id}`)).statusCode, 204);
+        const accept = await ctx().app.inject({
+          method: 'POST',
+          url: '/admin/v1/invitations/accept',
+          remoteAddress: '203.0.113.61',
+          payload: { token: invited.json().token, password: PASSWORD },
+        });
+        assert.equal(accept.statusCode, 400);
+      });
+
+      it('records a replaced secret as a change, without its value', async () => {
+        const form = (await ctx().admin('POST', '/admin/v1/forms', { name: 'Secretive', slackWebhookUrl: 'http://127.0.0.1:9/first-secret' })).json();
+        await ctx().admin('PATCH', `/admin/v1/forms/${form.key}`, { slackWebhookUrl: 'http://127.0.0.1:9/second-secret' });
+        const entry = (await audit(`&entity=form&entityId=${form.key}`))[0]!;
+        assert.equal(entry.action, 'form.updated');
+        assert.deepEqual(entry.changes, { slackWebhookUrl: { before: '[redacted]', after: '[redacted]' } });
+        assert.ok(!JSON.stringify(entry).includes('secret'));
+      });
+    });
+
     describe('the last owner, under concurrent requests', () => {
       it('keeps one owner when two owners are demoted at the same moment', async () => {
         const second = await ctx().admin('POST', '/admin/v1/users', { email: 'second-owner@example.com', password: PASSWORD, role: 'owner' });

@@ -239,6 +239,11 @@ forEachDialect('audit log', (ctx) => {
       });
     }
 
+    it('records nothing for a write that changes nothing (a key revoked again)', async () => {
+      const { entries } = await appended(() => ctx().admin('DELETE', `${p()}/api-keys/${apiKeyId}`), 204);
+      assert.deepEqual(entries, []);
+    });
+
     it('never records a secret', async () => {
       const text = JSON.stringify(await all());
       for (const secret of secrets) assert.ok(!text.includes(secret), `a secret is in the log: ${secret.slice(0, 12)}…`);

@@ -87,6 +87,21 @@ forEachDialect(
         assert.deepEqual(slugsOf(await refs('?branch=d12')), ['a', 'b']);
       });
 
+      it('keeps one upload when two of the same scope arrive at once', async () => {
+        const many = (file: string) => ({ a: Array.from({ length: 50 }, (_, i) => row(file, i + 1, 'a')) });
+        const answers = await Promise.all([
+          upload({ branch: 'race', projectName: 'web', references: many('one.ts') }, 'branch'),
+          upload({ branch: 'race', projectName: 'web', references: many('two.ts') }, 'branch'),
+        ]);
+        assert.deepEqual(
+          answers.map((a) => a.statusCode),
+          [201, 201],
+        );
+        const stored = await refs('?branch=race');
+        assert.equal(stored.length, 50);
+        assert.equal(new Set(stored.map((r) => r.filePath)).size, 1, 'all rows come from one upload');
+      });
+
       it('refuses another scope value with the generic 400 and changes nothing', async () => {
         const before = await refs();
         const res = await upload({ branch: 'main', projectName: 'web', references: {} }, 'everything');

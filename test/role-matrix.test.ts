@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, forEachDialect, type TestContext } from './support/context
 // is that authorization happens first (401 without credential, 403 below the role), and never refuses a
 // role the class allows.
 
-type Access = 'viewer' | 'editor' | 'owner' | 'submissions' | 'user' | 'admin_token' | 'any' | 'public';
+type Access = 'viewer' | 'editor' | 'owner' | 'submissions' | 'user' | 'session' | 'admin_token' | 'any' | 'public';
 type Who = 'none' | 'viewer' | 'editor' | 'owner' | 'admin token';
 
 const ROUTES: Record<string, Access> = {
@@ -26,7 +26,7 @@ const ROUTES: Record<string, Access> = {
   'POST /admin/v1/invitations/accept': 'public',
   'POST /admin/v1/me/password': 'user',
   'GET /admin/v1/me/tokens': 'user',
-  'POST /admin/v1/me/tokens': 'user',
+  'POST /admin/v1/me/tokens': 'session',
   'DELETE /admin/v1/me/tokens/{id}': 'user',
   'GET /admin/v1/settings': 'viewer',
   'PATCH /admin/v1/settings': 'owner',
@@ -75,6 +75,9 @@ function allowed(access: Access, who: Who, viewersSeeSubmissions: boolean): bool
       return true;
     case 'user':
       return who !== 'admin token';
+    case 'session':
+      // Members call with access tokens here, and the admin token has no user: neither may.
+      return false;
     case 'admin_token':
       return who === 'admin token';
     case 'submissions':

@@ -5,6 +5,7 @@ import type { SessionCookie } from '../http/session-cookie.ts';
 import { accessTokenView, invitationView, ROLES, userView } from './account.ts';
 import type { AccountService } from './account.service.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
 
 export interface AccountRouteDeps {
   accounts: AccountService;
@@ -15,6 +16,8 @@ export interface AccountRouteDeps {
   /** Ends the user's other sessions after a password change. */
   closeOtherSessions: (userId: string, keepToken: string | undefined) => Promise<void>;
   publicUrl: string;
+  /** The per-account throttle of sign-in, also counting wrong current passwords of a password change. */
+  throttle: Pick<SignInThrottle, 'retryAfter' | 'failed' | 'succeeded'>;
 }
 
 const role = { type: 'string', enum: ROLES } as const;
@@ -232,8 +235,20 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
-      const userId = request.member!.id;
-      await accounts.changePassword(userId, request.body.currentPassword, request.body.newPassword, request.actor);
+      const { id: userId, email } = request.member!;
+      // A wrong current password counts like a wrong sign-in: a stolen session cannot guess it freely.
+      const wait = deps.throttle.retryAfter(email);
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        throw new AppError('rate_limited', messages.tooManyRequests);
+      }
+      try {
+        await accounts.changePassword(userId, request.body.currentPassword, request.body.newPassword, request.actor);
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'validation') deps.throttle.failed(email);
+        throw error;
+      }
+      deps.throttle.succeeded(email);
       await deps.closeOtherSessions(userId, request.cookies[cookie.name]);
       return reply.code(204).send();
     },
@@ -257,7 +272,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
   app.post(
     '/me/tokens',
     {
-      config: { access: 'user' },
+      config: { access: 'session' },
       schema: {
         summary: 'Create a personal access token: acts with your role; shown once',
         body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } },

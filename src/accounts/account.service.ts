@@ -74,6 +74,8 @@ export class AccountService {
       if (user.role === 'owner' && (await this.deps.store.countOwners(trx)) <= 1) throw new AppError('conflict', messages.lastOwner);
       const now = nowIso(this.deps.clock);
       await this.deps.store.updateRole(trx, id, role, now);
+      // The links an owner made would let them back in as whatever they invited: they go with the role.
+      if (user.role === 'owner') await this.deps.store.deleteOpenInvitationsBy(trx, id);
       await this.deps.audit.record(trx, actor, {
         entity: 'member',
         entityId: id,
@@ -91,6 +93,7 @@ export class AccountService {
       if (!user) throw new AppError('not_found', message('userNotFound', { id }));
       if (user.role === 'owner' && (await this.deps.store.countOwners(trx)) <= 1) throw new AppError('conflict', messages.lastOwner);
       await this.deps.store.deleteUser(trx, id);
+      await this.deps.store.deleteOpenInvitationsBy(trx, id);
       await this.deps.audit.record(trx, actor, {
         entity: 'member',
         entityId: id,
@@ -264,8 +267,10 @@ export class AccountService {
   }
 
   async setViewersSeeSubmissions(value: boolean, actor: Actor): Promise<void> {
-    const before = await this.viewersSeeSubmissions();
     await this.deps.db.transaction().execute(async (trx) => {
+      // Read under the members lock, so that two changes at once each see the other's result.
+      await this.deps.store.lockMembers(trx);
+      const before = (await this.deps.settings.find(trx, VIEWERS_SEE_SUBMISSIONS)) === 'true';
       await this.deps.settings.put(trx, VIEWERS_SEE_SUBMISSIONS, String(value), nowIso(this.deps.clock));
       if (before !== value) {
         await this.deps.audit.record(trx, actor, {

@@ -1,5 +1,7 @@
 import { type Selectable, sql } from 'kysely';
+import { isUniqueViolation } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
+import { AppError, messages } from '../errors.ts';
 import type { AccessToken, Invitation, Role, User } from './account.ts';
 import type { AccessTokensTable, InvitationsTable, UsersTable } from './account.table.ts';
 
@@ -36,11 +38,17 @@ export class AccountStore {
   async lockMembers(trx: Executor): Promise<void> {
     if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${MEMBERS_LOCK})`.execute(trx);
   }
+  /** Inserts a user; an address taken meanwhile (a concurrent invitation or creation) is a 409, not a 500. */
   async insertUser(db: Executor, user: User, passwordHash: string): Promise<void> {
-    await db
-      .insertInto('users')
-      .values({ id: user.id, email: user.email, password_hash: passwordHash, role: user.role, created_at: user.createdAt, updated_at: user.updatedAt })
-      .execute();
+    try {
+      await db
+        .insertInto('users')
+        .values({ id: user.id, email: user.email, password_hash: passwordHash, role: user.role, created_at: user.createdAt, updated_at: user.updatedAt })
+        .execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', messages.userExists);
+      throw error;
+    }
   }
 
   async findUser(db: Executor, id: string): Promise<User | undefined> {
@@ -140,6 +148,11 @@ export class AccountStore {
   async deleteInvitation(db: Executor, id: string): Promise<Invitation | undefined> {
     const row = await db.deleteFrom('invitations').where('id', '=', id).where('accepted_at', 'is', null).returningAll().executeTakeFirst();
     return row && toInvitation(row);
+  }
+
+  /** Open invitations made by a member who is no longer an owner (removed or demoted) go with that role. */
+  async deleteOpenInvitationsBy(db: Executor, userId: string): Promise<void> {
+    await db.deleteFrom('invitations').where('invited_by', '=', userId).where('accepted_at', 'is', null).execute();
   }
 
   /** Open invitations of an address are replaced by a new one. */

@@ -52,10 +52,11 @@ export class ApiKeyService {
   async revoke(projectKey: string, id: string, actor: Actor): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
     await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await this.deps.store.revoke(trx, project.id, id, nowIso(this.deps.clock)))) {
-        throw new AppError('not_found', message('apiKeyNotFound', { id, projectKey }));
-      }
-      await this.deps.audit.record(trx, actor, { projectId: project.id, entity: 'api_key', entityId: id, action: 'api_key.revoked' });
+      const outcome = await this.deps.store.revoke(trx, project.id, id, nowIso(this.deps.clock));
+      if (outcome === 'missing') throw new AppError('not_found', message('apiKeyNotFound', { id, projectKey }));
+      // Revoking again is harmless and changes nothing: nothing to record.
+      if (outcome === 'revoked')
+        await this.deps.audit.record(trx, actor, { projectId: project.id, entity: 'api_key', entityId: id, action: 'api_key.revoked' });
     });
   }
 

@@ -33,8 +33,8 @@ export class ApiKeyStore {
     return rows.map(toApiKey);
   }
 
-  /** Marks a key revoked; false when the project has no key with this id. */
-  async revoke(db: Executor, projectId: string, id: string, revokedAt: string): Promise<boolean> {
+  /** Marks a key revoked: `revoked` now, `already` revoked before, or `missing` when the project has no such key. */
+  async revoke(db: Executor, projectId: string, id: string, revokedAt: string): Promise<'revoked' | 'already' | 'missing'> {
     const result = await db
       .updateTable('api_keys')
       .set({ revoked_at: revokedAt })
@@ -42,9 +42,9 @@ export class ApiKeyStore {
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) return true;
+    if (Number(result.numUpdatedRows) > 0) return 'revoked';
     const exists = await db.selectFrom('api_keys').select('id').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
-    return exists !== undefined;
+    return exists ? 'already' : 'missing';
   }
 
   /** Hashes of the live keys of the project with this client key. */

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError, messages } from '../errors.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import type { AuditLog } from './audit.service.ts';
@@ -19,6 +19,8 @@ const ENTITIES = [
   'settings',
 ] as const;
 const ACTOR_TYPES = ['admin_token', 'user', 'access_token'] as const;
+/** Entries about people (e-mail addresses, tokens' names, member settings): owners only, as the member routes. */
+const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings'] as const satisfies readonly AuditEntity[];
 
 export const auditQuery = {
   type: 'object',
@@ -91,10 +93,21 @@ export const auditAdminRoutes: RoutePlugin<{ audit: AuditLog }> = async (app, { 
       if (q.entityId !== undefined && q.entity === undefined) {
         throw AppError.validation([{ field: 'querystring.entityId', reason: 'needs entity' }]);
       }
+      const ownerOnly = request.role !== 'owner';
+      if (ownerOnly && (OWNER_ENTITIES as readonly string[]).includes(q.entity ?? '')) throw new AppError('forbidden', messages.roleForbidden);
       const since = readTime('since', q.since);
       const until = readTime('until', q.until);
       const page = await audit.list(
-        { projectKey: q.project, entity: q.entity as AuditEntity | undefined, entityId: q.entityId, actorId: q.actor, actorType: q.actorType, since, until },
+        {
+          projectKey: q.project,
+          entity: q.entity as AuditEntity | undefined,
+          entityId: q.entityId,
+          actorId: q.actor,
+          actorType: q.actorType,
+          excludeEntities: ownerOnly ? OWNER_ENTITIES : undefined,
+          since,
+          until,
+        },
         readPage(q),
       );
       return { entries: page.items, nextCursor: encodeCursor(page.next) };

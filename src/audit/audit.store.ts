@@ -8,6 +8,8 @@ export interface AuditRowFilter {
   entityId?: string;
   actorId?: string;
   actorType?: string;
+  /** Entities left out (those only owners may read). */
+  excludeEntities?: readonly string[];
   since?: string;
   until?: string;
 }
@@ -28,6 +30,7 @@ export class AuditStore {
       query = query.where('project_id', 'in', (eb) => eb.selectFrom('projects').select('projects.id').where('projects.key', '=', key));
     }
     if (filter.entity) query = query.where('entity', '=', filter.entity);
+    if (filter.excludeEntities?.length) query = query.where('entity', 'not in', [...filter.excludeEntities]);
     if (filter.entityId) query = query.where('entity_id', '=', filter.entityId);
     if (filter.actorId) query = query.where('actor_id', '=', filter.actorId);
     if (filter.actorType) query = query.where('actor_type', '=', filter.actorType);

@@ -52,6 +52,7 @@ export interface AuditFilter {
   entityId?: string;
   actorId?: string;
   actorType?: Actor['type'];
+  excludeEntities?: readonly AuditEntity[];
   since?: string;
   until?: string;
 }

@@ -1,4 +1,5 @@
-import type { Executor } from '../db/database.ts';
+import { sql } from 'kysely';
+import type { Dialect, Executor } from '../db/database.ts';
 import { newId } from '../db/codec.ts';
 import type { CodeReferenceFilter, CodeReferenceRemoval, CodeReferenceRow, CodeReferenceUpload, StoredCodeReference, UploadScope } from './code-ref.ts';
 
@@ -8,6 +9,8 @@ const CHUNK = 500;
 const LAST_REFERENCES = 20;
 
 export class CodeRefStore {
+  constructor(private readonly dialect: Dialect) {}
+
   /**
    * Replaces the references of one upload. `scope: 'slugs'` is contract D12: for each slug of the upload,
    * the rows of that slug on (projectName, branch). `scope: 'branch'` (the scanner's complete uploads,
@@ -16,6 +19,11 @@ export class CodeRefStore {
    * that a failure changes nothing.
    */
   async replace(trx: Executor, projectId: string, upload: CodeReferenceUpload, scope: UploadScope, updatedAt: string): Promise<{ removedSlugs: string[] }> {
+    // Two uploads of one scope at once must not both keep their rows: on PostgreSQL (read committed) the
+    // second one's delete would not see the first one's inserts. SQLite runs one write at a time.
+    if (this.dialect === 'postgres') {
+      await sql`select pg_advisory_xact_lock(hashtext(${`code_refs\n${projectId}\n${upload.projectName}\n${upload.branch}`}))`.execute(trx);
+    }
     const slugs = Object.keys(upload.references);
     const inScope = () =>
       trx.deleteFrom('code_refs').where('project_id', '=', projectId).where('project_name', '=', upload.projectName).where('branch', '=', upload.branch);

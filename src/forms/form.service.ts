@@ -55,7 +55,23 @@ type AuditedForm = ReturnType<typeof audited>;
 const AUDITED_FIELDS = Object.keys(audited({ ...DEFAULT_SETTINGS, name: '', id: '', key: '', webhookSecret: null, createdAt: '', updatedAt: '' })) as Array<
   keyof AuditedForm
 >;
-const formChanges = (before: Form | null, after: Form | null) => changesOf(before && audited(before), after && audited(after), AUDITED_FIELDS);
+/** The changed settings; a secret replaced by another shows as a change of "[redacted]" to "[redacted]". */
+function formChanges(before: Form | null, after: Form | null) {
+  const changes = changesOf(before && audited(before), after && audited(after), AUDITED_FIELDS);
+  if (before && after) {
+    const secrets = {
+      slackWebhookUrl: [before.slackWebhookUrl, after.slackWebhookUrl],
+      discordWebhookUrl: [before.discordWebhookUrl, after.discordWebhookUrl],
+      webhookSecret: [before.webhookSecret, after.webhookSecret],
+      captcha: [before.captcha?.secret, after.captcha?.secret],
+    };
+    for (const [field, [was, is]] of Object.entries(secrets)) {
+      if (was && is && was !== is && !changes[field])
+        changes[field] = { before: audited(before)[field as keyof AuditedForm], after: audited(after)[field as keyof AuditedForm] };
+    }
+  }
+  return changes;
+}
 
 export class FormService {
   constructor(private readonly deps: FormServiceDeps) {}

@@ -36,9 +36,10 @@ export const ADMIN_TOKEN_PRINCIPAL: Principal = { actor: ADMIN_TOKEN_ACTOR, role
 /**
  * What a route requires (route config `access`); by default reads need `viewer` and writes `editor`.
  * `submissions`: editors, and viewers when an owner allows it; `user`: a user (not the admin token);
+ * `session`: a user signed in to the dashboard (not an access token, which must not mint others);
  * `admin_token`: the admin token only; `any`: any valid credential.
  */
-export type Access = Role | 'submissions' | 'user' | 'admin_token' | 'any';
+export type Access = Role | 'submissions' | 'user' | 'session' | 'admin_token' | 'any';
 
 /** Finds who a session's user or a personal access token is, with their current role. */
 export interface AdminPrincipals {
@@ -132,7 +133,9 @@ export class AdminGate {
     request.actor = principal.actor;
     request.role = principal.role;
     request.member = principal.member;
-    this.succeeded(request);
+    // Only the admin token clears the address's failures: a member's own valid credential must not
+    // reset the count of guesses made from the same address.
+    if (principal === ADMIN_TOKEN_PRINCIPAL) this.succeeded(request);
     // An unknown path answers 404 whatever the role, so that roles tell nothing about which routes exist.
     if (!request.is404) await this.authorize(request, principal);
   };
@@ -164,6 +167,10 @@ export class AdminGate {
       if (principal.actor.type === 'admin_token') throw new AppError('forbidden', messages.needsUser);
       return;
     }
+    if (access === 'session') {
+      if (principal.actor.type !== 'user') throw new AppError('forbidden', principal.actor.type === 'admin_token' ? messages.needsUser : messages.needsSession);
+      return;
+    }
     if (access === 'admin_token') {
       if (principal.actor.type !== 'admin_token') throw new AppError('forbidden', messages.needsAdminToken);
       return;
@@ -187,10 +194,11 @@ export class AdminGate {
     throw error;
   }
 
-  /** For the sign-in route: a successful sign-in clears the address's failures. */
-  signInSucceeded(request: FastifyRequest): void {
-    this.succeeded(request);
-  }
+  /**
+   * For the sign-in routes: a member's successful sign-in leaves the address's failures to expire with
+   * the window, so that signing in to one's own account cannot reset a guesser's count.
+   */
+  signInSucceeded(_request: FastifyRequest): void {}
 
   /** For the sign-in route: the admin token of its body, counted like a bearer token. */
   signIn(request: FastifyRequest, reply: FastifyReply, token: string): void {

@@ -109,7 +109,11 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       return {
         ...submissionView(submission),
         meta: submission.meta,
-        deliveries: deliveries.map(({ delivery, attempts }) => deliveryView(delivery, attempts)),
+        // Slack and Discord targets are the incoming-webhook URLs, which are credentials: not for viewers.
+        deliveries: deliveries.map(({ delivery, attempts }) => {
+          const view = deliveryView(delivery, attempts);
+          return request.role === 'viewer' && (view.kind === 'slack' || view.kind === 'discord') ? { ...view, target: '[redacted]' } : view;
+        }),
       };
     },
   );
@@ -129,7 +133,11 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       return {
         ...submissionView(submission),
         meta: submission.meta,
-        deliveries: deliveries.map(({ delivery, attempts }) => deliveryView(delivery, attempts)),
+        // Slack and Discord targets are the incoming-webhook URLs, which are credentials: not for viewers.
+        deliveries: deliveries.map(({ delivery, attempts }) => {
+          const view = deliveryView(delivery, attempts);
+          return request.role === 'viewer' && (view.kind === 'slack' || view.kind === 'discord') ? { ...view, target: '[redacted]' } : view;
+        }),
       };
     },
   );
