@@ -318,13 +318,32 @@ forEachDialect('audit log', (ctx) => {
         assert.equal((await ctx().admin(method, '/admin/v1/audit', {})).statusCode, 404);
       }
     });
-
-    it('deletes entries past the retention setting in the retention round', async () => {
-      const before = (await all()).length;
-      assert.ok(before > 0);
-      const round = await ctx().services.retention.runOnce();
-      assert.equal(round.yielded, false);
-      assert.equal((await all()).length, before, 'recent entries stay');
-    });
   });
 });
+
+// Retention of the log (FLAGPOST_AUDIT_RETENTION_DAYS), with time from the clock port.
+let now = Date.parse('2026-03-01T12:00:00.000Z');
+forEachDialect(
+  'audit log retention',
+  (ctx) => {
+    const entries = async () => (await ctx().admin('GET', '/admin/v1/audit?limit=200')).json().entries as Entry[];
+
+    it('deletes entries older than the setting in the retention round, and keeps the newer ones', async () => {
+      await createProject(ctx(), 'Old');
+      now += 5 * 86_400_000;
+      await createProject(ctx(), 'Recent');
+      now += 25 * 86_400_000;
+      // 30 days after the first, 25 after the second: a retention of 28 days keeps only the second.
+      assert.equal((await entries()).length, 2);
+      const round = await ctx().services.retention.runOnce();
+      assert.equal(round.yielded, false);
+      const left = await entries();
+      assert.deepEqual(
+        left.map((e) => e.changes.name?.after),
+        ['Recent'],
+      );
+    });
+  },
+  { FLAGPOST_AUDIT_RETENTION_DAYS: '28', FLAGPOST_RETENTION_INTERVAL_MS: '0' },
+  { clock: () => new Date(now) },
+);

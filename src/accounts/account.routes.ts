@@ -209,7 +209,6 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
         if (error instanceof AppError && error.message === messages.invitationInvalid) gate.signInFailed(request, error);
         throw error;
       }
-      gate.signInSucceeded(request);
       const session = await deps.openSession(user.id);
       return reply
         .code(201)

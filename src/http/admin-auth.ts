@@ -188,17 +188,14 @@ export class AdminGate {
     this.refuseLockedOut(request, reply);
   }
 
-  /** For the sign-in routes: a wrong password or invitation counts like a wrong token; throws `error`. */
+  /**
+   * For the sign-in routes: a wrong password or invitation counts like a wrong token; throws `error`. A
+   * member's successful sign-in clears nothing: the failures expire with the window (only the admin token clears them).
+   */
   signInFailed(request: FastifyRequest, error: AppError): never {
     this.count(request);
     throw error;
   }
-
-  /**
-   * For the sign-in routes: a member's successful sign-in leaves the address's failures to expire with
-   * the window, so that signing in to one's own account cannot reset a guesser's count.
-   */
-  signInSucceeded(_request: FastifyRequest): void {}
 
   /** For the sign-in route: the admin token of its body, counted like a bearer token. */
   signIn(request: FastifyRequest, reply: FastifyReply, token: string): void {

@@ -82,7 +82,6 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessio
           throw gate.signInFailed(request, new AppError('unauthorized', messages.invalidCredentials));
         }
         passwords.succeeded(address);
-        gate.signInSucceeded(request);
         userId = found;
       } else {
         throw AppError.validation([{ field: 'body', reason: 'send either token, or email and password' }]);
