@@ -61,6 +61,16 @@ describe('@flagpost/cli package', () => {
     }
   });
 
+  it('tells nobody to run the unpublished name: no npx @flagpost/cli in a command of the docs or the dashboard', () => {
+    const root = path.dirname(CLI_DIR);
+    const files = ['README.md', 'cli/README.md', 'dashboard/src/screens/StaleFlags.tsx'];
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
+      // A command line or a <code> that starts with it; the warnings that name it in prose may stay.
+      assert.doesNotMatch(text, /^\s*(?:- )?(?:run: |script: )?npx (?:--yes )?@flagpost\/cli|<code>npx @flagpost\/cli/m, file);
+    }
+  });
+
   it("runs the action's own steps: the build, then the scanner it built, with the inputs' variables", () => {
     const action = fs.readFileSync(path.join(CLI_DIR, 'action.yml'), 'utf8');
     const runs = [...action.matchAll(/^ {6}run: (?:\|\n((?: {8}.*\n)+)|(.*)\n)/gm)].map((m) => (m[1] ?? m[2]!).replace(/^ {8}/gm, ''));
