@@ -160,11 +160,13 @@ for (const dialect of dialects()) {
       await page.getByRole('alert').filter({ hasText: 'Payload is not valid JSON' }).waitFor();
       assert.equal((await flagRead(project.key, production.key, 'checkout')).payload, null);
       await page.getByLabel('Payload in production').fill('{"variant": "b"}');
-      await page.getByRole('button', { name: 'Save production' }).click();
-      await page.waitForFunction(
-        async ([url, p, e]) => (await (await fetch(url!, { headers: { 'x-project-key': p!, 'x-environment-key': e! } })).json()).payload?.variant === 'b',
-        [`${base}/v1/flags/checkout`, project.key, production.key],
+      // Once the save is answered, the very next read shows it: no polling, the server reads its writes.
+      const saved = page.waitForResponse(
+        (r) =>
+          r.request().method() === 'PATCH' && new URL(r.url()).pathname === `/admin/v1/projects/${project.key}/environments/${production.key}/flags/checkout`,
       );
+      await page.getByRole('button', { name: 'Save production' }).click();
+      assert.equal((await saved).status(), 200);
       assert.deepEqual((await flagRead(project.key, production.key, 'checkout')).payload, { variant: 'b' });
 
       // Preview content written in the editor and rendered by GET /v1/flags/preview.
@@ -323,14 +325,16 @@ for (const dialect of dialects()) {
       await owner.getByRole('button', { name: 'Create owner' }).click();
       await owner.getByText('Owner owner@example.com created.').waitFor();
       await owner.getByRole('button', { name: 'Sign out' }).click();
-      await owner.getByLabel('E-mail address').waitFor();
-      await owner.getByLabel('E-mail address').fill('owner@example.com');
-      await owner.getByLabel('Password', { exact: true }).fill(password);
+      // The members screen (with its own e-mail fields) may still be up for a moment: wait for the sign-in page.
+      await owner.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+      const signIn = owner.getByRole('form', { name: 'Account sign-in' });
+      await signIn.getByLabel('E-mail address', { exact: true }).fill('owner@example.com');
+      await signIn.getByLabel('Password', { exact: true }).fill(password);
       await owner.getByRole('button', { name: 'Sign in', exact: true }).click();
       await owner.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
       await owner.getByRole('link', { name: 'Members' }).click();
       const invite = async (email: string, role: string) => {
-        await owner.getByLabel('E-mail address').fill(email);
+        await owner.getByLabel('E-mail address', { exact: true }).fill(email);
         await owner.getByLabel('Role', { exact: true }).selectOption(role);
         await owner.getByRole('button', { name: 'Invite', exact: true }).click();
         await owner.getByText(`Send this link to ${email}`).waitFor();

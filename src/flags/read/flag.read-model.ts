@@ -114,7 +114,11 @@ export class FlagReadModel {
   private readonly keyOfEnvironment = new Map<string, string>();
   /** When each key pair was last reloaded for a client's newer flagConfigEtag. */
   private readonly refreshed = new Map<string, number>();
-  /** Bumped by every change; a load that overlapped a change is answered but not kept. */
+  /**
+   * Bumped by every change; a load that overlapped a change is answered to the reads that were waiting
+   * for it, but neither kept nor shared with a read that comes after the change (apply drops it from
+   * `loading`).
+   */
   private generation = 0;
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
@@ -186,7 +190,8 @@ export class FlagReadModel {
       }
       return snapshot;
     } finally {
-      this.loading.delete(key);
+      // After a change, `loading` no longer holds this load, and may hold a newer one for the same key.
+      if (generation === this.generation) this.loading.delete(key);
     }
   }
 
@@ -201,6 +206,9 @@ export class FlagReadModel {
   /** Applies a change announced by a write, on this instance or (through a listener) another one. */
   apply(change: FlagChange): void {
     this.generation++;
+    // A load under way began before this change and may hold the flags as they were: a read from now
+    // on (the write's own caller, once answered) starts a new one rather than waiting for it.
+    this.loading.clear();
     if (change.kind === 'keys') {
       this.unknown.clear();
       return;
@@ -216,6 +224,7 @@ export class FlagReadModel {
   /** Forgets everything, for the periodic re-check and after a lost change feed. */
   clear(): void {
     this.generation++;
+    this.loading.clear();
     this.snapshots.clear();
     this.unknown.clear();
     this.keyOfEnvironment.clear();
