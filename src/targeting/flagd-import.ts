@@ -193,7 +193,7 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
       flag.targeting.prerequisites = payload.prerequisites;
     } else {
       const rules = documentLogic.has(flag.key) ? readRules(documentLogic.get(flag.key)) : undefined;
-      if (rules) flag.targeting.rules = rules;
+      if (rules && rules.every((r) => r.segments.every((k) => segments.has(k)))) flag.targeting.rules = rules;
     }
   }
   const env = buildIndex(flags, [...segments.values()]);
