@@ -18,7 +18,8 @@ export interface ImportProblem {
   message: string;
 }
 
-export type ImportResult = { flags: TargetedFlag[]; segments: Segment[]; problem?: undefined } | { problem: ImportProblem };
+export type ImportResult =
+  { flags: TargetedFlag[]; segments: Segment[]; problem?: undefined } | { problem: ImportProblem; flags?: undefined; segments?: undefined };
 
 /** The JSON Logic operators flagd's targeting schema allows (https://flagd.dev/schema/v0/targeting.json). */
 const OPERATORS = new Set([

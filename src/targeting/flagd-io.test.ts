@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { EvaluationContext } from '@openfeature/core';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { compileEnvironment } from './engine.ts';
 import { flagPortability, toFlagdDefinition } from './flagd-export.ts';
@@ -135,7 +136,7 @@ describe('flagd export and import', () => {
     const env = compileEnvironment(back.flags!, back.segments!);
     const core = new FlagdCore();
     core.setConfigurations(JSON.stringify(doc));
-    for (const ctx of [{ email: 'a@corp.com', app: '2.1.0' }, { org: { id: 'o-1' } }, { org: { id: 'o-7' } }, {}]) {
+    for (const ctx of [{ email: 'a@corp.com', app: '2.1.0' }, { org: { id: 'o-1' } }, { org: { id: 'o-7' } }, {}] as EvaluationContext[]) {
       assert.equal(env.evaluate('checkout', ctx)!.variant, core.resolveStringEvaluation('checkout', 'x', ctx).variant);
     }
   });
