@@ -26,7 +26,8 @@ export interface CompiledEnvironment {
   evaluate(key: string, context: unknown): Evaluation | undefined;
   /**
    * Every flag for one context, with flagd's bulk semantics: DISABLED flags and flags that answer no
-   * value (errors, no variant served) are left out. Never throws.
+   * value (errors, no variant served) are left out; so, with an invalid context, are all targeted
+   * flags (check prepareContext first to answer INVALID_CONTEXT instead). Never throws.
    */
   evaluateAll(context: unknown): Evaluation[];
   /** True when the flag's answer does not depend on the context (STATIC, DISABLED, or no value). */
