@@ -128,3 +128,9 @@ export function flagPortability(key: string, flags: readonly TargetedFlag[], seg
   const flag = env.flags.get(key);
   return flag ? portabilityOf(flag, env) : undefined;
 }
+
+/** Whether flagd can evaluate each flag of an environment as Flagpost does, by flag key. */
+export function environmentPortability(flags: readonly TargetedFlag[], segments: readonly Segment[]): Map<string, Portability> {
+  const env = buildIndex(flags, segments);
+  return new Map(flags.map((f) => [f.key, portabilityOf(f, env)]));
+}

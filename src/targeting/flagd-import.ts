@@ -147,6 +147,7 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
   }
   const flags: TargetedFlag[] = [];
   const embeddedByKey = new Map<string, EmbeddedTargeting>();
+  const nonPortable = new Set<string>();
   const documentLogic = new Map<string, unknown>();
   for (const [key, raw, at] of entries) {
     if (!isObject(raw)) return fail(at, 'a flag is an object', key);
@@ -178,7 +179,8 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
       const payload = readEmbedded(flagMetadata[META_TARGETING]);
       if (payload) {
         embeddedByKey.set(key, payload);
-        if (flagMetadata[META_PORTABLE] === false) {
+        if (flagMetadata[META_PORTABLE] === false && logic === undefined) {
+          nonPortable.add(key);
           targeting.state = payload.state;
           for (const s of payload.segments ?? []) if (!segments.has(s.key)) segments.set(s.key, s);
         }
@@ -200,8 +202,7 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
   const env = buildIndex(flags, [...segments.values()]);
   for (const flag of flags) {
     const logic = documentLogic.get(flag.key);
-    const nonPortable = embeddedByKey.has(flag.key) && logic === undefined && flag.targeting.rules.length + flag.targeting.prerequisites.length > 0;
-    if (nonPortable) continue;
+    if (nonPortable.has(flag.key)) continue;
     const compiled =
       flag.targeting.rules.length + flag.targeting.prerequisites.length > 0 ? targetingLogic(flag, env, { encode: false, refSegments: true }) : undefined;
     if (JSON.stringify(compiled) === JSON.stringify(logic)) continue;

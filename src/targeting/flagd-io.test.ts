@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { EvaluationContext } from '@openfeature/core';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { compileEnvironment } from './engine.ts';
-import { flagPortability, toFlagdDefinition } from './flagd-export.ts';
+import { environmentPortability, flagPortability, toFlagdDefinition } from './flagd-export.ts';
 import { inferFlagType, parseFlagdDefinition } from './flagd-import.ts';
 import { CURRENT_BUCKETING, type Segment, type TargetedFlag } from './targeting.ts';
 
@@ -129,6 +129,25 @@ describe('flagd export and import', () => {
     const custom = parseFlagdDefinition(bare).flags!.find((f) => f.key === 'checkout')!;
     assert.deepEqual(custom.targeting.jsonLogic, { if: [{ '==': [{ var: 'a' }, 1] }, 'new', null] });
     assert.deepEqual(custom.targeting.rules, []);
+  });
+
+  it('follows the document, not the embedded copy, when someone removed the targeting by hand', () => {
+    const edited = JSON.parse(JSON.stringify(doc));
+    delete edited.flags.checkout.targeting;
+    const checkout = parseFlagdDefinition(edited).flags!.find((f) => f.key === 'checkout')!;
+    assert.deepEqual([checkout.targeting.rules, checkout.targeting.prerequisites, checkout.targeting.jsonLogic], [[], [], undefined]);
+    assert.equal(compileEnvironment([checkout], []).evaluate('checkout', { email: 'a@corp.com' })!.reason, 'STATIC');
+  });
+
+  it('lists the portability of every flag', () => {
+    assert.deepEqual(
+      [...environmentPortability(flags, segments)].map(([k, p]) => [k, p.portable]),
+      [
+        ['checkout', true],
+        ['kill', true],
+        ['vpn', false],
+      ],
+    );
   });
 
   it('evaluates an imported definition as flagd-core does', () => {

@@ -18,6 +18,7 @@ export {
 } from './validate.ts';
 export {
   FLAGD_SCHEMA,
+  environmentPortability,
   flagPortability,
   isPortableSegment,
   toFlagdDefinition,
