@@ -326,6 +326,14 @@ describe('targeting engine: bad contexts never throw', () => {
     assert.equal(n.evaluate('n', { age: 'old' })!.errorCode, 'GENERAL');
     assert.equal(n.evaluate('n', { age: '17' })!.value, true);
   });
+  it('answers ERROR instead of throwing for imported JSON Logic flagd-core cannot build', () => {
+    const broken: TargetedFlag = {
+      key: 'j',
+      type: 'string',
+      targeting: { state: 'ENABLED', variants: { a: 'A' }, defaultVariant: 'zz', prerequisites: [], rules: [], jsonLogic: { if: [true, 'a', null] } },
+    };
+    assert.equal(compileEnvironment([broken], []).evaluate('j', {})!.errorCode, 'GENERAL');
+  });
   it('ignores prototype keys and does not pollute Object.prototype', () => {
     const hostile = JSON.parse('{"__proto__": {"email": "admin"}, "constructor": {"prototype": {"polluted": 1}}}');
     assert.equal(env.evaluate('t', hostile)!.reason, 'DEFAULT');

@@ -227,18 +227,18 @@ class Environment implements CompiledEnvironment {
   }
 
   private run(record: FlagRecord, context: Record<string, unknown>): Evaluation {
-    record.flagd ??= new FeatureFlag(
-      record.key,
-      {
-        state: 'ENABLED',
-        variants: record.variants as Record<string, FlagValue>,
-        defaultVariant: record.defaultVariant as string,
-        targeting: record.logic as string,
-      },
-      silent,
-    );
     let r;
     try {
+      record.flagd ??= new FeatureFlag(
+        record.key,
+        {
+          state: 'ENABLED',
+          variants: record.variants as Record<string, FlagValue>,
+          defaultVariant: record.defaultVariant as string,
+          targeting: record.logic as string,
+        },
+        silent,
+      );
       r = record.flagd.evaluate(context as EvaluationContext, silent);
     } catch {
       return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: 'the flag could not be evaluated', metadata: record.metadata };
