@@ -102,7 +102,7 @@ export function compileExtension(c: Condition): ExtensionTest {
   const path = c.attribute;
   switch (c.operator) {
     case 'matches': {
-      const regex = compileRegex(String(c.values[0]));
+      const regex = compileRegex(String(c.values[0]), c.caseInsensitive === true);
       return (ctx) => {
         const v = readPath(ctx, path);
         return typeof v === 'string' && v.length <= MAX_MATCH_INPUT_LENGTH && regex.test(v);

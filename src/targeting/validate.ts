@@ -41,7 +41,7 @@ const OPERATORS = new Set([
   'inCidr',
   'matches',
 ]);
-const CASE_OPERATORS = new Set(['equals', 'in', 'startsWith', 'endsWith', 'contains']);
+const CASE_OPERATORS = new Set(['equals', 'in', 'startsWith', 'endsWith', 'contains', 'matches']);
 const FORBIDDEN_PARTS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Segment keys are referenced as `{"$ref": "<key>"}` in flagd definitions: no quotes, no spaces. */
 export const SEGMENT_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
