@@ -17,10 +17,11 @@ const ENTITIES = [
   'invitation',
   'access_token',
   'settings',
+  'sign_in',
 ] as const;
-const ACTOR_TYPES = ['admin_token', 'user', 'access_token'] as const;
-/** Entries about people (e-mail addresses, tokens' names, member settings): owners only, as the member routes. */
-const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings'] as const satisfies readonly AuditEntity[];
+const ACTOR_TYPES = ['admin_token', 'user', 'access_token', 'anonymous'] as const;
+/** Entries about people (e-mail addresses, tokens' names, member settings, sign-ins): owners only, as the member routes. */
+const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings', 'sign_in'] as const satisfies readonly AuditEntity[];
 
 export const auditQuery = {
   type: 'object',
