@@ -141,7 +141,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
           ofAccessToken: (token) => services.accounts.principalOfAccessToken(token),
           viewersSeeSubmissions: () => services.accounts.viewersSeeSubmissions(),
         },
-        lockout: config.adminLockout,
+        throttle: services.signInThrottles.addresses,
         cookieName: cookie.name,
         publicOrigin: new URL(config.publicUrl).origin,
       });
@@ -152,17 +152,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       admin.addHook('onRequest', gate.check);
       // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
       admin.setNotFoundHandler({ preHandler: gate.check }, notFound);
-      const throttle = services.signInThrottle;
       await admin.register(sessionRoutes, {
         sessions: services.sessions,
         gate,
         cookie,
-        passwords: {
-          verify: async (email, password) => (await services.accounts.verifyCredentials(email, password))?.id,
-          retryAfter: (email) => throttle.retryAfter(email),
-          failed: (email) => throttle.failed(email),
-          succeeded: (email) => throttle.succeeded(email),
-        },
+        passwords: services.signIns,
+        passwordWork: services.passwordWork,
       });
       await admin.register(accountRoutes, {
         accounts: services.accounts,
@@ -170,11 +165,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         cookie,
         publicUrl: config.publicUrl,
         openSession: async (userId) => {
-          const { session, token } = await services.sessions.open(userId);
+          const { session, token } = await services.sessions.open({ userId });
           return { token, expiresAt: session.expiresAt };
         },
         closeOtherSessions: (userId, keep) => services.sessions.closeOthers(userId, keep),
-        throttle,
+        signIns: services.signIns,
+        passwordWork: services.passwordWork,
       });
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });

@@ -4,11 +4,12 @@ import SQLite from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { AccountService, AccountStore } from './accounts/index.ts';
 import { AdminTokenService, SettingsStore } from './admin/index.ts';
-import { AuditLog, AuditStore } from './audit/index.ts';
+import { type Actor, AuditLog, AuditStore } from './audit/index.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { SessionService, SessionStore } from './sessions/index.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
 // same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,
@@ -27,6 +28,9 @@ Commands:
                         FLAGPOST_OWNER_PASSWORD, or a generated one printed once.
   help                  This text.
 `;
+
+/** How the audit log names the operator of these commands (they hold the database, like the admin token). */
+const COMMAND_LINE: Actor = { type: 'admin_token', id: null, label: 'command line' };
 
 function fail(code: number, message: string): never {
   process.stderr.write(`${message}\n`);
@@ -95,9 +99,18 @@ async function main(argv: string[]): Promise<void> {
     const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
     try {
       await migrateToLatest(handle.db);
-      const token = await AdminTokenService.reset(handle.db, new SettingsStore());
+      const clock = () => new Date();
+      const audit = new AuditLog({ db: handle.db, store: new AuditStore(), clock, retentionDays: 0 });
+      const token = await handle.db.transaction().execute(async (trx) => {
+        const replaced = await AdminTokenService.reset(trx, new SettingsStore());
+        await audit.record(trx, COMMAND_LINE, { entity: 'settings', entityId: 'admin_token', action: 'admin_token.reset' });
+        return replaced;
+      });
+      // The sessions the old token opened end with it (a restarted server also refuses any left over).
+      const ended = await new SessionService({ db: handle.db, store: new SessionStore(), clock, ttlMs: 0 }).closeAdminTokenSessions();
       process.stdout.write(
         `The admin token was replaced. Save the new one now, it will not be shown again:\n\n  ${token}\n\n` +
+          `${ended} dashboard session(s) opened with the old token ended.\n` +
           'Restart every Flagpost server of this database: running servers keep accepting the old token until then.\n',
       );
     } finally {
@@ -125,7 +138,7 @@ async function main(argv: string[]): Promise<void> {
         clock,
         invitationTtlMs: 0,
       });
-      const user = await accounts.createUser({ email, password, role: 'owner' }, { type: 'admin_token', id: null, label: 'command line' });
+      const user = await accounts.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
       process.stdout.write(
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );

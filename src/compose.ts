@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
-import { AccountService, AccountStore, SignInThrottle } from './accounts/index.ts';
+import { AccountService, AccountStore, PasswordWork, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
@@ -47,8 +47,12 @@ export interface Services {
   readonly codeRefs: CodeRefService;
   /** Members, invitations, personal access tokens (issue 13). */
   readonly accounts: AccountService;
-  /** Per-account sign-in throttling. */
-  readonly signInThrottle: SignInThrottle;
+  /** Attempt counters per account and per client key, shared by every instance. */
+  readonly signInThrottles: SignInThrottles;
+  /** Password checks under the throttles, and the audit entries of sign-ins. */
+  readonly signIns: SignInService;
+  /** Bounds the scrypt work of this process. */
+  readonly passwordWork: PasswordWork;
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
@@ -69,9 +73,11 @@ export interface Services {
 
 /** An invitation link is valid for a week. */
 const INVITATION_TTL_MS = 7 * 86_400_000;
-/** Wrong passwords for one address before it is refused for the rest of the window (per instance). */
+/** Wrong passwords for one e-mail address before it is refused for the rest of the window (every instance together). */
 const SIGN_IN_MAX_FAILURES = 5;
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
+/** Failed sign-ins the audit log takes per minute and instance; the rest are counted in the next entry. */
+const FAILED_SIGN_INS_AUDITED_PER_MINUTE = 60;
 
 /**
  * The one place that wires stores, services and ports; used by main and the tests. Capabilities
@@ -106,8 +112,24 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
-  const accounts = new AccountService({ db, store: new AccountStore(handle.dialect), settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
-  const signInThrottle = new SignInThrottle(SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, () => clock().getTime());
+  const accountStore = new AccountStore(handle.dialect);
+  const accounts = new AccountService({ db, store: accountStore, settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
+  const signInThrottles = new SignInThrottles({
+    db,
+    store: new ThrottleStore(),
+    clock,
+    account: { limit: SIGN_IN_MAX_FAILURES, windowMs: SIGN_IN_WINDOW_MS },
+    address: { limit: config.adminLockout.maxFailures, windowMs: config.adminLockout.windowMs },
+  });
+  const signIns = new SignInService({
+    db,
+    store: accountStore,
+    throttles: signInThrottles,
+    audit,
+    clock,
+    failedPerMinute: FAILED_SIGN_INS_AUDITED_PER_MINUTE,
+  });
+  const passwordWork = new PasswordWork(config.passwordWork);
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -148,7 +170,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune()],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune()],
   });
   retention.start();
 
@@ -171,7 +193,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     codeRefs,
     audit,
     accounts,
-    signInThrottle,
+    signInThrottles,
+    signIns,
+    passwordWork,
     forms,
     submissions,
     resultPageKey,

@@ -13,6 +13,9 @@ const EVERY_VARIABLE = {
   FLAGPOST_ADMIN_TOKEN: 'a-long-enough-token',
   FLAGPOST_ADMIN_MAX_FAILURES: '7',
   FLAGPOST_ADMIN_LOCKOUT_MS: '60000',
+  FLAGPOST_PASSWORD_CONCURRENCY: '3',
+  FLAGPOST_PASSWORD_QUEUE: '9',
+  FLAGPOST_PASSWORD_PER_CLIENT: '4',
   FLAGPOST_PUBLIC_URL: 'https://flags.example.com/',
   FLAGPOST_SESSION_TTL_MS: '3600000',
   FLAGPOST_RETENTION_INTERVAL_MS: '60000',
@@ -74,6 +77,7 @@ describe('loadConfig', () => {
       dataDir: '/tmp/x',
       adminToken: 'a-long-enough-token',
       adminLockout: { maxFailures: 7, windowMs: 60_000 },
+      passwordWork: { concurrency: 3, queue: 9, perClient: 4 },
       publicUrl: 'https://flags.example.com',
       streams: { perClient: 5, heartbeatMs: 1500 },
       captcha: {

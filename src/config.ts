@@ -16,6 +16,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Wrong admin tokens one client address may present per window before it is locked out for the window. */
   readonly adminLockout: { readonly maxFailures: number; readonly windowMs: number };
+  /** Bounds on concurrent scrypt work of one process (docs/adr/0022-sign-in-under-attack.md). */
+  readonly passwordWork: { readonly concurrency: number; readonly queue: number; readonly perClient: number };
   /** How the server is reached from outside, without a trailing slash; used in redirect and page URLs. */
   readonly publicUrl: string;
   /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
@@ -189,6 +191,11 @@ export function loadConfig(env: Env = process.env): Config {
     adminLockout: {
       maxFailures: int('FLAGPOST_ADMIN_MAX_FAILURES', 20, 1, 1_000_000),
       windowMs: int('FLAGPOST_ADMIN_LOCKOUT_MS', 15 * 60_000, 1000, 86_400_000),
+    },
+    passwordWork: {
+      concurrency: int('FLAGPOST_PASSWORD_CONCURRENCY', 2, 1, 64),
+      queue: int('FLAGPOST_PASSWORD_QUEUE', 32, 0, 10_000),
+      perClient: int('FLAGPOST_PASSWORD_PER_CLIENT', 2, 1, 1000),
     },
     publicUrl,
     streams: {

@@ -92,6 +92,8 @@ export interface FieldProblem {
 
 export interface AppErrorOptions {
   details?: FieldProblem[];
+  /** Sent as Retry-After (a 429 or 503 that the client may retry later). */
+  retryAfterSeconds?: number;
 }
 
 /** An error whose message is safe to show to the client. Everything else is answered generically. */

@@ -100,13 +100,20 @@ describe('the flagpost operator commands', () => {
     }
   });
 
-  it('resets the admin token: the new one works after a restart, the old one no longer', { timeout: 60_000 }, async () => {
+  it('resets the admin token: the new one works after a restart, the old one and its sessions no longer', { timeout: 60_000 }, async () => {
     const dataDir = tempDir();
     const port = freePort();
     const env = { FLAGPOST_DATA_DIR: dataDir };
     const first = startServerProcess({ ...env, PORT: String(port) });
     await waitForHealth(port);
     const old = /(fpa_[\w-]+)/.exec(first.output())![1]!;
+    const signedIn = await fetch(`http://127.0.0.1:${port}/admin/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: old }),
+    });
+    assert.equal(signedIn.status, 201);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
     const reset = await flagpost(['reset-admin-token'], env);
     assert.equal(reset.code, 0, reset.stderr);
     const fresh = /(fpa_[\w-]+)/.exec(reset.stdout)![1]!;
@@ -120,6 +127,14 @@ describe('the flagpost operator commands', () => {
       const call = (token: string) => fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal((await call(fresh)).status, 200);
       assert.equal((await call(old)).status, 401);
+      // A dashboard session opened with the old token ended with it (issue 20).
+      assert.equal((await fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { cookie } })).status, 401);
+      const audit = await fetch(`http://127.0.0.1:${port}/admin/v1/audit?entity=settings`, { headers: { authorization: `Bearer ${fresh}` } });
+      const entries = ((await audit.json()) as { entries: Array<{ action: string; actor: { label: string } }> }).entries;
+      assert.deepEqual(
+        entries.map((e) => [e.action, e.actor.label]),
+        [['admin_token.reset', 'command line']],
+      );
       assert.doesNotMatch(second.output(), /fpa_/, 'no new token printed: one is stored');
     } finally {
       second.child.kill('SIGTERM');

@@ -105,7 +105,7 @@ forEachDialect('role matrix', (ctx) => {
       method: 'POST',
       url: '/admin/v1/me/tokens',
       headers: { cookie, origin: c.config.publicUrl },
-      payload: { name: `${role} automation` },
+      payload: { name: `${role} automation`, password: PASSWORD },
     });
     assert.equal(token.statusCode, 201, token.body);
     return token.json().token;

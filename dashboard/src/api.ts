@@ -230,13 +230,15 @@ export interface AccessToken {
   tokenPrefix: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /** When the token stops working. */
+  expiresAt: string | null;
   token?: string;
 }
 
 export interface AuditEntry {
   id: string;
   at: string;
-  actor: { type: 'admin_token' | 'user' | 'access_token'; id: string | null; label: string };
+  actor: { type: 'admin_token' | 'user' | 'access_token' | 'anonymous'; id: string | null; label: string };
   projectKey: string | null;
   entity: string;
   entityId: string;

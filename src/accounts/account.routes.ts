@@ -1,11 +1,13 @@
 import { AppError, messages } from '../errors.ts';
 import type { AdminGate } from '../http/admin-auth.ts';
+import { clientKey } from '../http/client-key.ts';
 import { adminErrors, isoTimestamp, noContent, type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
 import { accessTokenView, invitationView, ROLES, userView } from './account.ts';
-import type { AccountService } from './account.service.ts';
+import { ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, type AccountService } from './account.service.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.ts';
-import type { SignInThrottle } from './sign-in-throttle.ts';
+import type { PasswordWork } from './password-work.ts';
+import type { SignInService } from './sign-in.service.ts';
 
 export interface AccountRouteDeps {
   accounts: AccountService;
@@ -16,8 +18,10 @@ export interface AccountRouteDeps {
   /** Ends the user's other sessions after a password change. */
   closeOtherSessions: (userId: string, keepToken: string | undefined) => Promise<void>;
   publicUrl: string;
-  /** The per-account throttle of sign-in, also counting wrong current passwords of a password change. */
-  throttle: Pick<SignInThrottle, 'retryAfter' | 'failed' | 'succeeded'>;
+  /** Confirms a member's password under the per-account throttle of sign-in. */
+  signIns: Pick<SignInService, 'confirmPassword'>;
+  /** Bounds the scrypt work of this process, per client and overall. */
+  passwordWork: PasswordWork;
 }
 
 const role = { type: 'string', enum: ROLES } as const;
@@ -48,13 +52,14 @@ const invitationSchema = {
 const accessTokenSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'name', 'tokenPrefix', 'createdAt', 'lastUsedAt'],
+  required: ['id', 'name', 'tokenPrefix', 'createdAt', 'lastUsedAt', 'expiresAt'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
     tokenPrefix: { type: 'string' },
     createdAt: isoTimestamp,
     lastUsedAt: { type: ['string', 'null'] },
+    expiresAt: { type: ['string', 'null'], description: 'When the token stops working (null: a token that never works)' },
     token: { type: 'string', description: 'Shown once, on creation' },
   },
 } as const;
@@ -80,7 +85,8 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
-      const user = await accounts.createUser({ email: request.body.email, password: request.body.password, role: request.body.role ?? 'owner' }, request.actor);
+      const { email, password, role } = request.body;
+      const user = await deps.passwordWork.run(clientKey(request.ip), () => accounts.createUser({ email, password, role: role ?? 'owner' }, request.actor));
       return reply.code(201).send(userView(user));
     },
   );
@@ -178,7 +184,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
   app.post(
     '/invitations/accept',
     {
-      // No credential: the invitation token is one. Wrong tokens count towards the address lockout.
+      // No credential: the invitation token is one. Each attempt counts towards the address's limit first.
       config: { signIn: true },
       schema: {
         summary: 'Accept an invitation: choose a password; answers a signed-in session',
@@ -201,14 +207,18 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
-      gate.checkLockout(request, reply);
-      let user;
-      try {
-        user = await accounts.acceptInvitation(request.body.token, request.body.password);
-      } catch (error) {
-        if (error instanceof AppError && error.message === messages.invitationInvalid) gate.signInFailed(request, error);
-        throw error;
-      }
+      // The attempt counts against the address before the password is hashed; a valid invitation gives it back.
+      const user = await deps.passwordWork.run(clientKey(request.ip), async () => {
+        const attempt = await gate.reserveAttempt(request);
+        try {
+          const accepted = await accounts.acceptInvitation(request.body.token, request.body.password);
+          await attempt.refund();
+          return accepted;
+        } catch (error) {
+          if (!(error instanceof AppError && error.message === messages.invitationInvalid)) await attempt.refund();
+          throw error;
+        }
+      });
       const session = await deps.openSession(user.id);
       return reply
         .code(201)
@@ -223,7 +233,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
     {
       config: { access: 'user' },
       schema: {
-        summary: 'Change your password; your other sessions end',
+        summary: 'Change your password; your other sessions and your access tokens end',
         body: {
           type: 'object',
           additionalProperties: false,
@@ -234,21 +244,13 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
-      const { id: userId, email } = request.member!;
-      // A wrong current password counts like a wrong sign-in: a stolen session cannot guess it freely.
-      const wait = deps.throttle.retryAfter(email);
-      if (wait > 0) {
-        reply.header('retry-after', String(wait));
-        throw new AppError('rate_limited', messages.tooManyRequests);
-      }
-      try {
-        await accounts.changePassword(userId, request.body.currentPassword, request.body.newPassword, request.actor);
-      } catch (error) {
-        if (error instanceof AppError && error.kind === 'validation') deps.throttle.failed(email);
-        throw error;
-      }
-      deps.throttle.succeeded(email);
-      await deps.closeOtherSessions(userId, request.cookies[cookie.name]);
+      const member = request.member!;
+      // A wrong current password counts like a wrong sign-in, before the scrypt work: a stolen session cannot guess it freely.
+      await deps.passwordWork.run(clientKey(request.ip), async () => {
+        await deps.signIns.confirmPassword(member, request.body.currentPassword, 'body.currentPassword');
+        await accounts.changePassword(member.id, request.body.newPassword, request.actor);
+      });
+      await deps.closeOtherSessions(member.id, request.cookies[cookie.name]);
       return reply.code(204).send();
     },
   );
@@ -273,14 +275,31 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
     {
       config: { access: 'session' },
       schema: {
-        summary: 'Create a personal access token: acts with your role; shown once',
-        body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } },
+        summary: 'Create a personal access token with your current password: acts with your role; shown once; expires',
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'password'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH, description: 'Your current password' },
+            expiresInDays: {
+              type: 'integer',
+              minimum: 1,
+              maximum: ACCESS_TOKEN_MAX_DAYS,
+              description: `Days until the token stops working (default ${ACCESS_TOKEN_DEFAULT_DAYS})`,
+            },
+          },
+        },
         response: { 201: accessTokenSchema, ...adminErrors },
       },
     },
     async (request, reply) => {
-      const user = await accounts.getUser(request.member!.id);
-      const { accessToken, token } = await accounts.createAccessToken(user, request.body.name.trim(), request.actor);
+      const member = request.member!;
+      await deps.passwordWork.run(clientKey(request.ip), () => deps.signIns.confirmPassword(member, request.body.password, 'body.password'));
+      const user = await accounts.getUser(member.id);
+      const days = request.body.expiresInDays ?? ACCESS_TOKEN_DEFAULT_DAYS;
+      const { accessToken, token } = await accounts.createAccessToken(user, request.body.name.trim(), days, request.actor);
       return reply
         .code(201)
         .header('cache-control', 'no-store')

@@ -7,9 +7,12 @@ import { AppError, message, messages } from '../errors.ts';
 import type { Principal } from '../http/admin-auth.ts';
 import { type AccessToken, type Invitation, normalizeEmail, type Role, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
-import { hashPassword, NO_USER_HASH, verifyPassword } from './password.ts';
+import { hashPassword } from './password.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'fpt_';
+/** Personal access tokens live 90 days unless their creator chooses otherwise, a year at most. */
+export const ACCESS_TOKEN_DEFAULT_DAYS = 90;
+export const ACCESS_TOKEN_MAX_DAYS = 365;
 const INVITATION_PREFIX = 'fpi_';
 
 export interface AccountServiceDeps {
@@ -104,27 +107,21 @@ export class AccountService {
   }
 
   /**
-   * The user of an e-mail and password, or undefined. An unknown address costs the same scrypt work as a
-   * wrong password, so the answer time tells nothing about which addresses have accounts.
+   * Sets a new password (the caller confirmed the current one: SignInService.confirmPassword). The
+   * member's personal access tokens end with the old password; the caller ends their other sessions.
    */
-  async verifyCredentials(email: string, password: string): Promise<User | undefined> {
-    const found = await this.deps.store.findUserByEmail(this.deps.db, normalizeEmail(email));
-    const ok = await verifyPassword(password, found?.passwordHash ?? NO_USER_HASH);
-    if (!found || !ok) return undefined;
-    const { passwordHash: _hash, ...user } = found;
-    return user;
-  }
-
-  async changePassword(userId: string, current: string, next: string, actor: Actor): Promise<void> {
-    const hash = await this.deps.store.passwordHashOf(this.deps.db, userId);
-    if (!hash || !(await verifyPassword(current, hash))) {
-      throw AppError.validation([{ field: 'body.currentPassword', reason: 'is not your current password' }]);
-    }
+  async changePassword(userId: string, next: string, actor: Actor): Promise<void> {
     const nextHash = await hashPassword(next);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.updatePassword(trx, userId, nextHash, nowIso(this.deps.clock));
+      const revoked = await this.deps.store.deleteAccessTokensOf(trx, userId);
       // The log says that the password changed, never a hash of it.
-      await this.deps.audit.record(trx, actor, { entity: 'member', entityId: userId, action: 'member.password_changed' });
+      await this.deps.audit.record(trx, actor, {
+        entity: 'member',
+        entityId: userId,
+        action: 'member.password_changed',
+        changes: revoked > 0 ? { accessTokensRevoked: { after: revoked } } : {},
+      });
     });
   }
 
@@ -143,6 +140,13 @@ export class AccountService {
       acceptedAt: null,
     };
     await this.deps.db.transaction().execute(async (trx) => {
+      // Under the members lock, with the inviter's role read inside it: an owner demoted or removed
+      // meanwhile cannot leave an invitation behind (a demotion withdraws the open ones it sees).
+      await this.deps.store.lockMembers(trx);
+      if (actor.id !== null) {
+        const inviter = await this.deps.store.findUser(trx, actor.id);
+        if (inviter?.role !== 'owner') throw new AppError('forbidden', messages.roleForbidden);
+      }
       if (await this.deps.store.findUserByEmail(trx, email)) throw new AppError('conflict', messages.userExists);
       await this.deps.store.deleteOpenInvitationsOf(trx, email);
       await this.deps.store.insertInvitation(trx, invitation, hashToken(token));
@@ -199,15 +203,21 @@ export class AccountService {
     });
   }
 
-  async createAccessToken(user: User, name: string, actor: Actor): Promise<{ accessToken: AccessToken; token: string }> {
+  /** Creates a personal access token that expires after `expiresInDays` (ACCESS_TOKEN_MAX_DAYS at most). */
+  async createAccessToken(user: User, name: string, expiresInDays: number, actor: Actor): Promise<{ accessToken: AccessToken; token: string }> {
+    if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > ACCESS_TOKEN_MAX_DAYS) {
+      throw AppError.validation([{ field: 'body.expiresInDays', reason: `must be a whole number of days from 1 to ${ACCESS_TOKEN_MAX_DAYS}` }]);
+    }
     const token = `${ACCESS_TOKEN_PREFIX}${newKey(32)}`;
+    const now = this.deps.clock();
     const accessToken: AccessToken = {
       id: newId(),
       userId: user.id,
       name,
       tokenPrefix: token.slice(0, ACCESS_TOKEN_PREFIX.length + 4),
-      createdAt: nowIso(this.deps.clock),
+      createdAt: now.toISOString(),
       lastUsedAt: null,
+      expiresAt: new Date(now.getTime() + expiresInDays * 86_400_000).toISOString(),
     };
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.insertAccessToken(trx, accessToken, hashToken(token));
@@ -215,7 +225,7 @@ export class AccountService {
         entity: 'access_token',
         entityId: accessToken.id,
         action: 'access_token.created',
-        changes: { name: { after: name }, tokenPrefix: { after: accessToken.tokenPrefix } },
+        changes: { name: { after: name }, tokenPrefix: { after: accessToken.tokenPrefix }, expiresAt: { after: accessToken.expiresAt } },
       });
     });
     return { accessToken, token };
@@ -244,15 +254,15 @@ export class AccountService {
     return user && { actor: { type: 'user', id: user.id, label: user.email }, role: user.role, member: { id: user.id, email: user.email } };
   }
 
-  /** Who a personal access token acts as; undefined for an unknown or revoked token. */
+  /** Who a personal access token acts as; undefined for an unknown, revoked or expired token. */
   async principalOfAccessToken(token: string): Promise<Principal | undefined> {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 200) return undefined;
     const found = await this.deps.store.findAccessTokenByHash(this.deps.db, hashToken(token));
-    if (!found) return undefined;
+    const now = this.deps.clock();
+    if (!found || found.expiresAt === null || found.expiresAt <= now.toISOString()) return undefined;
     const user = await this.deps.store.findUser(this.deps.db, found.userId);
     if (!user) return undefined;
     // last_used_at at most once a minute: a busy automation must not write on every request.
-    const now = this.deps.clock();
     if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) > 60_000)
       await this.deps.store.touchAccessToken(this.deps.db, found.id, now.toISOString());
     return {

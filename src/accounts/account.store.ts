@@ -22,6 +22,7 @@ const toToken = (r: Selectable<AccessTokensTable>): AccessToken => ({
   tokenPrefix: r.token_prefix,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
+  expiresAt: r.expires_at,
 });
 
 /** Any fixed number: the advisory lock of member changes, the same on every instance. */
@@ -171,6 +172,7 @@ export class AccountStore {
         token_prefix: token.tokenPrefix,
         created_at: token.createdAt,
         last_used_at: null,
+        expires_at: token.expiresAt,
       })
       .execute();
   }
@@ -187,6 +189,12 @@ export class AccountStore {
 
   async touchAccessToken(db: Executor, id: string, now: string): Promise<void> {
     await db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+  }
+
+  /** Ends every access token of a user (their password changed); answers how many. */
+  async deleteAccessTokensOf(db: Executor, userId: string): Promise<number> {
+    const result = await db.deleteFrom('access_tokens').where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async deleteAccessToken(db: Executor, userId: string, id: string): Promise<AccessToken | undefined> {

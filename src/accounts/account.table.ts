@@ -30,4 +30,6 @@ export interface AccessTokensTable {
   token_prefix: string;
   created_at: string;
   last_used_at: string | null;
+  /** When the token stops working (migration 0011); null only if written by hand: such a token works never. */
+  expires_at: string | null;
 }

@@ -1,13 +1,21 @@
 import { hashToken, sameHash } from '../api-keys/index.ts';
 import { newKey, nowIso } from '../db/codec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import type { SettingsStore } from './settings.store.ts';
 
 const SETTING = 'admin_token_hash';
 
 /** Holds the hash of the admin token; the token itself is never stored (contract, Admin API). */
 export class AdminTokenService {
-  private constructor(private readonly hash: string) {}
+  /**
+   * Names the current token without revealing its hash: sessions opened with the admin token record it,
+   * and a session of another generation is over (issue 20: rotating the token ends its sessions).
+   */
+  readonly generation: string;
+
+  private constructor(private readonly hash: string) {
+    this.generation = hashToken(`generation:${hash}`).slice(0, 24);
+  }
 
   /**
    * Uses FLAGPOST_ADMIN_TOKEN when set. Otherwise the first instance to start creates a token, keeps
@@ -26,9 +34,10 @@ export class AdminTokenService {
 
   /**
    * Replaces the stored admin token with a new one and returns it (the operator command
-   * `flagpost reset-admin-token`). Running servers keep the token they read at start until restarted.
+   * `flagpost reset-admin-token`, which also ends the sessions the old one opened and audits the reset).
+   * Running servers keep the token they read at start until restarted.
    */
-  static async reset(db: Db, store: SettingsStore): Promise<string> {
+  static async reset(db: Executor, store: SettingsStore): Promise<string> {
     const token = `fpa_${newKey(24)}`;
     await store.put(db, SETTING, hashToken(token), nowIso());
     return token;

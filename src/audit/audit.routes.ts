@@ -18,13 +18,14 @@ const ENTITIES = [
   'invitation',
   'access_token',
   'settings',
+  'sign_in',
 ] as const;
-const ACTOR_TYPES = ['admin_token', 'user', 'access_token'] as const;
+const ACTOR_TYPES = ['admin_token', 'user', 'access_token', 'anonymous'] as const;
 /**
- * Entries about people (e-mail addresses, tokens' names, member settings, the fingerprints of the
- * addresses of access and erasure requests): owners only, as the member routes.
+ * Entries about people (e-mail addresses, tokens' names, member settings, sign-ins, the fingerprints of
+ * the addresses of access and erasure requests): owners only, as the member routes.
  */
-const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings', 'personal_data'] as const satisfies readonly AuditEntity[];
+const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings', 'sign_in', 'personal_data'] as const satisfies readonly AuditEntity[];
 
 export const auditQuery = {
   type: 'object',

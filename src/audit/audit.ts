@@ -15,7 +15,8 @@ export type AuditEntity =
   | 'member'
   | 'invitation'
   | 'access_token'
-  | 'settings';
+  | 'settings'
+  | 'sign_in';
 
 /** A field's value before and after the write; a created entity has only `after`, a deleted one only `before`. */
 export interface FieldChange {

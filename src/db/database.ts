@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccessTokensTable, InvitationsTable, UsersTable } from '../accounts/account.table.ts';
+import type { ThrottlesTable } from '../accounts/throttle.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
@@ -31,6 +32,7 @@ export interface Database {
   users: UsersTable;
   invitations: InvitationsTable;
   access_tokens: AccessTokensTable;
+  throttles: ThrottlesTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -1,20 +1,24 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, messages } from '../errors.ts';
+import { clientKey } from './client-key.ts';
 
 /** What the admin scope needs to know about a presented token. */
 export interface AdminCredentials {
   verify(token: string): boolean;
+  /** Names the current admin token (not the token): a session opened with another one is over. */
+  readonly generation: string;
 }
 
 /**
  * Who makes an admin request, as the audit log records it: the admin token (the bootstrap and automation
- * credential), a user signed in to the dashboard, or a user's personal access token.
+ * credential), a user signed in to the dashboard, or a user's personal access token; `anonymous` is
+ * the client of a failed sign-in, known only by its client key.
  */
 export interface Actor {
-  type: 'admin_token' | 'user' | 'access_token';
-  /** The user's id; null for the admin token. */
+  type: 'admin_token' | 'user' | 'access_token' | 'anonymous';
+  /** The user's id; null for the admin token and anonymous clients. */
   id: string | null;
-  /** What the log shows: an e-mail address, a token's name, or "admin token". */
+  /** What the log shows: an e-mail address, a token's name, "admin token", or a client key. */
   label: string;
 }
 
@@ -55,6 +59,8 @@ export interface AdminSession {
   expiresAt: string;
   /** The signed-in user; null for a session opened with the admin token. */
   userId: string | null;
+  /** For a session opened with the admin token: which token (AdminCredentials.generation). */
+  adminTokenGeneration: string | null;
 }
 
 /** Finds the live session of a session cookie's value. */
@@ -62,23 +68,31 @@ export interface AdminSessions {
   find(token: string): Promise<AdminSession | undefined>;
 }
 
-export interface AdminLockout {
-  /** Failed tokens one client address may present within `windowMs` before it is locked out for the window. */
-  maxFailures: number;
-  /** How long the failures are remembered, and how long a lockout lasts, in ms. */
-  windowMs: number;
+/** One counted attempt; `retryAfter` > 0 when it went over the limit and must not go ahead. */
+export interface Attempt {
+  retryAfter: number;
+  /** Gives the attempt back (it succeeded); nothing for a refused one. */
+  refund(): Promise<void>;
+}
+
+/**
+ * The per-client counter of failed credentials (docs/adr/0022-sign-in-under-attack.md), shared by every
+ * instance. `client` is a client key (http/client-key.ts): IPv6 counts per /64.
+ */
+export interface AddressThrottle {
+  reserve(client: string): Promise<Attempt>;
+  clear(client: string): Promise<void>;
 }
 
 export interface AdminGateOptions {
   credentials: AdminCredentials;
   sessions: AdminSessions;
   principals: AdminPrincipals;
-  lockout: AdminLockout;
+  throttle: AddressThrottle;
   /** Name of the session cookie (see session-cookie.ts). */
   cookieName: string;
   /** The public URL's origin: cookie-authenticated writes must come from it (or from the Host's own origin). */
   publicOrigin: string;
-  now?: () => number;
 }
 
 declare module 'fastify' {
@@ -100,45 +114,43 @@ declare module 'fastify' {
   }
 }
 
-/** Most client addresses remembered at once; the oldest are forgotten first. */
-const MAX_TRACKED = 10_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The door of the admin scope. A request carries `Authorization: Bearer <admin token>` or the session
  * cookie of a dashboard sign-in (issue 9); anything else is a 401 JSON. A cookie-authenticated write
  * must also carry an `Origin` of Flagpost itself (a cross-site request forgery defence on top of
- * SameSite=Strict). A client address that presents `maxFailures` wrong or missing credentials within
- * the window is locked out for the window (429 with Retry-After, even with the right token), so the
- * token cannot be guessed (issue 8); the sign-in form counts the same way. Counts are per instance.
+ * SameSite=Strict). Every presented, wrong credential counts against its client key (IPv6 per /64);
+ * past the limit within the window, wrong credentials get 429 with Retry-After, so that none can be
+ * guessed (issue 8). A missing credential counts nothing, and a valid one is accepted whatever others
+ * did from the same address (issue 20). The sign-in routes count the same way. Counts are shared by
+ * every instance (docs/adr/0022-sign-in-under-attack.md).
  */
 export class AdminGate {
-  private readonly failures = new Map<string, { count: number; since: number }>();
-  private readonly now: () => number;
-
-  constructor(private readonly options: AdminGateOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: AdminGateOptions) {}
 
   /** onRequest hook of the admin scope. */
-  readonly check = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  readonly check = async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     request.adminSession = null;
     request.actor = ADMIN_TOKEN_ACTOR;
     request.role = 'viewer';
     request.member = null;
     if (request.routeOptions.config?.signIn) return;
-    this.refuseLockedOut(request, reply);
     const principal = await this.authenticate(request);
-    if (!principal) return this.failed(request);
+    if (!principal) return this.refuse(request, this.presentsCredential(request));
     request.actor = principal.actor;
     request.role = principal.role;
     request.member = principal.member;
     // Only the admin token clears the address's failures: a member's own valid credential must not
     // reset the count of guesses made from the same address.
-    if (principal === ADMIN_TOKEN_PRINCIPAL) this.succeeded(request);
+    if (principal === ADMIN_TOKEN_PRINCIPAL) await this.options.throttle.clear(clientKey(request.ip));
     // An unknown path answers 404 whatever the role, so that roles tell nothing about which routes exist.
     if (!request.is404) await this.authorize(request, principal);
   };
+
+  private presentsCredential(request: FastifyRequest): boolean {
+    return request.headers.authorization !== undefined || Boolean(request.cookies?.[this.options.cookieName]);
+  }
 
   private async authenticate(request: FastifyRequest): Promise<Principal | undefined> {
     const header = request.headers.authorization;
@@ -152,6 +164,8 @@ export class AdminGate {
     const cookie = request.cookies?.[this.options.cookieName];
     const session = cookie ? await this.options.sessions.find(cookie) : undefined;
     if (!session) return undefined;
+    // A session of an admin token that was rotated since is over (issue 20).
+    if (session.userId === null && session.adminTokenGeneration !== this.options.credentials.generation) return undefined;
     const principal = session.userId === null ? ADMIN_TOKEN_PRINCIPAL : await this.options.principals.ofUser(session.userId);
     if (!principal) return undefined;
     if (!SAFE_METHODS.has(request.method) && !this.sameOrigin(request)) throw new AppError('forbidden', messages.crossSiteRefused);
@@ -183,25 +197,28 @@ export class AdminGate {
     if (RANK[principal.role] < RANK[access]) throw new AppError('forbidden', messages.roleForbidden);
   }
 
-  /** For the sign-in route: refuses a locked-out client address (429). */
-  checkLockout(request: FastifyRequest, reply: FastifyReply): void {
-    this.refuseLockedOut(request, reply);
+  /**
+   * For the sign-in routes: counts one attempt of the request's client key before the password or
+   * token work it guards (429 past the limit). The caller refunds it when the attempt succeeds.
+   */
+  async reserveAttempt(request: FastifyRequest): Promise<Attempt> {
+    const attempt = await this.options.throttle.reserve(clientKey(request.ip));
+    if (attempt.retryAfter > 0) throw new AppError('rate_limited', messages.tooManyRequests, { retryAfterSeconds: attempt.retryAfter });
+    return attempt;
   }
 
   /**
-   * For the sign-in routes: a wrong password or invitation counts like a wrong token; throws `error`. A
-   * member's successful sign-in clears nothing: the failures expire with the window (only the admin token clears them).
+   * For the sign-in route: the admin token of its body. The right token is accepted from any address
+   * and clears its count; a wrong one counts like a wrong bearer token (401, or 429 past the limit).
    */
-  signInFailed(request: FastifyRequest, error: AppError): never {
-    this.count(request);
-    throw error;
+  async signIn(request: FastifyRequest, token: string): Promise<void> {
+    if (this.options.credentials.verify(token)) return this.options.throttle.clear(clientKey(request.ip));
+    return this.refuse(request, true);
   }
 
-  /** For the sign-in route: the admin token of its body, counted like a bearer token. */
-  signIn(request: FastifyRequest, reply: FastifyReply, token: string): void {
-    this.refuseLockedOut(request, reply);
-    if (this.options.credentials.verify(token)) return this.succeeded(request);
-    this.failed(request);
+  /** The admin token's generation, recorded with the sessions it opens. */
+  get adminTokenGeneration(): string {
+    return this.options.credentials.generation;
   }
 
   private sameOrigin(request: FastifyRequest): boolean {
@@ -210,35 +227,12 @@ export class AdminGate {
     return origin === this.options.publicOrigin || origin === `${request.protocol}://${request.host}`;
   }
 
-  private refuseLockedOut(request: FastifyRequest, reply: FastifyReply): void {
-    const entry = this.failures.get(request.ip);
-    if (!entry) return;
-    if (this.now() - entry.since >= this.options.lockout.windowMs) {
-      this.failures.delete(request.ip);
-      return;
+  /** 401; a presented credential counts first, and past the limit the answer is 429 with Retry-After. */
+  private async refuse(request: FastifyRequest, presented: boolean): Promise<never> {
+    if (presented) {
+      const attempt = await this.options.throttle.reserve(clientKey(request.ip));
+      if (attempt.retryAfter > 0) throw new AppError('rate_limited', messages.tooManyRequests, { retryAfterSeconds: attempt.retryAfter });
     }
-    if (entry.count >= this.options.lockout.maxFailures) {
-      reply.header('retry-after', String(Math.ceil((entry.since + this.options.lockout.windowMs - this.now()) / 1000)));
-      throw new AppError('rate_limited', messages.tooManyRequests);
-    }
-  }
-
-  private succeeded(request: FastifyRequest): void {
-    // Only the holder of the token (or of a session it opened) gets here, so it cannot help a guesser.
-    this.failures.delete(request.ip);
-  }
-
-  private failed(request: FastifyRequest): never {
-    this.count(request);
     throw new AppError('unauthorized', messages.adminUnauthorized);
-  }
-
-  private count(request: FastifyRequest): void {
-    const entry = this.failures.get(request.ip);
-    if (entry) entry.count++;
-    else {
-      if (this.failures.size >= MAX_TRACKED) this.failures.delete(this.failures.keys().next().value!);
-      this.failures.set(request.ip, { count: 1, since: this.now() });
-    }
   }
 }

@@ -45,7 +45,7 @@ export function toErrorAnswer(error: unknown, surface: Surface): ErrorAnswer {
   if (error instanceof AppError) {
     const body: Record<string, unknown> = { error: true, message: error.message };
     if (error.options.details) body.details = error.options.details;
-    return { status: error.status, body, unexpected: false };
+    return { status: error.status, body, unexpected: false, retryAfter: error.options.retryAfterSeconds };
   }
   const fe = error as Partial<FastifyError> & { validation?: Array<Record<string, unknown>>; validationContext?: string };
   if (fe.validation) {
@@ -98,7 +98,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const answer = toErrorAnswer(error, surfaceOf(request));
     if (answer.unexpected) request.log.error({ err: error }, 'request failed');
-    else if (answer.retryAfter) request.log.warn({ err: error }, 'database unavailable');
+    else if (answer.retryAfter && !(error instanceof AppError)) request.log.warn({ err: error }, 'database unavailable');
     else request.log.info({ status: answer.status, code: (error as FastifyError).code }, 'request refused');
     if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
     // The rest of a body that timed out is not waited for.

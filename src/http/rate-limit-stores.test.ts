@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clientKey, MemoryStore, type RateLimitState } from './rate-limit-stores.ts';
+import { clientKey } from './client-key.ts';
+import { MemoryStore, type RateLimitState } from './rate-limit-stores.ts';
 
 describe('rate-limit keys and the memory store (contract D20)', () => {
   it('counts IPv4 as it is, mapped IPv4 as IPv4, and IPv6 per /64', () => {

@@ -5,7 +5,8 @@ import { loadIoredis } from '../optional-packages.ts';
 import type { Config } from '../config.ts';
 import { AppError, messages } from '../errors.ts';
 import { type Surface, surfaceOf } from './error-handler.ts';
-import { clientKey, MemoryStore, type RateLimitState, type RateLimitStore, RedisStore } from './rate-limit-stores.ts';
+import { clientKey } from './client-key.ts';
+import { MemoryStore, type RateLimitState, type RateLimitStore, RedisStore } from './rate-limit-stores.ts';
 
 export type { RateLimitState } from './rate-limit-stores.ts';
 

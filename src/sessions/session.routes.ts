@@ -1,17 +1,23 @@
-import { AppError, messages } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { AdminGate } from '../http/admin-auth.ts';
+import { clientKey } from '../http/client-key.ts';
 import { adminErrors, isoTimestamp, noContent, type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
 import type { SessionService } from './session.service.ts';
 
-/** How the sign-in route checks an e-mail and password (the accounts capability). */
+/** How the sign-in route checks an e-mail and password, and audits sign-ins (the accounts capability). */
 export interface PasswordSignIn {
-  /** The user id of a right e-mail and password; undefined otherwise. */
-  verify(email: string, password: string): Promise<string | undefined>;
-  /** Seconds until this address may try again (per-account throttling), 0 when it may now. */
-  retryAfter(email: string): number;
-  failed(email: string): void;
-  succeeded(email: string): void;
+  /**
+   * The user of a right e-mail and password: throws 401 otherwise, or 429 past the account's limit.
+   * `client` is the request's client key, for the audit log.
+   */
+  signIn(email: string, password: string, client: string): Promise<{ id: string }>;
+  recordAdminTokenSignIn(succeeded: boolean, client: string): Promise<void>;
+}
+
+/** Bounds the password work of this process (PasswordWork of the accounts capability). */
+export interface PasswordWorkBound {
+  run<T>(client: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface SessionRouteDeps {
@@ -19,6 +25,7 @@ export interface SessionRouteDeps {
   gate: AdminGate;
   cookie: SessionCookie;
   passwords: PasswordSignIn;
+  passwordWork: PasswordWorkBound;
 }
 
 const sessionSchema = {
@@ -43,7 +50,7 @@ const sessionSchema = {
  * browser never keeps the token. Registered in the admin scope: every other admin route accepts the
  * cookie as well as the bearer token.
  */
-export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessions, gate, cookie, passwords }) => {
+export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessions, gate, cookie, passwords, passwordWork }) => {
   app.post(
     '/sessions',
     {
@@ -65,28 +72,37 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessio
     },
     async (request, reply) => {
       const { token: adminToken, email, password } = request.body;
-      let userId: string | null = null;
+      const client = clientKey(request.ip);
+      let opener: { userId: string } | { adminTokenGeneration: string };
       if (adminToken !== undefined && email === undefined && password === undefined) {
-        gate.signIn(request, reply, adminToken);
+        try {
+          await gate.signIn(request, adminToken);
+        } catch (error) {
+          if (error instanceof AppError && error.kind === 'unauthorized') await passwords.recordAdminTokenSignIn(false, client);
+          throw error;
+        }
+        await passwords.recordAdminTokenSignIn(true, client);
+        opener = { adminTokenGeneration: gate.adminTokenGeneration };
       } else if (adminToken === undefined && email !== undefined && password !== undefined) {
-        gate.checkLockout(request, reply);
-        const address = email.trim().toLowerCase();
-        const wait = passwords.retryAfter(address);
-        if (wait > 0) {
-          reply.header('retry-after', String(wait));
-          throw new AppError('rate_limited', messages.tooManyRequests);
-        }
-        const found = await passwords.verify(address, password);
-        if (!found) {
-          passwords.failed(address);
-          throw gate.signInFailed(request, new AppError('unauthorized', messages.invalidCredentials));
-        }
-        passwords.succeeded(address);
-        userId = found;
+        // Bounded work first (429/503 without counting), then the address's attempt is counted before
+        // the scrypt check and given back when the password was right (issue 20).
+        const user = await passwordWork.run(client, async () => {
+          const attempt = await gate.reserveAttempt(request);
+          try {
+            const found = await passwords.signIn(email, password, client);
+            await attempt.refund();
+            return found;
+          } catch (error) {
+            // Only a wrong password keeps the address's count; a refusal of the account gives it back.
+            if (!(error instanceof AppError && error.kind === 'unauthorized')) await attempt.refund();
+            throw error;
+          }
+        });
+        opener = { userId: user.id };
       } else {
         throw AppError.validation([{ field: 'body', reason: 'send either token, or email and password' }]);
       }
-      const { session, token } = await sessions.open(userId);
+      const { session, token } = await sessions.open(opener);
       return reply.code(201).header('cache-control', 'no-store').setCookie(cookie.name, token, cookie.options).send({ expiresAt: session.expiresAt });
     },
   );

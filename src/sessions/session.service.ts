@@ -19,14 +19,20 @@ export interface SessionServiceDeps {
 export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
-  /** Opens a session for a user, or for the admin token (`userId` null). */
-  async open(userId: string | null): Promise<{ session: Session; token: string }> {
+  /** Opens a session for a user, or for the admin token of `generation` (`userId` null). */
+  async open(opener: { userId: string } | { adminTokenGeneration: string }): Promise<{ session: Session; token: string }> {
     const { db, store, clock, ttlMs } = this.deps;
     const now = clock();
     // Expired sessions go when a new one comes: the table stays as small as the live sessions.
     await store.deleteExpired(db, now.toISOString());
     const token = `fps_${newKey(32)}`;
-    const session: Session = { id: newId(), createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + ttlMs).toISOString(), userId };
+    const session: Session = {
+      id: newId(),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
+      userId: 'userId' in opener ? opener.userId : null,
+      adminTokenGeneration: 'adminTokenGeneration' in opener ? opener.adminTokenGeneration : null,
+    };
     await store.insert(db, session, hashToken(token));
     return { session, token };
   }
@@ -40,6 +46,11 @@ export class SessionService {
   /** Ends the other sessions of a user, keeping the one of `keepToken`. */
   async closeOthers(userId: string, keepToken?: string): Promise<void> {
     await this.deps.store.deleteOfUser(this.deps.db, userId, keepToken ? hashToken(keepToken) : undefined);
+  }
+
+  /** Ends every session opened with the admin token (`flagpost reset-admin-token`); answers how many. */
+  async closeAdminTokenSessions(): Promise<number> {
+    return this.deps.store.deleteAdminTokenSessions(this.deps.db);
   }
 
   async close(token: string): Promise<void> {

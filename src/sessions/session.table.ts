@@ -6,4 +6,6 @@ export interface SessionsTable {
   expires_at: string;
   /** The signed-in user (migration 0010); null for a session opened with the admin token. */
   user_id: string | null;
+  /** Which admin token opened the session (migration 0011); null for a user's session. */
+  admin_token_generation: string | null;
 }

@@ -5,4 +5,6 @@ export interface Session {
   expiresAt: string;
   /** The signed-in user; null when the admin token opened the session. */
   userId: string | null;
+  /** When the admin token opened the session: which token (AdminTokenService.generation). */
+  adminTokenGeneration: string | null;
 }

@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
 import type { FormService } from '../forms/index.ts';
+import { clientKey } from '../http/client-key.ts';
 import type { RoutePlugin } from '../http/schemas.ts';
 import { admissionRefusal } from './admission.ts';
 import { PAGE_HEADERS, resultPage } from './result-pages.ts';
@@ -165,8 +166,9 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
       let submission: Submission;
       if (request.isMultipart()) {
         const client = whileConnected(request);
-        // One client cannot take every upload slot: its further uploads are refused, not queued.
-        const ip = request.ip;
+        // One client cannot take every upload slot: its further uploads are refused, not queued. Counted
+        // per client key (IPv6 per /64), as the rate limiter counts.
+        const ip = clientKey(request.ip);
         if ((uploadsOf.get(ip) ?? 0) >= limits.maxUploadsPerClient) {
           client.done();
           throw new AppError('rate_limited', messages.tooManyRequests);

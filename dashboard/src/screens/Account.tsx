@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { type AccessToken, api } from '../api.ts';
 import { useSession } from '../session.ts';
 import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
@@ -54,7 +54,7 @@ function ChangePassword() {
         {change.isSuccess && (
           <span role="status" className="muted">
             {' '}
-            Password changed; your other sessions ended.
+            Password changed; your other sessions and your access tokens ended.
           </span>
         )}
       </form>
@@ -62,22 +62,47 @@ function ChangePassword() {
   );
 }
 
+/** Lifetimes offered for a new token; the server takes 1 to 365 days, 90 when none is given. */
+const LIFETIMES = [7, 30, 90, 180, 365] as const;
+
 function Tokens() {
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [days, setDays] = useState<number>(90);
+  const lifetimeId = useId();
   const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => api<{ tokens: AccessToken[] }>('GET', '/me/tokens') });
-  const create = useMutation({ mutationFn: () => api<AccessToken>('POST', '/me/tokens', { name: name.trim() }), onSuccess: () => setName('') });
+  const create = useMutation({
+    mutationFn: () => api<AccessToken>('POST', '/me/tokens', { name: name.trim(), password, expiresInDays: days }),
+    onSuccess: () => {
+      setName('');
+      setPassword('');
+    },
+  });
   const revoke = useMutation({ mutationFn: (id: string) => api('DELETE', `/me/tokens/${encodeURIComponent(id)}`) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
   };
+  const now = Date.now();
   return (
     <Section title="Personal access tokens">
       <p className="muted">
-        For scripts and automation: <code>Authorization: Bearer fpt_…</code> on the admin API, acting with your role.
+        For scripts and automation: <code>Authorization: Bearer fpt_…</code> on the admin API, acting with your role. Tokens expire, and end when your password
+        changes.
       </p>
       <form onSubmit={submit} className="inline">
         <Field label="Token name" value={name} onChange={setName} required />
+        <div className="field">
+          <label htmlFor={lifetimeId}>Expires after</label>
+          <select id={lifetimeId} value={days} onChange={(e) => setDays(Number(e.target.value))}>
+            {LIFETIMES.map((d) => (
+              <option key={d} value={d}>
+                {d} days
+              </option>
+            ))}
+          </select>
+        </div>
+        <Field label="Your password" type="password" value={password} onChange={setPassword} required autoComplete="current-password" />
         <button type="submit" className="primary" disabled={create.isPending}>
           Create token
         </button>
@@ -97,7 +122,8 @@ function Tokens() {
         {tokens.data?.tokens.map((t) => (
           <li key={t.id}>
             {t.name} <code>{t.tokenPrefix}…</code>, created {formatDate(t.createdAt)}
-            {t.lastUsedAt ? `, last used ${formatDate(t.lastUsedAt)}` : ', never used'}{' '}
+            {t.lastUsedAt ? `, last used ${formatDate(t.lastUsedAt)}` : ', never used'}
+            {t.expiresAt && Date.parse(t.expiresAt) > now ? `, expires ${formatDate(t.expiresAt)}` : ', expired'}{' '}
             <button type="button" className="small" onClick={() => revoke.mutate(t.id)}>
               Revoke <span className="sr-only">{t.name}</span>
             </button>

@@ -1,3 +1,4 @@
+import { clientKey } from '../../http/client-key.ts';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FlagReadModel } from './flag.read-model.ts';
@@ -42,6 +43,7 @@ export class StreamTokens {
 
 interface Stream {
   res: ServerResponse;
+  /** The client's address as given to open(); kept as its client key. */
   client: string;
   projectKey: string;
   environmentKey: string;
@@ -82,9 +84,9 @@ export class OfrepStreams {
     return n;
   }
 
-  /** Whether `client` may open one more stream. */
-  admits(client: string): boolean {
-    return !this.closed && (this.perClient.get(client) ?? 0) < this.limits.perClient;
+  /** Whether the client at address `ip` may open one more stream (counted per client key: IPv6 per /64). */
+  admits(ip: string): boolean {
+    return !this.closed && (this.perClient.get(clientKey(ip)) ?? 0) < this.limits.perClient;
   }
 
   /**
@@ -92,11 +94,11 @@ export class OfrepStreams {
    * client saw (its ETag): when the flags changed since, it is told at once.
    */
   open(res: ServerResponse, stream: Omit<Stream, 'res'>, environmentId: string, currentEtag: string, lastEventId: string | undefined): void {
-    const entry: Stream = { res, ...stream };
+    const entry: Stream = { res, ...stream, client: clientKey(stream.client) };
     let set = this.byEnvironment.get(environmentId);
     if (!set) this.byEnvironment.set(environmentId, (set = new Set()));
     set.add(entry);
-    this.perClient.set(stream.client, (this.perClient.get(stream.client) ?? 0) + 1);
+    this.perClient.set(entry.client, (this.perClient.get(entry.client) ?? 0) + 1);
     res.socket?.setTimeout(0);
     res.socket?.setNoDelay(true);
     res.writeHead(200, {
@@ -111,9 +113,9 @@ export class OfrepStreams {
     res.on('close', () => {
       set.delete(entry);
       if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
-      const left = (this.perClient.get(stream.client) ?? 1) - 1;
-      if (left <= 0) this.perClient.delete(stream.client);
-      else this.perClient.set(stream.client, left);
+      const left = (this.perClient.get(entry.client) ?? 1) - 1;
+      if (left <= 0) this.perClient.delete(entry.client);
+      else this.perClient.set(entry.client, left);
     });
   }
 
