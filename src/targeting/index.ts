@@ -26,3 +26,12 @@ export {
   type FlagdFlag,
   type Portability,
 } from './flagd-export.ts';
+export {
+  explain,
+  type ConditionResult,
+  type Explanation,
+  type PrerequisiteResult,
+  type RuleExplanation,
+  type SegmentResult,
+  type SplitResult,
+} from './explain.ts';
