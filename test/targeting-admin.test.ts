@@ -58,12 +58,19 @@ forEachDialect('targeting admin API', (ctx) => {
         [{ slug: 'x1', type: 'string' }, 'body.variants'],
         [{ slug: 'x2', type: 'number', variants: { one: 1, two: 'two' } }, 'body.variants.two'],
         [{ slug: 'x3', type: 'string', variants: { a: 'a' }, defaultVariant: 'zzz' }, 'body.defaultVariant'],
+        [{ slug: 'x4', variants: { yes: false }, enabled: true }, 'body.enabled'],
       ];
       for (const [body, field] of cases) {
         const res = await ctx().admin('POST', `${base()}/flags`, body);
         assert.equal(res.statusCode, 400, res.body);
         assert.equal(res.json().details[0].field, field, res.body);
       }
+    });
+
+    it('creates a boolean flag without a false variant switched off (DISABLED), not on', async () => {
+      const flag = inEnv(await createFlag(ctx(), project.key, { slug: 'only-yes', variants: { yes: true } }));
+      assert.equal(flag.state, 'DISABLED');
+      assert.equal(flag.enabled, false);
     });
 
     it('switches a string flag off and on through enabled (its state)', async () => {
