@@ -6,8 +6,10 @@ import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep
 import { loadPreviewRenderer } from '../preview-content.ts';
 
 // The hot path. Client reads bypass service and store layering on purpose (style.md "Layers"):
-// each environment's answers are serialized once, with their ETags, and served from memory until an
-// admin write announces a change (FlagChanges) for that environment.
+// per environment one immutable snapshot (Flipt's shape): the flags as loaded, an explicit version of
+// that configuration, and a cache of ready answers (bytes and ETags) for every read that needs no
+// context: GET /v1/flags..., and OFREP evaluations of flags without targeting. A snapshot is replaced,
+// never changed, when an admin write announces a change (FlagChanges) for its environment.
 
 /** A ready answer: status, exact body (as text and as the UTF-8 bytes sent) and strong ETag. */
 export interface CachedAnswer {
@@ -20,6 +22,14 @@ export interface CachedAnswer {
 
 export interface EnvironmentSnapshot {
   readonly environmentId: string;
+  /**
+   * The version of the environment's configuration: a hash of its flags, the same on every instance
+   * that loaded the same rows. OFREP event streams announce it (`etag`) and clients name it back
+   * (`flagConfigEtag`); it is not an ETag of any answer, since OFREP answers depend on the context.
+   */
+  readonly version: string;
+  /** The environment's flags, newest first. */
+  readonly flags: readonly Flag[];
   readonly single: ReadonlyMap<string, CachedAnswer>;
   readonly list: CachedAnswer;
   /**
@@ -31,7 +41,7 @@ export interface EnvironmentSnapshot {
   readonly previewFlags: readonly Flag[];
   /** OFREP single evaluations by key: `<slug>` and `<slug>:payload` (issue 10). */
   readonly ofrep: ReadonlyMap<string, CachedAnswer>;
-  /** OFREP bulk evaluation of every flag, with the environment's event stream. */
+  /** OFREP bulk evaluation of every flag, with the environment's event stream, for any context. */
   readonly ofrepBulk: CachedAnswer;
   /** The newest updatedAt of the environment's flags, as Unix seconds (0 without flags). */
   readonly lastModified: number;
@@ -54,6 +64,11 @@ const REFRESH_INTERVAL_MS = 1000;
 
 function etagOf(body: string): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/** The version of a configuration: every field of every flag (updatedAt included), in snapshot order. */
+function versionOf(flags: readonly Flag[]): string {
+  return createHash('sha1').update(JSON.stringify(flags)).digest('base64url');
 }
 
 export function answer(status: number, value: unknown): CachedAnswer {
@@ -93,6 +108,8 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri }: Snap
   if (streamUri) bulk.eventStreams = [{ type: 'sse', endpoint: { requestUri: streamUri }, inactivityDelaySec: 120 }];
   return {
     environmentId: env.environmentId,
+    version: versionOf(flags),
+    flags,
     single,
     list: answer(200, { flags: flags.map(listedFlag) }),
     preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
@@ -151,14 +168,14 @@ export class FlagReadModel {
 
   /**
    * The snapshot, loaded again from the database when a client says (OFREP's `flagConfigEtag`, taken
-   * from an event stream) that the flags are at another version than this instance's snapshot: on
+   * from an event stream) that the flags are at another `version` than this instance's snapshot: on
    * PostgreSQL the event may come from an instance whose NOTIFY has not reached this one yet. At most
    * once a second per environment, so that made-up tags cannot turn reads into queries.
    */
-  async refreshIfStale(projectKey: string, environmentKey: string, etag: string): Promise<EnvironmentSnapshot | undefined> {
+  async refreshIfStale(projectKey: string, environmentKey: string, version: string): Promise<EnvironmentSnapshot | undefined> {
     const key = `${projectKey}\n${environmentKey}`;
     const current = await this.get(projectKey, environmentKey);
-    if (!current || current.ofrepBulk.etag.slice(1, -1) === etag) return current;
+    if (!current || current.version === version) return current;
     const now = Date.now();
     if (now - (this.refreshed.get(key) ?? 0) < REFRESH_INTERVAL_MS) return current;
     if (this.refreshed.size >= MAX_UNKNOWN) this.refreshed.clear();

@@ -36,24 +36,3 @@ export function ofrepPayloadEvaluation(flag: Flag) {
 export function ofrepFlagNotFound(key: string) {
   return { key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `Flag ${key} does not exist in this environment` };
 }
-
-/**
- * What is wrong with an evaluation request's body, as OFREP's 400 body, or undefined when it is fine.
- * Lenient: no body, an empty one, `{}`, or a null context evaluate; a body that is not JSON is a
- * PARSE_ERROR and a context that is not an object INVALID_CONTEXT. `key` is named for single evaluations.
- */
-export function ofrepBodyProblem(text: string, key: string | undefined): Record<string, unknown> | undefined {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(trimmed);
-  } catch {
-    return { ...(key === undefined ? {} : { key }), errorCode: 'PARSE_ERROR', errorDetails: 'The body is not JSON' };
-  }
-  const context = body !== null && typeof body === 'object' ? (body as { context?: unknown }).context : undefined;
-  if (context !== undefined && context !== null && (typeof context !== 'object' || Array.isArray(context))) {
-    return { ...(key === undefined ? {} : { key }), errorCode: 'INVALID_CONTEXT', errorDetails: 'context must be an object' };
-  }
-  return undefined;
-}
