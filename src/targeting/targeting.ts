@@ -110,6 +110,8 @@ export interface FlagTargeting {
   rules: Rule[];
   /** Imported JSON Logic that is not expressible as rules; when set, `prerequisites` and `rules` are empty. */
   jsonLogic?: unknown;
+  /** flagd flag metadata (imported or set by the admin API): returned with every evaluation of the flag. */
+  metadata?: Record<string, string | number | boolean>;
 }
 
 /** What the engine is given per flag of an environment. */
@@ -134,7 +136,7 @@ export interface Evaluation {
   metadata: Record<string, string | number | boolean>;
 }
 
-/** True when a flag has anything to evaluate against a context; without it the answer is STATIC. */
+/** True when a flag has anything to evaluate against a context (switched-off rules do not count); without it the answer is STATIC. */
 export function hasTargeting(t: FlagTargeting): boolean {
-  return t.rules.length > 0 || t.prerequisites.length > 0 || t.jsonLogic !== undefined;
+  return t.rules.some((r) => r.enabled) || t.prerequisites.length > 0 || t.jsonLogic !== undefined;
 }

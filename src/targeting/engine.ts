@@ -1,0 +1,243 @@
+import type { EvaluationContext, FlagValue } from '@openfeature/core';
+import { FeatureFlag } from '@openfeature/flagd-core';
+import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
+import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
+import { prepareContext } from './context.ts';
+import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
+
+// The compiled, immutable snapshot of one environment's flags. Every targeted flag is evaluated by
+// flagd-core's own FeatureFlag (the same class FlagdCore stores), so that Flagpost's semantics are
+// flagd's by construction. FeatureFlag objects are built lazily on first evaluation and carried over
+// from the previous snapshot when a flag's inputs did not change: building one costs about a
+// millisecond (object hashing and JSON Logic compilation), far too much to redo for 5,000 flags on
+// every change.
+
+export interface CompileOptions {
+  /** Clock for extension conditions that compare with `now` (ms since the epoch). */
+  now?: () => number;
+  /** The snapshot being replaced: flags whose inputs are unchanged reuse its compiled forms. */
+  previous?: CompiledEnvironment;
+}
+
+export interface CompiledEnvironment {
+  /** Flag keys, in the order given. */
+  readonly keys: readonly string[];
+  /** One flag for one context; undefined when the key is unknown. Never throws. */
+  evaluate(key: string, context: unknown): Evaluation | undefined;
+  /**
+   * Every flag for one context, with flagd's bulk semantics: DISABLED flags and flags that answer no
+   * value (errors, no variant served) are left out. Never throws.
+   */
+  evaluateAll(context: unknown): Evaluation[];
+  /** True when the flag's answer does not depend on the context (STATIC, DISABLED, or no value). */
+  isStatic(key: string): boolean;
+}
+
+const silent = { error() {}, warn() {}, info() {}, debug() {} };
+type Metadata = Record<string, string | number | boolean>;
+
+interface Decoded {
+  variant: string;
+  value: VariantValue;
+  reason: Reason;
+  metadata: Metadata;
+}
+
+/** One flag, compiled. Shared between snapshots when its inputs are unchanged (see cacheKey). */
+interface FlagRecord {
+  readonly key: string;
+  readonly cacheKey: string;
+  /** The answer of a flag that does not read the context. */
+  readonly fixed?: Evaluation;
+  readonly logic?: unknown;
+  readonly variants: Record<string, VariantValue>;
+  readonly defaultVariant: string | null;
+  readonly metadata: Metadata;
+  /** Encoded variant name -> what to answer; undefined for imported JSON Logic (names as they are). */
+  readonly decode?: ReadonlyMap<string, Decoded>;
+  readonly extensions: ReadonlyArray<readonly [string, ExtensionTest]>;
+  flagd?: FeatureFlag;
+}
+
+/**
+ * Compiles an environment's flags and segments (already validated: validate.ts) into an immutable
+ * snapshot that evaluates them. Pass `previous` on a rebuild so unchanged flags are not recompiled.
+ */
+export function compileEnvironment(flags: readonly TargetedFlag[], segments: readonly Segment[], options: CompileOptions = {}): CompiledEnvironment {
+  const now = options.now ?? Date.now;
+  const env = buildIndex(flags, segments);
+  const segmentJson = new Map(segments.map((s) => [s.key, JSON.stringify(s)]));
+  const previous = options.previous instanceof Environment ? options.previous.records : undefined;
+  const records = new Map<string, FlagRecord>();
+  for (const flag of flags) {
+    const cacheKey = cacheKeyOf(flag, env, segmentJson);
+    const old = previous?.get(flag.key);
+    records.set(flag.key, old && old.cacheKey === cacheKey ? old : compileFlag(flag, env, cacheKey));
+  }
+  return new Environment(records, now);
+}
+
+/** Everything a flag's compiled form depends on: itself, the segments and prerequisites it reads. */
+function cacheKeyOf(flag: TargetedFlag, env: EnvironmentIndex, segmentJson: Map<string, string>): string {
+  const parts = [JSON.stringify(flag)];
+  const seen = new Set([flag.key]);
+  const visit = (f: TargetedFlag) => {
+    for (const rule of f.targeting.rules) for (const key of rule.segments) parts.push(segmentJson.get(key) ?? '');
+    if (f.targeting.jsonLogic !== undefined) parts.push(...[...segmentJson.values()]);
+    for (const p of f.targeting.prerequisites) {
+      const target = env.flags.get(p.flag);
+      if (!target || seen.has(p.flag)) continue;
+      seen.add(p.flag);
+      parts.push(JSON.stringify(target));
+      visit(target);
+    }
+  };
+  visit(flag);
+  return parts.join('\n');
+}
+
+function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, cacheKey: string): FlagRecord {
+  const t = flag.targeting;
+  const metadata: Metadata = Object.freeze({ ...(t.metadata ?? {}) });
+  const base = { key: flag.key, cacheKey, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [] };
+  if (t.state === 'DISABLED') return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'DISABLED', metadata }) };
+  const typed = t.jsonLogic === undefined;
+  const logic = targetingLogic(flag, env, { encode: typed, refSegments: false });
+  if (logic === undefined) {
+    // flagd: no targeting answers the default variant as STATIC, or no value (DEFAULT) without one.
+    const value = t.defaultVariant === null ? undefined : t.variants[t.defaultVariant];
+    const fixed: Evaluation =
+      value === undefined ? { key: flag.key, reason: 'DEFAULT', metadata } : { key: flag.key, value, variant: t.defaultVariant!, reason: 'STATIC', metadata };
+    return { ...base, fixed: Object.freeze(fixed) };
+  }
+  const extensions = new Map<string, ExtensionTest>();
+  for (const c of extensionConditions(flag, env)) {
+    const name = extensionName(c);
+    if (!extensions.has(name)) extensions.set(name, compileExtension(c));
+  }
+  return {
+    ...base,
+    logic,
+    variants: typed ? encodedVariants(flag) : t.variants,
+    defaultVariant: typed && t.defaultVariant !== null ? encodedDefault(t.defaultVariant) : t.defaultVariant,
+    decode: typed ? decodeTable(flag, metadata) : undefined,
+    extensions: [...extensions],
+  };
+}
+
+function decodeTable(flag: TargetedFlag, flagMetadata: Metadata): Map<string, Decoded> {
+  const t = flag.targeting;
+  const table = new Map<string, Decoded>();
+  if (t.defaultVariant !== null && t.variants[t.defaultVariant] !== undefined) {
+    table.set(encodedDefault(t.defaultVariant), { variant: t.defaultVariant, value: t.variants[t.defaultVariant]!, reason: 'DEFAULT', metadata: flagMetadata });
+  }
+  t.rules.forEach((rule, index) => {
+    if (!rule.enabled) return;
+    const metadata: Metadata = { ...flagMetadata, ruleId: rule.id, ruleName: rule.name };
+    if (rule.segments.length > 0) metadata.segments = rule.segments.join(',');
+    const split = 'split' in rule.serve;
+    if (split) metadata.bucketing = (rule.serve as { split: { bucketing: string } }).split.bucketing;
+    Object.freeze(metadata);
+    const served = 'variant' in rule.serve ? [rule.serve.variant] : rule.serve.split.weights.map((w) => w.variant);
+    for (const v of served) {
+      const value = t.variants[v];
+      if (value !== undefined) table.set(`r${index}:${v}`, { variant: v, value, reason: split ? 'SPLIT' : 'TARGETING_MATCH', metadata });
+    }
+  });
+  return table;
+}
+
+class Environment implements CompiledEnvironment {
+  readonly keys: readonly string[];
+
+  constructor(
+    readonly records: ReadonlyMap<string, FlagRecord>,
+    private readonly now: () => number,
+  ) {
+    this.keys = Object.freeze([...records.keys()]);
+  }
+
+  isStatic(key: string): boolean {
+    return this.records.get(key)?.fixed !== undefined;
+  }
+
+  evaluate(key: string, context: unknown): Evaluation | undefined {
+    const record = this.records.get(key);
+    if (!record) return undefined;
+    if (record.fixed) return record.fixed;
+    const prepared = prepareContext(context);
+    if (prepared.problem !== undefined) return invalidContext(record, prepared.problem);
+    return this.run(record, withExtensions(prepared.context, record.extensions, this.now()));
+  }
+
+  evaluateAll(context: unknown): Evaluation[] {
+    const prepared = prepareContext(context);
+    const out: Evaluation[] = [];
+    let shared: Record<string, unknown> | undefined;
+    for (const record of this.records.values()) {
+      let answer: Evaluation;
+      if (record.fixed) answer = record.fixed;
+      else if (prepared.problem !== undefined) continue;
+      else {
+        shared ??= withExtensions(prepared.context, this.allExtensions(), this.now());
+        answer = this.run(record, shared);
+      }
+      if (answer.value !== undefined && answer.reason !== 'DISABLED') out.push(answer);
+    }
+    return out;
+  }
+
+  private extensionsOfAll?: Array<readonly [string, ExtensionTest]>;
+
+  private allExtensions(): ReadonlyArray<readonly [string, ExtensionTest]> {
+    if (!this.extensionsOfAll) {
+      const all = new Map<string, ExtensionTest>();
+      for (const r of this.records.values()) for (const [name, test] of r.extensions) all.set(name, test);
+      this.extensionsOfAll = [...all];
+    }
+    return this.extensionsOfAll;
+  }
+
+  private run(record: FlagRecord, context: Record<string, unknown>): Evaluation {
+    record.flagd ??= new FeatureFlag(
+      record.key,
+      {
+        state: 'ENABLED',
+        variants: record.variants as Record<string, FlagValue>,
+        defaultVariant: record.defaultVariant as string,
+        targeting: record.logic as string,
+      },
+      silent,
+    );
+    let r;
+    try {
+      r = record.flagd.evaluate(context as EvaluationContext, silent);
+    } catch {
+      return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: 'the flag could not be evaluated', metadata: record.metadata };
+    }
+    if (r.reason === 'ERROR') {
+      const errorCode = r.errorCode === 'PARSE_ERROR' ? 'PARSE_ERROR' : 'GENERAL';
+      return { key: record.key, reason: 'ERROR', errorCode, errorDetails: r.errorMessage, metadata: record.metadata };
+    }
+    if (r.variant === undefined || r.value === undefined) return { key: record.key, reason: 'DEFAULT', metadata: record.metadata };
+    if (!record.decode) {
+      const reason = (r.reason === 'STATIC' || r.reason === 'DEFAULT' ? r.reason : 'TARGETING_MATCH') as Reason;
+      return { key: record.key, value: r.value as VariantValue, variant: r.variant, reason, metadata: record.metadata };
+    }
+    const decoded = record.decode.get(r.variant);
+    if (!decoded)
+      return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: `variant '${r.variant}' not found`, metadata: record.metadata };
+    return { key: record.key, value: decoded.value, variant: decoded.variant, reason: decoded.reason, metadata: decoded.metadata };
+  }
+}
+
+function withExtensions(context: Record<string, unknown>, extensions: ReadonlyArray<readonly [string, ExtensionTest]>, nowMs: number): Record<string, unknown> {
+  if (extensions.length === 0) return context;
+  const results: Record<string, boolean> = {};
+  for (const [name, test] of extensions) results[name] = test(context, nowMs);
+  return { ...context, [EXTENSION_KEY]: results };
+}
+
+function invalidContext(record: FlagRecord, problem: string): Evaluation {
+  return { key: record.key, reason: 'ERROR', errorCode: 'INVALID_CONTEXT', errorDetails: problem, metadata: record.metadata };
+}
