@@ -13,6 +13,7 @@ import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
+import { SegmentStore } from './segments/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
@@ -87,6 +88,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const audit = new AuditLog({ db, store: new AuditStore(), clock, retentionDays: config.auditRetentionDays });
   const projects = new ProjectService({ db, store: new ProjectStore(), events, audit, clock });
   const flagStore = new FlagStore();
+  const segmentStore = new SegmentStore();
   const flags = new FlagService({ db, store: flagStore, projects, events, audit, clock });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
@@ -95,6 +97,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     databaseUrl: handle.databaseUrl,
     projects,
     store: flagStore,
+    segments: segmentStore,
     events,
     log,
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),

@@ -34,6 +34,8 @@ export const messages = {
   adminEnvironmentNotFound: 'Environment with key {environmentKey} does not exist in project {projectKey}',
   adminFlagNotFound: 'Flag with slug {slug} does not exist in project {projectKey}',
   flagExists: 'Flag with slug {slug} already exists in project {projectKey}',
+  segmentExists: 'Segment with key {segmentKey} already exists in project {projectKey}',
+  segmentNotFound: 'Segment with key {segmentKey} does not exist in project {projectKey}',
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   apiKeyNotFound: 'API key {id} does not exist in project {projectKey}',
   serviceUnavailable: 'Service unavailable',

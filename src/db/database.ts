@@ -8,6 +8,7 @@ import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
+import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { SessionsTable } from '../sessions/session.table.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { SettingsTable } from './settings.table.ts';
@@ -31,6 +32,7 @@ export interface Database {
   users: UsersTable;
   invitations: InvitationsTable;
   access_tokens: AccessTokensTable;
+  segments: SegmentsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

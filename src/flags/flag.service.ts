@@ -6,6 +6,7 @@ import type { DomainEvents } from '../events/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import { adminFlag, applyFlagValues, type Flag, type FlagValues, RESERVED_SLUGS } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
+import { initialTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
 
 export interface FlagServiceDeps {
@@ -43,7 +44,9 @@ export class FlagService {
     const blank: Omit<Flag, 'id' | 'environmentId'> = {
       projectId: project.id,
       slug,
+      type: 'boolean',
       enabled: false,
+      targeting: initialTargeting(false),
       payload: null,
       expiredAt: null,
       description: '',
@@ -53,7 +56,7 @@ export class FlagService {
       createdAt: now,
       updatedAt: now,
     };
-    const flags = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now));
+    const flags = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now, newId));
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       // The unique index is per environment; a project without environments still has one slug.
       if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {
@@ -79,7 +82,7 @@ export class FlagService {
     const updated = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const flag = await this.deps.store.findFlag(trx, environment.id, slug);
       if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
-      const next = applyFlagValues(flag, values, nowIso(this.deps.clock));
+      const next = applyFlagValues(flag, values, nowIso(this.deps.clock), newId);
       await this.deps.store.updateFlag(trx, next);
       await this.deps.audit.record(trx, actor, {
         projectId: flag.projectId,

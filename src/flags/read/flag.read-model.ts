@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { message } from '../../errors.ts';
+import type { Segment } from '../../targeting/targeting.ts';
 import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from '../flag.ts';
 import type { FlagChange } from './flag-changes.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep.answers.ts';
@@ -50,6 +51,8 @@ export interface EnvironmentSnapshot {
 export interface EnvironmentFlags {
   environmentId: string;
   flags: Flag[];
+  /** The project's segments, which rules of these flags may reference (issue 18). */
+  segments: Segment[];
 }
 
 export interface FlagReadModelSource {
