@@ -134,7 +134,7 @@ forEachDialect('OFREP', (ctx) => {
     const env = await ctx().handle.db.selectFrom('environments').select('id').where('key', '=', envKey).executeTakeFirstOrThrow();
     await ctx()
       .handle.db.updateTable('flags')
-      .set({ enabled: 1 as never })
+      .set({ enabled: 1 as never, default_variant: 'on' })
       .where('environment_id', '=', env.id)
       .where('slug', '=', 'kill-switch')
       .execute();

@@ -31,7 +31,7 @@ class OfrepError extends Error {
 }
 
 const contextSchema = {
-  description: 'The evaluation context; Flagpost does not target, so any object (or none) evaluates alike',
+  description: 'The evaluation context (targetingKey and attributes that rules read); none is the empty context',
   type: ['object', 'null'],
   additionalProperties: true,
 } as const;
@@ -126,7 +126,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       const { context } = requestOf(request.body, key);
       const snapshot = await snapshotOf(reads, request);
       if (!ofrepKnows(snapshot, key)) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
-      return sendAnswer(reply, evaluateOfrepFlag(snapshot, key, context));
+      return sendAnswer(reply, evaluateOfrepFlag(snapshot, key, context).answer);
     },
   );
 
@@ -157,8 +157,10 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         const { projectKey, environmentKey } = keysOf(request);
         snapshot = (await reads.refreshIfStale(projectKey, environmentKey, expected)) ?? snapshot;
       }
-      const answer = evaluateOfrepBulk(snapshot, context);
-      const variable = compressible(answer);
+      const { answer, ready } = evaluateOfrepBulk(snapshot, context);
+      if (answer.status !== 200) return sendAnswer(reply, answer);
+      // An answer evaluated for this context is sent once: compressing it would cost more than it saves.
+      const variable = ready && compressible(answer);
       const representation = representationOf(answer, variable ? chooseEncoding(request.headers['accept-encoding']) : undefined);
       reply.header('etag', representation.etag).header('cache-control', 'no-store');
       if (variable) reply.header('vary', 'accept-encoding');

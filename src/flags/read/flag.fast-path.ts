@@ -211,11 +211,8 @@ export class FlagFastPath {
     context: EvaluationContext,
     counted: Counted | undefined,
   ): void {
-    const bulk = key === undefined;
-    const answer = bulk ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
-    // Ready answers of the snapshot keep their headers; one evaluated for this context is sent once.
-    const ready = bulk ? answer === snapshot.ofrepBulk : answer === snapshot.ofrep.get(key);
-    this.send(res, headers, answer, bulk ? 'ofrep-bulk' : 'ofrep', ready, counted);
+    const { answer, ready } = key === undefined ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
+    this.send(res, headers, answer, key === undefined && answer.status === 200 ? 'ofrep-bulk' : 'ofrep', ready, counted);
   }
 
   /** The snapshot of the request's keys when it is in memory; undefined when unknown, cold or keys are missing. */
@@ -245,11 +242,11 @@ export class FlagFastPath {
    * Sends an answer with the headers its route sends: CORS; Cache-Control (and Vary) of the flag
    * interface or OFREP's no-store; the ETag and the 304 of a matching If-None-Match for flag reads
    * and OFREP bulk evaluations (only for a 200: error answers ignore preconditions, RFC 9110 13.2.1);
-   * a compressed representation where the route offers one. `ready`: the answer lives in a snapshot,
-   * so its leading headers are built once.
+   * a compressed representation where the route offers one (ready answers only). `ready`: the answer
+   * lives in a snapshot, so its leading headers and compressed forms are built once.
    */
   private send(res: ServerResponse, request: FlagReadHeaders, answer: CachedAnswer, kind: AnswerKind, ready: boolean, counted: Counted | undefined): void {
-    const variable = kind !== 'ofrep' && compressible(answer);
+    const variable = kind !== 'ofrep' && ready && compressible(answer);
     const representation = representationOf(answer, variable ? chooseEncoding(request.acceptEncoding) : undefined);
     let prefix = ready ? this.prefixes.get(representation.bytes) : undefined;
     if (!prefix) {

@@ -1,7 +1,12 @@
-import { answer, type CachedAnswer, type EnvironmentSnapshot } from './flag.read-model.ts';
+import type { Evaluation } from '../../targeting/index.ts';
+import { answer, answerOfBody, bulkBody, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
+import { ofrepEvaluation, ofrepPayloadEvaluation } from './ofrep.answers.ts';
 
 // The one OFREP request parser and evaluator (issue 18), used by the route (src/flags/ofrep.routes.ts)
-// and by the fast path (flag.fast-path.ts) alike, so that the two cannot answer differently.
+// and by the fast path (flag.fast-path.ts) alike, so that the two cannot answer differently. Flags whose
+// answer does not depend on the context are answered from the snapshot's ready answers; the others are
+// evaluated by the compiled engine for the request's context. The context is checked only when a flag
+// reads it (src/targeting/context.ts): a bad one is OFREP's 400 INVALID_CONTEXT, never a 5xx.
 
 /** An OpenFeature evaluation context as a client sent it: any JSON object. */
 export type EvaluationContext = Record<string, unknown>;
@@ -40,12 +45,51 @@ export function ofrepKnows(snapshot: EnvironmentSnapshot, key: string): boolean 
   return snapshot.ofrep.has(key);
 }
 
-/** The single evaluation of a key the snapshot knows (ofrepKnows), for a context. */
-export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, _context: EvaluationContext): CachedAnswer {
-  return snapshot.ofrep.get(key)!;
+/** An OFREP answer: ready in the snapshot (the same bytes for every context), or evaluated for this request. */
+export interface OfrepAnswer {
+  readonly answer: CachedAnswer;
+  /** True for a ready answer: headers and compressed forms may be kept with it; an evaluated one is sent once. */
+  readonly ready: boolean;
 }
 
-/** The bulk evaluation of every flag of the snapshot, for a context. Its ETag is a hash of its body. */
-export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, _context: EvaluationContext): CachedAnswer {
-  return snapshot.ofrepBulk;
+/** The single evaluation of a key the snapshot knows (ofrepKnows), for a context. */
+export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, context: EvaluationContext): OfrepAnswer {
+  const entry = snapshot.ofrep.get(key)!;
+  if (entry.ready) return { answer: entry.ready, ready: true };
+  const evaluation = snapshot.compiled.evaluate(entry.flag.slug, context)!;
+  if (evaluation.errorCode) {
+    // OFREP: a single evaluation that fails is a 400 naming the key.
+    return { answer: answer(400, { key, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' }), ready: false };
+  }
+  return { answer: answer(200, answerOf(entry, evaluation)), ready: false };
+}
+
+/**
+ * The bulk evaluation of every flag of the snapshot, for a context. Its ETag is a hash of its body, so
+ * that it covers the context as well as the configuration: a client whose attributes change never gets
+ * a 304 for an answer that would differ.
+ */
+export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepAnswer {
+  if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true };
+  const evaluations = new Map<string, Evaluation>();
+  for (const evaluation of snapshot.compiled.evaluateAll(context)) evaluations.set(evaluation.key, evaluation);
+  const flags: string[] = [];
+  for (const part of snapshot.bulkParts) {
+    if (typeof part === 'string') {
+      flags.push(part);
+      continue;
+    }
+    // evaluateAll leaves out flags that serve no value (flagd's bulk); OFREP answers them without one.
+    const slug = part.flag.slug;
+    const evaluation = evaluations.get(slug) ?? snapshot.compiled.evaluate(slug, context)!;
+    if (evaluation.errorCode === 'INVALID_CONTEXT') {
+      return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: evaluation.errorDetails ?? '' }), ready: false };
+    }
+    flags.push(JSON.stringify(answerOf(part, evaluation)));
+  }
+  return { answer: answerOfBody(200, bulkBody(flags, snapshot.bulkTail)), ready: false };
+}
+
+function answerOf(entry: OfrepEntry, evaluation: Evaluation) {
+  return entry.payload ? ofrepPayloadEvaluation(entry.flag, evaluation) : ofrepEvaluation(entry.flag, evaluation);
 }
