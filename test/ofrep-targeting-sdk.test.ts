@@ -44,7 +44,7 @@ forEachDialect('the OpenFeature server SDK with the OFREP provider, per user', (
     await createFlag(ctx(), project.key, { slug: 'new-checkout', enabled: false });
     await setRules(ctx(), project, 'new-checkout', { rules: rolloutRules });
     await createFlag(ctx(), project.key, { slug: 'theme', type: 'string', variants: { light: 'light', dark: 'dark' }, defaultVariant: 'light' });
-    await setRules(ctx(), project, 'theme', { rules: [{ ...countryRules[0], serve: { variant: 'dark' } }] });
+    await setRules(ctx(), project, 'theme', { state: 'ENABLED', rules: [{ ...countryRules[0], serve: { variant: 'dark' } }] });
   });
 
   it('gives two users in one rollout different variants, each the same on every call', async () => {

@@ -50,7 +50,9 @@ forEachDialect('OFREP evaluations with a context', (ctx) => {
       ],
     });
     assert.equal(res.statusCode, 200, res.body);
+    // A new string or number flag starts switched off (DISABLED) until it is switched on per environment.
     res = await patch('banner', {
+      state: 'ENABLED',
       rules: [
         { id: 'vip', name: 'VIPs', conditions: [{ attribute: 'user.tier', operator: 'equals', values: ['gold'] }], serve: { variant: 'red' } },
         {
@@ -70,6 +72,7 @@ forEachDialect('OFREP evaluations with a context', (ctx) => {
     });
     assert.equal(res.statusCode, 200, res.body);
     res = await patch('limit', {
+      state: 'ENABLED',
       defaultVariant: null,
       rules: [{ id: 'pro', conditions: [{ attribute: 'plan', operator: 'equals', values: ['pro'] }], serve: { variant: 'high' } }],
     });

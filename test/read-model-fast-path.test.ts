@@ -203,7 +203,7 @@ forEachDialect(
         ['rollout', 'on'],
         ['color', 'blue'],
       ] as const) {
-        const res = await ctx().admin('PATCH', `/admin/v1/projects/${other.key}/environments/${env}/flags/${slug}`, { rules: rules(serve) });
+        const res = await ctx().admin('PATCH', `/admin/v1/projects/${other.key}/environments/${env}/flags/${slug}`, { state: 'ENABLED', rules: rules(serve) });
         assert.equal(res.statusCode, 200, res.body);
       }
       const post = (path: string, body: string, extra: Record<string, string> = {}) =>

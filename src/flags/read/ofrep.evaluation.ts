@@ -61,7 +61,7 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
     // OFREP: a single evaluation that fails is a 400 naming the key.
     return { answer: answer(400, { key, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' }), ready: false };
   }
-  return { answer: answer(200, answerOf(entry, evaluation)), ready: false };
+  return { answer: outcomeAnswer(entry, evaluation), ready: false };
 }
 
 /**
@@ -85,9 +85,34 @@ export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: Evalua
     if (evaluation.errorCode === 'INVALID_CONTEXT') {
       return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: evaluation.errorDetails ?? '' }), ready: false };
     }
-    flags.push(JSON.stringify(answerOf(part, evaluation)));
+    flags.push(evaluation.errorCode ? JSON.stringify(answerOf(part, evaluation)) : outcomeAnswer(part, evaluation).body);
   }
   return { answer: answerOfBody(200, bulkBody(flags, snapshot.bulkTail)), ready: false };
+}
+
+/**
+ * Answers of a snapshot's targeted flags by outcome, serialized once: a flag has few outcomes (a variant
+ * with the rule that served it, or the default), and turning one into JSON text, bytes and an ETag costs
+ * more than evaluating it. The engine hands out one frozen metadata object per rule of a compiled flag,
+ * so (metadata, reason, variant) names an outcome; the value follows from the variant.
+ */
+const outcomes = new WeakMap<OfrepEntry, Map<object, Map<string, CachedAnswer>>>();
+/** Outcomes remembered per flag: far more than rules and variants allow, a bound should that ever change. */
+const MAX_OUTCOMES = 512;
+
+function outcomeAnswer(entry: OfrepEntry, evaluation: Evaluation): CachedAnswer {
+  let byMetadata = outcomes.get(entry);
+  if (!byMetadata) outcomes.set(entry, (byMetadata = new Map()));
+  let byResult = byMetadata.get(evaluation.metadata);
+  const result = `${evaluation.reason}\n${evaluation.variant ?? ''}`;
+  const known = byResult?.get(result);
+  if (known) return known;
+  const fresh = answer(200, answerOf(entry, evaluation));
+  if (byMetadata.size < MAX_OUTCOMES) {
+    if (!byResult) byMetadata.set(evaluation.metadata, (byResult = new Map()));
+    if (byResult.size < MAX_OUTCOMES) byResult.set(result, fresh);
+  }
+  return fresh;
 }
 
 function answerOf(entry: OfrepEntry, evaluation: Evaluation) {
