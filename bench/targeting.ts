@@ -241,7 +241,10 @@ async function main() {
       return performance.now() - t;
     };
     const cold = await read('/v1/flags/flag-00001');
-    const warm = median([0, 1, 2, 3, 4].map(() => 0).map(() => 0)) || (await read('/v1/flags/flag-00001'));
+    const warmReads: number[] = [];
+    for (let i = 0; i < 5; i++) warmReads.push(await read('/v1/flags/flag-00001'));
+    // A warm read's own time, taken off the read after a change, leaves the rebuild.
+    const warm = median(warmReads);
     const rebuilds: number[] = [];
     for (let i = 0; i < 5; i++) {
       await admin('PATCH', `/admin/v1/projects/${large.key}/environments/${largeEnv}/flags/flag-00042`, { description: `Changed ${i}` });
