@@ -440,6 +440,33 @@ forEachDialect('targeting admin API', (ctx) => {
       assert.equal(result.variant, split.variant);
     });
 
+    it('answers what OFREP answers for the same context (value, variant, reason, metadata)', async () => {
+      for (const context of [
+        { targetingKey: 'u1', country: 'CH' },
+        { targetingKey: 'u2', country: 'DE', email: 'bob@corp.example' },
+        { targetingKey: 'u3' },
+        { targetingKey: 'user-42' },
+        {},
+      ]) {
+        const played = (await ctx().admin('POST', `${base()}/environments/${env()}/evaluate`, { context })).json().flags as Array<Record<string, unknown>>;
+        for (const slug of ['pg', 'rollout', 'plain', 'checkout', 'layout']) {
+          const mine = played.find((f) => f.key === slug)!;
+          const ofrep = await ctx().app.inject({
+            method: 'POST',
+            url: `/ofrep/v1/evaluate/flags/${slug}`,
+            headers: { ...keys(project), 'content-type': 'application/json' },
+            payload: JSON.stringify({ context }),
+          });
+          const answer = ofrep.json();
+          const label = `${slug} ${JSON.stringify(context)}: ${ofrep.body}`;
+          assert.equal(answer.reason, mine.reason, label);
+          assert.deepEqual(answer.value, mine.value, label);
+          assert.equal(answer.variant, mine.variant, label);
+          for (const [k, v] of Object.entries(mine.metadata as object)) assert.deepEqual(answer.metadata?.[k], v, `${label} metadata ${k}`);
+        }
+      }
+    });
+
     it('answers 404 for an unknown flag', async () => {
       const res = await ctx().admin('POST', `${base()}/environments/${env()}/evaluate`, { context: {}, flag: 'ghost' });
       assert.equal(res.statusCode, 404);
