@@ -8,11 +8,22 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
-import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './flags/index.ts';
+import {
+  type FlagChanges,
+  FlagdService,
+  type FlagReadModel,
+  FlagService,
+  PlaygroundService,
+  FlagStore,
+  type OfrepStreams,
+  openFlagReadPath,
+  type StreamTokens,
+} from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
+import { SegmentService, SegmentStore } from './segments/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
@@ -37,6 +48,12 @@ export interface Services {
   readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
   readonly flags: FlagService;
+  /** Reusable groups of conditions for rules, per project (issue 18). */
+  readonly segments: SegmentService;
+  /** flagd import and export of an environment (issue 18). */
+  readonly flagd: FlagdService;
+  /** Evaluates flags for a typed context, with why (issue 18). */
+  readonly playground: PlaygroundService;
   readonly reads: FlagReadModel;
   readonly changes: FlagChanges;
   /** OFREP event streams of this instance, and the tokens of their URLs. */
@@ -93,7 +110,11 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const audit = new AuditLog({ db, store: new AuditStore(), clock, retentionDays: config.auditRetentionDays });
   const projects = new ProjectService({ db, store: new ProjectStore(), events, audit, clock });
   const flagStore = new FlagStore();
-  const flags = new FlagService({ db, store: flagStore, projects, events, audit, clock });
+  const segmentStore = new SegmentStore();
+  const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
+  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
     db,
@@ -101,6 +122,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     databaseUrl: handle.databaseUrl,
     projects,
     store: flagStore,
+    segments: segmentStore,
     events,
     log,
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
@@ -184,6 +206,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     createdAdminToken: created,
     projects,
     flags,
+    segments,
+    flagd,
+    playground,
     reads,
     changes,
     streams,

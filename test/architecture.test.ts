@@ -20,6 +20,7 @@ const CAPABILITIES = new Set([
   'forms',
   'outbox',
   'projects',
+  'segments',
   'sessions',
   'submissions',
 ]);

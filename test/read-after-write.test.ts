@@ -23,6 +23,8 @@ const flag = (slug: string, enabled: boolean): Flag => ({
   environmentId: 'e1',
   slug,
   enabled,
+  type: 'boolean',
+  targeting: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: enabled ? 'on' : 'off', prerequisites: [], rules: [] },
   payload: null,
   expiredAt: null,
   description: '',
@@ -48,7 +50,7 @@ function heldSource() {
     source: {
       loadEnvironment(): Promise<EnvironmentFlags> {
         const seen = enabled;
-        return new Promise((resolve) => held.push(() => resolve({ environmentId: 'e1', flags: [flag('a', seen)] })));
+        return new Promise((resolve) => held.push(() => resolve({ environmentId: 'e1', flags: [flag('a', seen)], segments: [] })));
       },
     },
   };
@@ -92,7 +94,7 @@ describe('FlagReadModel: a load that began before a change', () => {
     const model = new FlagReadModel({
       loadEnvironment() {
         const seen = exists;
-        return new Promise((resolve) => held.push(() => resolve(seen ? { environmentId: 'e1', flags: [] } : undefined)));
+        return new Promise((resolve) => held.push(() => resolve(seen ? { environmentId: 'e1', flags: [], segments: [] } : undefined)));
       },
     });
     const early = model.get('p', 'e');

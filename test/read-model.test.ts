@@ -10,7 +10,9 @@ const flag = (slug: string, enabled = true): Flag => ({
   projectId: 'p',
   environmentId: 'e1',
   slug,
+  type: 'boolean',
   enabled,
+  targeting: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: enabled ? 'on' : 'off', prerequisites: [], rules: [] },
   payload: null,
   expiredAt: null,
   description: '',
@@ -27,7 +29,7 @@ describe('FlagReadModel', () => {
     const model = new FlagReadModel({
       async loadEnvironment() {
         loads++;
-        return { environmentId: 'e1', flags: [flag('a')] };
+        return { environmentId: 'e1', flags: [flag('a')], segments: [] };
       },
     });
     const first = await model.get('p', 'e');
@@ -43,7 +45,7 @@ describe('FlagReadModel', () => {
     const model = new FlagReadModel({
       async loadEnvironment() {
         loads++;
-        return { environmentId: 'e1', flags: [] };
+        return { environmentId: 'e1', flags: [], segments: [] };
       },
     });
     await Promise.all([model.get('p', 'e'), model.get('p', 'e'), model.get('p', 'e')]);
@@ -54,12 +56,13 @@ describe('FlagReadModel', () => {
     let release!: (env: EnvironmentFlags) => void;
     let enabled = false;
     const model = new FlagReadModel({
-      loadEnvironment: () => (enabled ? Promise.resolve({ environmentId: 'e1', flags: [flag('a', true)] }) : new Promise((resolve) => (release = resolve))),
+      loadEnvironment: () =>
+        enabled ? Promise.resolve({ environmentId: 'e1', flags: [flag('a', true)], segments: [] }) : new Promise((resolve) => (release = resolve)),
     });
     const pending = model.get('p', 'e');
     enabled = true;
     model.apply({ kind: 'environment', environmentId: 'e1' });
-    release({ environmentId: 'e1', flags: [flag('a', false)] });
+    release({ environmentId: 'e1', flags: [flag('a', false)], segments: [] });
     await pending;
     const fresh = await model.get('p', 'e');
     assert.equal(JSON.parse(fresh!.single.get('a')!.body).enabled, true);
@@ -68,7 +71,7 @@ describe('FlagReadModel', () => {
   it('remembers unknown keys until the set of keys changes', async () => {
     let known = false;
     const model = new FlagReadModel({
-      loadEnvironment: async () => (known ? { environmentId: 'e1', flags: [] } : undefined),
+      loadEnvironment: async () => (known ? { environmentId: 'e1', flags: [], segments: [] } : undefined),
     });
     assert.equal(await model.get('p', 'e'), undefined);
     known = true;

@@ -9,6 +9,7 @@ const ENTITIES = [
   'project',
   'environment',
   'flag',
+  'segment',
   'api_key',
   'form',
   'submission',

@@ -9,6 +9,7 @@ import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
+import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { SessionsTable } from '../sessions/session.table.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { SettingsTable } from './settings.table.ts';
@@ -33,6 +34,7 @@ export interface Database {
   invitations: InvitationsTable;
   access_tokens: AccessTokensTable;
   throttles: ThrottlesTable;
+  segments: SegmentsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

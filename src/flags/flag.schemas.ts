@@ -1,4 +1,5 @@
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './flag.ts';
+import { flagTypeSchema, targetingAnswerProperties, targetingValueProperties, variantsSchema } from './targeting.schemas.ts';
 
 const flagValueProperties = {
   enabled: { type: 'boolean' },
@@ -17,13 +18,16 @@ export const createFlagBody = {
   properties: {
     slug: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: SLUG_PATTERN },
     ...flagValueProperties,
+    type: { ...flagTypeSchema, description: "The flag's type in every environment (default boolean, with variants on/off)" },
+    variants: { ...variantsSchema, description: 'Named variants, the same in every environment to start with (required for other types than boolean)' },
+    defaultVariant: { type: 'string', description: 'The default serve in every environment (default: the first variant; for boolean flags `enabled` decides)' },
   },
 } as const;
 
 export const updateFlagBody = {
   type: 'object',
   additionalProperties: false,
-  properties: flagValueProperties,
+  properties: { ...flagValueProperties, ...targetingValueProperties },
 } as const;
 
 export const flagParams = {
@@ -56,6 +60,15 @@ export const adminFlagSchema = {
     'previewContent',
     'createdAt',
     'updatedAt',
+    'type',
+    'state',
+    'variants',
+    'defaultVariant',
+    'rules',
+    'prerequisites',
+    'jsonLogic',
+    'metadata',
+    'flagd',
   ],
   properties: {
     slug: { type: 'string' },
@@ -71,6 +84,14 @@ export const adminFlagSchema = {
     previewContent: { description: 'TipTap JSON document (contract D9), or null' },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
+    ...targetingAnswerProperties,
+    flagd: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['portable', 'note'],
+      description: "Whether flagd evaluates this flag's export (GET .../flagd) exactly as Flagpost does, and if not, why",
+      properties: { portable: { type: 'boolean' }, note: { type: ['string', 'null'] } },
+    },
   },
 } as const;
 

@@ -2,7 +2,9 @@ import type { Selectable } from 'kysely';
 import { fromBool, fromJson, isUniqueViolation, newId, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
+import type { FlagTargeting, FlagType } from '../targeting/targeting.ts';
 import type { Flag } from './flag.ts';
+import { enabledOf, safeTargeting } from './flag-serve.ts';
 import type { FlagsTable } from './flag.table.ts';
 
 const toFlag = (row: Selectable<FlagsTable>): Flag => ({
@@ -10,7 +12,9 @@ const toFlag = (row: Selectable<FlagsTable>): Flag => ({
   projectId: row.project_id,
   environmentId: row.environment_id,
   slug: row.slug,
+  type: row.type as FlagType,
   enabled: toBool(row.enabled),
+  targeting: toTargeting(row),
   payload: fromJson(row.payload),
   expiredAt: row.expired_at,
   description: row.description,
@@ -35,14 +39,40 @@ const toRow = (f: Flag): Selectable<FlagsTable> => ({
   preview_content: toJson(f.previewContent),
   created_at: f.createdAt,
   updated_at: f.updatedAt,
+  type: f.type,
+  variants: JSON.stringify(f.targeting.variants),
+  default_variant: f.targeting.defaultVariant,
+  state: f.targeting.state,
+  rules: JSON.stringify(f.targeting.rules),
+  prerequisites: JSON.stringify(f.targeting.prerequisites),
+  json_logic: f.targeting.jsonLogic === undefined ? null : JSON.stringify(f.targeting.jsonLogic),
+  metadata: f.targeting.metadata === undefined ? null : JSON.stringify(f.targeting.metadata),
 });
+
+function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
+  const targeting: FlagTargeting = {
+    state: row.state === 'DISABLED' ? 'DISABLED' : 'ENABLED',
+    variants: JSON.parse(row.variants) as FlagTargeting['variants'],
+    defaultVariant: row.default_variant,
+    prerequisites: JSON.parse(row.prerequisites) as FlagTargeting['prerequisites'],
+    rules: JSON.parse(row.rules) as FlagTargeting['rules'],
+  };
+  if (row.json_logic !== null) targeting.jsonLogic = JSON.parse(row.json_logic);
+  if (row.metadata !== null) targeting.metadata = JSON.parse(row.metadata) as FlagTargeting['metadata'];
+  return targeting;
+}
 
 export class FlagStore {
   /** Inserts the rows of one new flag; a slug already in the project is a conflict. */
   async insertFlags(db: Executor, flags: Flag[], projectKey: string): Promise<void> {
     if (flags.length === 0) return;
     try {
-      await db.insertInto('flags').values(flags.map(toRow)).execute();
+      // Stay far below the bound-parameter limits of both engines (a flagd import may add many).
+      for (let i = 0; i < flags.length; i += 200)
+        await db
+          .insertInto('flags')
+          .values(flags.slice(i, i + 200).map(toRow))
+          .execute();
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('conflict', message('flagExists', { slug: flags[0]!.slug, projectKey }));
@@ -89,7 +119,10 @@ export class FlagStore {
     return rows.map((r) => r.environment_id);
   }
 
-  /** Copies one row per slug of the project (its oldest) into a new environment, disabled. */
+  /**
+   * Copies one row per slug of the project (its oldest) into a new environment, with the safe targeting
+   * of a new environment: same type and variants, no rules, nothing switched on (flag-serve.ts).
+   */
   async copyProjectFlagsToEnvironment(db: Executor, projectId: string, environmentId: string, now: string): Promise<void> {
     const existing = await db
       .selectFrom('flags')
@@ -104,13 +137,15 @@ export class FlagStore {
     for (const row of existing) {
       if (seen.has(row.slug)) continue;
       seen.add(row.slug);
-      rows.push({ ...row, id: newId(), environment_id: environmentId, enabled: 0, updated_at: now });
+      const flag = toFlag(row);
+      const targeting = safeTargeting(flag.type, flag.targeting.variants, flag.targeting.defaultVariant);
+      rows.push(toRow({ ...flag, id: newId(), environmentId, targeting, enabled: enabledOf(flag.type, targeting), updatedAt: now }));
     }
     // Stay far below the bound-parameter limits of both engines.
-    for (let i = 0; i < rows.length; i += 500)
+    for (let i = 0; i < rows.length; i += 200)
       await db
         .insertInto('flags')
-        .values(rows.slice(i, i + 500))
+        .values(rows.slice(i, i + 200))
         .execute();
   }
 }

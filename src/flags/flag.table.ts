@@ -14,4 +14,18 @@ export interface FlagsTable {
   preview_content: string | null;
   created_at: string;
   updated_at: string;
+  /** 'boolean' | 'string' | 'number' | 'object', the same for every row of a slug. */
+  type: string;
+  /** JSON object of named variants. */
+  variants: string;
+  default_variant: string | null;
+  /** 'ENABLED' | 'DISABLED' (flagd's state). */
+  state: string;
+  /** JSON arrays. */
+  rules: string;
+  prerequisites: string;
+  /** Imported JSON Logic not expressible as rules, or null. */
+  json_logic: string | null;
+  /** JSON object of flagd flag metadata, or null. */
+  metadata: string | null;
 }

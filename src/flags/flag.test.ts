@@ -7,7 +7,9 @@ const flag: Flag = {
   projectId: 'p',
   environmentId: 'e',
   slug: 's',
+  type: 'boolean',
   enabled: true,
+  targeting: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on', prerequisites: [], rules: [] },
   payload: { a: 1 },
   expiredAt: null,
   description: 'd',
@@ -20,7 +22,7 @@ const flag: Flag = {
 
 describe('flag rules', () => {
   it('keeps absent values and clears null ones (PATCH semantics)', () => {
-    const next = applyFlagValues(flag, { enabled: false, payload: null, description: null }, 'now');
+    const next = applyFlagValues(flag, { enabled: false, payload: null, description: null }, 'now', () => 'id');
     assert.equal(next.enabled, false);
     assert.equal(next.payload, null);
     assert.equal(next.description, '');
@@ -30,7 +32,7 @@ describe('flag rules', () => {
   });
 
   it('normalizes expiry dates to UTC', () => {
-    assert.equal(applyFlagValues(flag, { expiredAt: '2030-06-01T12:00:00+02:00' }, 'now').expiredAt, '2030-06-01T10:00:00.000Z');
+    assert.equal(applyFlagValues(flag, { expiredAt: '2030-06-01T12:00:00+02:00' }, 'now', () => 'id').expiredAt, '2030-06-01T10:00:00.000Z');
   });
 
   it('shapes the three public views exactly as the specification lists them', () => {

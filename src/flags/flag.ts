@@ -1,10 +1,33 @@
+import {
+  type BucketingVersion,
+  type Condition,
+  CURRENT_BUCKETING,
+  type FlagTargeting,
+  type FlagType,
+  type Prerequisite,
+  type Rule,
+  type Split,
+  type TargetedFlag,
+  type Variants,
+} from '../targeting/targeting.ts';
+import type { FieldProblem } from '../errors.ts';
+import { enabledOf, switchTargeting } from './flag-serve.ts';
+
 /** One flag in one environment. */
 export interface Flag {
   id: string;
   projectId: string;
   environmentId: string;
   slug: string;
+  /** The same in every environment of the slug (the service keeps it so). */
+  type: FlagType;
+  /**
+   * The /v1 switch. Derived from `targeting` on every write (flag-serve.ts `enabledOf`): for a boolean
+   * flag the default serve, for the other types the state. Stored so that /v1 reads pay nothing.
+   */
   enabled: boolean;
+  /** Variants, default serve, rules and prerequisites in this environment (issue 18). */
+  targeting: FlagTargeting;
   payload: Record<string, unknown> | null;
   expiredAt: string | null;
   description: string;
@@ -35,12 +58,71 @@ export interface FlagValues {
   isPreview?: boolean;
   previewName?: string | null;
   previewContent?: unknown;
+  state?: FlagTargeting['state'];
+  variants?: Variants;
+  defaultVariant?: string | null;
+  rules?: RuleInput[];
+  prerequisites?: Prerequisite[];
+  /** null removes imported JSON Logic. */
+  jsonLogic?: unknown;
+  /** flagd flag metadata; null removes it. */
+  metadata?: Record<string, string | number | boolean> | null;
 }
 
-/** Applies PATCH semantics of the admin API to a flag. */
-export function applyFlagValues(flag: Flag, values: FlagValues, updatedAt: string): Flag {
+/** A rule as the admin API takes it: everything but what it serves has a default. */
+export interface RuleInput {
+  id?: string;
+  name?: string;
+  enabled?: boolean;
+  conditions?: Condition[];
+  segments?: string[];
+  serve: { variant?: string; split?: Omit<Split, 'bucketing'> & { bucketing?: BucketingVersion } };
+}
+
+/** Problems of rules as sent that the types cannot express: a rule serves a variant or a split, not both. */
+export function ruleInputProblems(rules: RuleInput[] | undefined, path: string): FieldProblem[] {
+  return (rules ?? []).flatMap((rule, i) =>
+    (rule.serve.variant === undefined) === (rule.serve.split === undefined)
+      ? [{ field: `${path}.${i}.serve`, reason: 'must have either variant or split' }]
+      : [],
+  );
+}
+
+/** Rules as stored: defaults filled in, a new id for a rule without one, the current bucketing for a new split. */
+export function normalizeRules(rules: RuleInput[], newId: () => string): Rule[] {
+  return rules.map((rule) => ({
+    id: rule.id ?? newId(),
+    name: rule.name ?? '',
+    enabled: rule.enabled ?? true,
+    conditions: rule.conditions ?? [],
+    segments: rule.segments ?? [],
+    serve: rule.serve.split
+      ? { split: { ...rule.serve.split, bucketing: rule.serve.split.bucketing ?? CURRENT_BUCKETING } }
+      : { variant: rule.serve.variant ?? '' },
+  }));
+}
+
+/**
+ * Applies PATCH semantics of the admin API to a flag. The switch (`enabled`) is applied first and the
+ * targeting fields over it, so that a request naming both gets the targeting it spells out; `enabled` is
+ * then derived from the result. A boolean switch without a variant of that value keeps the targeting
+ * (the service refuses such a request before: `switchProblem`).
+ */
+export function applyFlagValues(flag: Flag, values: FlagValues, updatedAt: string, newId: () => string): Flag {
   const next = { ...flag, updatedAt };
-  if (values.enabled !== undefined) next.enabled = values.enabled;
+  let targeting: FlagTargeting = { ...flag.targeting };
+  if (values.variants !== undefined) targeting.variants = values.variants;
+  if (values.enabled !== undefined) targeting = switchTargeting(flag.type, targeting, values.enabled) ?? targeting;
+  if (values.state !== undefined) targeting.state = values.state;
+  if (values.defaultVariant !== undefined) targeting.defaultVariant = values.defaultVariant;
+  if (values.rules !== undefined) targeting.rules = normalizeRules(values.rules, newId);
+  if (values.prerequisites !== undefined) targeting.prerequisites = values.prerequisites;
+  if (values.jsonLogic === null) delete targeting.jsonLogic;
+  else if (values.jsonLogic !== undefined) targeting.jsonLogic = values.jsonLogic;
+  if (values.metadata === null) delete targeting.metadata;
+  else if (values.metadata !== undefined) targeting.metadata = values.metadata;
+  next.targeting = targeting;
+  next.enabled = enabledOf(flag.type, targeting);
   if (values.payload !== undefined) next.payload = values.payload;
   if (values.expiredAt !== undefined) next.expiredAt = values.expiredAt === null ? null : normalizeDate(values.expiredAt);
   if (values.description !== undefined) next.description = values.description ?? '';
@@ -49,6 +131,37 @@ export function applyFlagValues(flag: Flag, values: FlagValues, updatedAt: strin
   if (values.previewContent !== undefined) next.previewContent = values.previewContent;
   return next;
 }
+
+/** True when the values change the flag's targeting (and so need the engine's validation). */
+export function touchesTargeting(values: FlagValues): boolean {
+  return (['state', 'variants', 'defaultVariant', 'rules', 'prerequisites', 'jsonLogic', 'metadata'] as const).some((k) => values[k] !== undefined);
+}
+
+/**
+ * What the engine evaluates of a flag. The read path and the playground both build their compiled
+ * environment from this, so that they evaluate the same thing.
+ */
+export const targetedFlag = (f: Flag): TargetedFlag => ({ key: f.slug, type: f.type, targeting: f.targeting });
+
+/** A flag as the audit log records it: targeting fields at the top, so that an entry shows only what changed. */
+export const auditedFlag = (f: Flag) => ({
+  type: f.type,
+  enabled: f.enabled,
+  payload: f.payload,
+  expiredAt: f.expiredAt,
+  description: f.description,
+  isPreview: f.isPreview,
+  previewName: f.previewName,
+  previewContent: f.previewContent,
+  state: f.targeting.state,
+  variants: f.targeting.variants,
+  defaultVariant: f.targeting.defaultVariant,
+  rules: f.targeting.rules,
+  prerequisites: f.targeting.prerequisites,
+  jsonLogic: f.targeting.jsonLogic ?? null,
+  metadata: f.targeting.metadata ?? null,
+});
+export const AUDITED_FLAG_FIELDS = Object.keys(auditedFlag({ targeting: {} } as Flag)) as Array<keyof ReturnType<typeof auditedFlag> & string>;
 
 /** Stores every date-time in one form, ISO-8601 UTC with milliseconds. */
 export function normalizeDate(value: string): string {
@@ -79,7 +192,7 @@ export const previewFlag = (f: Flag, html: string) => ({
 });
 
 /** The admin API's view of a flag in one environment. */
-export const adminFlag = (f: Flag, env: { key: string; name: string }) => ({
+export const adminFlag = (f: Flag, env: { key: string; name: string }, flagd: { portable: boolean; note: string | null }) => ({
   slug: f.slug,
   environment: { key: env.key, name: env.name },
   key: env.key,
@@ -93,6 +206,15 @@ export const adminFlag = (f: Flag, env: { key: string; name: string }) => ({
   previewContent: f.previewContent ?? null,
   createdAt: f.createdAt,
   updatedAt: f.updatedAt,
+  type: f.type,
+  state: f.targeting.state,
+  variants: f.targeting.variants,
+  defaultVariant: f.targeting.defaultVariant,
+  rules: f.targeting.rules,
+  prerequisites: f.targeting.prerequisites,
+  jsonLogic: f.targeting.jsonLogic ?? null,
+  metadata: f.targeting.metadata ?? null,
+  flagd,
 });
 
 /** Newest first; ties (same millisecond) broken by the time-ordered id. */

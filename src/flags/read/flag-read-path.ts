@@ -2,6 +2,7 @@ import type { Db, Dialect } from '../../db/database.ts';
 import type { OutageLog } from '../../db/outage.ts';
 import type { DomainEvents } from '../../events/index.ts';
 import type { ProjectService } from '../../projects/index.ts';
+import { engineSegment, type SegmentStore } from '../../segments/index.ts';
 import type { FlagStore } from '../flag.store.ts';
 import type { FlagChanges } from './flag-changes.ts';
 import { FlagReadModel } from './flag.read-model.ts';
@@ -16,6 +17,8 @@ export interface FlagReadPathDeps {
   databaseUrl: string | undefined;
   projects: ProjectService;
   store: FlagStore;
+  /** The project's segments, loaded with an environment's flags (issue 18). */
+  segments: SegmentStore;
   events: DomainEvents;
   log: OutageLog;
   /** Signs the URLs of the OFREP event streams (issue 10). */
@@ -36,14 +39,20 @@ export interface FlagReadPath {
  * instances share PostgreSQL, so there changes also travel to the others by LISTEN/NOTIFY.
  */
 export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagReadPath> {
-  const { db, store, projects, events } = deps;
+  const { db, store, segments, projects, events } = deps;
   const streamTokens = new StreamTokens(deps.streamKey);
   const reads = new FlagReadModel(
     {
       async loadEnvironment(projectKey, environmentKey) {
         const env = await projects.findEnvironmentByKeys(projectKey, environmentKey);
         if (!env) return undefined;
-        return { environmentId: env.id, flags: await store.listEnvironmentFlags(db, env.id) };
+        // A change committed between the two reads bumps the read model's generation, so such a load is
+        // answered once but never kept.
+        return {
+          environmentId: env.id,
+          flags: await store.listEnvironmentFlags(db, env.id),
+          segments: (await segments.listProjectSegments(db, env.projectId)).map(engineSegment),
+        };
       },
     },
     (projectKey, environmentKey) => streamTokens.uriOf(projectKey, environmentKey),
@@ -65,5 +74,7 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   };
   events.onCommit('flag.changed', environmentsChanged);
   events.onCommit('flag.deleted', environmentsChanged);
+  // A segment is part of the targeting of every environment of its project.
+  events.onCommit('segment.changed', environmentsChanged);
   return { reads, changes, streams, streamTokens };
 }

@@ -1,0 +1,14 @@
+/** Reusable groups of conditions, per project (unique on project_id + key). JSON is text. */
+export interface SegmentsTable {
+  id: string;
+  project_id: string;
+  key: string;
+  name: string;
+  description: string;
+  /** 'all' | 'any'. */
+  match: string;
+  /** JSON array of conditions. */
+  conditions: string;
+  created_at: string;
+  updated_at: string;
+}
