@@ -148,6 +148,33 @@ forEachDialect('OFREP evaluations with a context', (ctx) => {
     assert.equal((await patch('limit', { state: 'ENABLED' })).statusCode, 200);
   });
 
+  it('names the segments of the matching rule, and follows a change of the segment at once', async () => {
+    const segments = `/admin/v1/projects/${project.key}/segments`;
+    let res = await ctx().admin('POST', segments, {
+      key: 'staff',
+      name: 'Staff',
+      match: 'any',
+      conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@corp.com'] }],
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    await createFlag(ctx(), project.key, { slug: 'internal', enabled: false });
+    res = await patch('internal', { rules: [{ id: 'staff-rule', name: 'Staff', segments: ['staff'], serve: { variant: 'on' } }] });
+    assert.equal(res.statusCode, 200, res.body);
+    const staff = await single('internal', { email: 'ann@corp.com' });
+    assert.deepEqual(staff.body, {
+      key: 'internal',
+      value: true,
+      reason: 'TARGETING_MATCH',
+      variant: 'on',
+      metadata: { ruleId: 'staff-rule', ruleName: 'Staff', segments: 'staff' },
+    });
+    assert.equal((await single('internal', { email: 'bob@example.org' })).body.reason, 'DEFAULT');
+    res = await ctx().admin('PATCH', `${segments}/staff`, { conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@example.org'] }] });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await single('internal', { email: 'bob@example.org' })).body.value, true, 'the new segment, right after the write');
+    assert.equal((await single('internal', { email: 'ann@corp.com' })).body.reason, 'DEFAULT');
+  });
+
   it('evaluates every flag in the bulk answer for the context, in the order of GET /v1/flags', async () => {
     const { status, flags } = await bulk({ targetingKey: 'user-3', country: 'DE' });
     assert.equal(status, 200);
@@ -204,7 +231,7 @@ forEachDialect('OFREP evaluations with a context', (ctx) => {
           res.statusCode === 200 || res.statusCode === 400,
           `${url} ${JSON.stringify(context).slice(0, 80)}: ${res.statusCode} ${res.body.slice(0, 200)}`,
         );
-        // GENERAL: flagd's own evaluation error, for an attribute of a type the rule cannot compare.
+        // GENERAL: flagd's own evaluation error, should the engine meet one.
         if (res.statusCode === 400) assert.ok(['INVALID_CONTEXT', 'GENERAL'].includes(res.json().errorCode), res.body);
       }
     }
@@ -214,10 +241,12 @@ forEachDialect('OFREP evaluations with a context', (ctx) => {
     const all = await bulk(nested);
     assert.equal(all.status, 400);
     assert.equal(JSON.parse(all.body).errorCode, 'INVALID_CONTEXT');
-    // In the bulk answer, one flag's evaluation error is that flag's answer; the others evaluate.
+    // An attribute of a type a rule cannot compare (an object where a string is compared) does not match.
     const mixed = await bulk({ targetingKey: 'u', country: 'DE', user: { tier: { deep: true } } });
     assert.equal(mixed.status, 200);
-    assert.equal(mixed.flags.find((f) => f.key === 'banner')!.errorCode, 'GENERAL');
+    const banner = mixed.flags.find((f) => f.key === 'banner')!;
+    assert.equal(banner.errorCode, undefined);
+    assert.equal(banner.reason, 'SPLIT');
     assert.equal(mixed.flags.find((f) => f.key === 'checkout')!.reason, 'TARGETING_MATCH');
     // A flag that reads no context answers whatever the context holds.
     assert.equal((await single('plain', { targetingKey: 5 })).status, 200);

@@ -39,7 +39,8 @@ export interface EnvironmentSnapshot {
   readonly flags: readonly Flag[];
   /** The flags compiled for evaluation (src/targeting); flags without targeting evaluate to a fixed answer. */
   readonly compiled: CompiledEnvironment;
-  readonly single: ReadonlyMap<string, CachedAnswer>;
+  /** GET /v1/flags/{slug} by slug, serialized on a slug's first read (most of a large environment's flags are never read alone). */
+  readonly single: SingleAnswers;
   readonly list: CachedAnswer;
   /**
    * GET /flags/preview, once built. Rendering preview content needs the preview renderer, which is
@@ -71,11 +72,35 @@ function etagOf(body: string): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
-/** The version of a configuration: every field of every flag (updatedAt included) and every segment. */
-function versionOf(flags: readonly Flag[], segments: readonly Segment[]): string {
-  const hash = createHash('sha1').update(JSON.stringify(flags));
+/**
+ * The version of a configuration, without serializing every flag's targeting again: the /v1 list's ETag
+ * (every public field), each flag's id and updatedAt (every write of a flag, targeting included, sets
+ * it) and the segments. Two writes of one flag in the same millisecond that leave its public fields
+ * alike would share a version; the version only spares refetches a reload (the change feed still
+ * replaces the snapshot), so that costs at most one stale refetch answer.
+ */
+function versionOf(flags: readonly Flag[], listEtag: string, segments: readonly Segment[]): string {
+  const hash = createHash('sha1').update(listEtag);
+  for (const flag of flags) hash.update(`\n${flag.id}\t${flag.updatedAt}`);
   if (segments.length > 0) hash.update(JSON.stringify(segments));
   return hash.digest('base64url');
+}
+
+/** The single-flag answers of a snapshot, each serialized once, on its first read. */
+export class SingleAnswers {
+  private readonly answers = new Map<string, CachedAnswer>();
+
+  constructor(private readonly bySlug: ReadonlyMap<string, Flag>) {}
+
+  get(slug: string): CachedAnswer | undefined {
+    let cached = this.answers.get(slug);
+    if (cached) return cached;
+    const flag = this.bySlug.get(slug);
+    if (!flag) return undefined;
+    cached = answer(200, publicFlag(flag));
+    this.answers.set(slug, cached);
+    return cached;
+  }
 }
 
 export function answer(status: number, value: unknown): CachedAnswer {
@@ -107,13 +132,13 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
     env.segments,
     { previous },
   );
-  const single = new Map<string, CachedAnswer>();
+  const bySlug = new Map<string, Flag>();
   const ofrep = new Map<string, OfrepEntry>();
   const bulkParts: Array<string | OfrepEntry> = [];
   let lastModified = 0;
   let contextFree = true;
   for (const flag of flags) {
-    single.set(flag.slug, answer(200, publicFlag(flag)));
+    bySlug.set(flag.slug, flag);
     const value = { flag, payload: false, ready: undefined };
     const payload = { flag, payload: true, ready: undefined };
     if (compiled.isStatic(flag.slug)) {
@@ -135,13 +160,14 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
   const tail: Record<string, unknown> = { metadata: { flagCount: flags.length } };
   if (streamUri) tail.eventStreams = [{ type: 'sse', endpoint: { requestUri: streamUri }, inactivityDelaySec: 120 }];
   const bulkTail = `,${JSON.stringify(tail).slice(1)}`;
+  const list = answer(200, { flags: flags.map(listedFlag) });
   return {
     environmentId: env.environmentId,
-    version: versionOf(flags, env.segments),
+    version: versionOf(flags, list.etag, env.segments),
     flags,
     compiled,
-    single,
-    list: answer(200, { flags: flags.map(listedFlag) }),
+    single: new SingleAnswers(bySlug),
+    list,
     preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
     previewFlags,
     ofrep,
