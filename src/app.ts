@@ -24,6 +24,7 @@ import { trustProxyOf } from './http/trust-proxy.ts';
 import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { projectAdminRoutes } from './projects/index.ts';
+import { segmentAdminRoutes } from './segments/index.ts';
 import { sessionRoutes } from './sessions/index.ts';
 import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
 
@@ -179,6 +180,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });
+      await admin.register(segmentAdminRoutes, { segments: services.segments });
       await admin.register(feedbackAdminRoutes, { feedback: services.feedback });
       await admin.register(codeRefAdminRoutes, { codeRefs: services.codeRefs });
       await admin.register(formAdminRoutes, {

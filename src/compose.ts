@@ -13,7 +13,7 @@ import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
-import { SegmentStore } from './segments/index.ts';
+import { SegmentService, SegmentStore } from './segments/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
@@ -38,6 +38,8 @@ export interface Services {
   readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
   readonly flags: FlagService;
+  /** Reusable groups of conditions for rules, per project (issue 18). */
+  readonly segments: SegmentService;
   readonly reads: FlagReadModel;
   readonly changes: FlagChanges;
   /** OFREP event streams of this instance, and the tokens of their URLs. */
@@ -89,7 +91,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const projects = new ProjectService({ db, store: new ProjectStore(), events, audit, clock });
   const flagStore = new FlagStore();
   const segmentStore = new SegmentStore();
-  const flags = new FlagService({ db, store: flagStore, projects, events, audit, clock });
+  const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
+  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
     db,
@@ -165,6 +168,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     createdAdminToken: created,
     projects,
     flags,
+    segments,
     reads,
     changes,
     streams,

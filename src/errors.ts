@@ -36,6 +36,8 @@ export const messages = {
   flagExists: 'Flag with slug {slug} already exists in project {projectKey}',
   segmentExists: 'Segment with key {segmentKey} already exists in project {projectKey}',
   segmentNotFound: 'Segment with key {segmentKey} does not exist in project {projectKey}',
+  segmentInUse: 'Segment {segmentKey} is used by rules of these flags: {flags}',
+  flagIsPrerequisite: 'Flag {slug} is a prerequisite of these flags: {flags}',
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   apiKeyNotFound: 'API key {id} does not exist in project {projectKey}',
   serviceUnavailable: 'Service unavailable',

@@ -96,7 +96,8 @@ forEachDialect('audit log', (ctx) => {
             assert.equal(e.action, 'flag.updated');
             assert.equal(e.environmentKey, project.environments[2]!.key);
             // Only what changed: the description was sent unchanged.
-            assert.deepEqual(e.changes, { enabled: { before: false, after: true } });
+            // Switching a boolean flag on serves its `on` variant by default (docs/adr/0025).
+            assert.deepEqual(e.changes, { enabled: { before: false, after: true }, defaultVariant: { before: 'off', after: 'on' } });
           },
         },
         {

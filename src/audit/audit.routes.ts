@@ -8,6 +8,7 @@ const ENTITIES = [
   'project',
   'environment',
   'flag',
+  'segment',
   'api_key',
   'form',
   'submission',

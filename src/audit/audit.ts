@@ -7,6 +7,7 @@ export type AuditEntity =
   | 'project'
   | 'environment'
   | 'flag'
+  | 'segment'
   | 'api_key'
   | 'form'
   | 'submission'

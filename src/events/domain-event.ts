@@ -11,7 +11,7 @@ export type DomainEvent =
   /** A segment was created, changed or deleted; rules in any environment of the project may use it. */
   | { type: 'segment.changed'; projectId: string; segmentKey: string; environmentIds: string[] }
   /** A segment is about to be deleted: `onTransaction` subscribers refuse while flags still use it. */
-  | { type: 'segment.deleting'; projectId: string; projectKey: string; segmentKey: string }
+  | { type: 'segment.deleting'; projectId: string; segmentKey: string; environments: Array<{ id: string; name: string }> }
   /** A submission and its deliveries are stored; `deliveries` counts the deliveries queued with it. */
   | { type: 'submission.stored'; formId: string; submissionId: string; deliveries: number };
 

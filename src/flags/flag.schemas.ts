@@ -67,6 +67,8 @@ export const adminFlagSchema = {
     'rules',
     'prerequisites',
     'jsonLogic',
+    'metadata',
+    'flagd',
   ],
   properties: {
     slug: { type: 'string' },
@@ -83,6 +85,13 @@ export const adminFlagSchema = {
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     ...targetingAnswerProperties,
+    flagd: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['portable', 'note'],
+      description: "Whether flagd evaluates this flag's export (GET .../flagd) exactly as Flagpost does, and if not, why",
+      properties: { portable: { type: 'boolean' }, note: { type: ['string', 'null'] } },
+    },
   },
 } as const;
 

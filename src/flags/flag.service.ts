@@ -1,52 +1,90 @@
 import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
-import type { ProjectService } from '../projects/index.ts';
-import { adminFlag, applyFlagValues, type Flag, type FlagValues, RESERVED_SLUGS } from './flag.ts';
+import type { Environment, Project, ProjectService } from '../projects/index.ts';
+import { engineSegment, type SegmentService } from '../segments/index.ts';
+import type { FlagTargeting, FlagType, Segment, Variants } from '../targeting/index.ts';
+import { collectRefs } from '../targeting/compile.ts';
+import {
+  adminFlag,
+  applyFlagValues,
+  AUDITED_FLAG_FIELDS,
+  auditedFlag,
+  type Flag,
+  type FlagValues,
+  RESERVED_SLUGS,
+  ruleInputProblems,
+  touchesTargeting,
+} from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
-import { initialTargeting } from './flag-serve.ts';
+import { booleanVariantFor, enabledOf, initialTargeting, switchTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
+import { checkEnvironment, flagdPortability, portabilityOf } from './targeting-check.ts';
 
 export interface FlagServiceDeps {
   db: Db;
   store: FlagStore;
   projects: ProjectService;
-  /** Announces flag.changed and flag.deleted; gives new environments their flags (environment.created). */
+  /** The segments rules reference (validation, portability). */
+  segments: SegmentService;
+  /**
+   * Announces flag.changed and flag.deleted; gives new environments their flags (environment.created);
+   * refuses to delete a segment that rules use (segment.deleting).
+   */
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
 
-/** The fields of a flag the audit log records (all of them: a flag holds no secret). */
-const AUDITED: ReadonlyArray<keyof Flag & string> = ['enabled', 'payload', 'expiredAt', 'description', 'isPreview', 'previewName', 'previewContent'];
+/** A new flag: its type and starting variants besides the values of every flag. */
+export interface NewFlagValues extends Omit<FlagValues, 'state' | 'rules' | 'prerequisites' | 'jsonLogic' | 'metadata' | 'defaultVariant'> {
+  type?: FlagType;
+  defaultVariant?: string;
+}
 
 export type AdminFlagView = ReturnType<typeof adminFlag>;
 
 /** Admin writes of flags. Reads for clients go through the read path (read/flag.read-model.ts). */
 export class FlagService {
   constructor(private readonly deps: FlagServiceDeps) {
-    // A new environment gets every flag of its project, disabled, in the transaction that creates it.
+    // A new environment gets every flag of its project, switched off, in the transaction that creates it.
     deps.events.onTransaction('environment.created', (event, trx) =>
       deps.store.copyProjectFlagsToEnvironment(trx, event.projectId, event.environmentId, event.createdAt),
     );
+    deps.events.onTransaction('segment.deleting', async (event, trx) => {
+      const users = (await deps.store.listProjectFlags(trx, event.projectId)).filter((f) => usesSegment(f.targeting, event.segmentKey));
+      if (users.length > 0) {
+        const envName = (id: string) => event.environments.find((e) => e.id === id)?.name ?? id;
+        const flags = users.map((f) => `${f.slug} (${envName(f.environmentId)})`).join(', ');
+        throw new AppError('conflict', message('segmentInUse', { segmentKey: event.segmentKey, flags }));
+      }
+    });
   }
 
-  /** Creates the flag in every environment of the project at once, each with the values given. */
-  async createFlag(projectKey: string, slug: string, values: FlagValues, actor: Actor): Promise<{ slug: string; environments: AdminFlagView[] }> {
+  /**
+   * Creates the flag in every environment of the project at once. A flag without `type` is a boolean
+   * flag over on/off whose switch is `enabled`; other types need `variants`. Every new flag starts
+   * switched off unless `enabled` is true: a boolean flag serves its false variant, another type is
+   * DISABLED (OpenFeature callers get their default) until switched on.
+   */
+  async createFlag(projectKey: string, slug: string, values: NewFlagValues, actor: Actor): Promise<{ slug: string; environments: AdminFlagView[] }> {
     if (RESERVED_SLUGS.has(slug)) {
       throw AppError.validation([{ field: 'body.slug', reason: `"${slug}" is reserved by the flag interface` }]);
     }
     await checkContent(values);
+    const { type: requestedType, variants, defaultVariant, enabled, ...rest } = values;
+    const type = requestedType ?? 'boolean';
+    const targeting = startingTargeting(type, variants, defaultVariant, enabled ?? false);
     const project = await this.deps.projects.getProject(projectKey);
     const now = nowIso(this.deps.clock);
     const blank: Omit<Flag, 'id' | 'environmentId'> = {
       projectId: project.id,
       slug,
-      type: 'boolean',
-      enabled: false,
-      targeting: initialTargeting(false),
+      type,
+      enabled: enabledOf(type, targeting),
+      targeting,
       payload: null,
       expiredAt: null,
       description: '',
@@ -56,7 +94,8 @@ export class FlagService {
       createdAt: now,
       updatedAt: now,
     };
-    const flags = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, values, now, newId));
+    checkEnvironment([{ ...blank, id: '', environmentId: '' }], [], slug, 'body');
+    const flags = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, rest, now, newId));
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       // The unique index is per environment; a project without environments still has one slug.
       if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {
@@ -68,21 +107,35 @@ export class FlagService {
         entity: 'flag',
         entityId: slug,
         action: 'flag.created',
-        changes: flags[0] ? changesOf(null, flags[0], AUDITED) : {},
+        changes: flags[0] ? changesOf(null, auditedFlag(flags[0]), AUDITED_FLAG_FIELDS) : {},
       });
       await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: project.environments.map((e) => e.id) });
     });
-    return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!)) };
+    return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!, portabilityOf(new Map(), f.slug))) };
   }
 
-  /** Changes one flag in one environment (PATCH: absent keeps, null clears). */
+  /**
+   * Changes one flag in one environment (PATCH: absent keeps, null clears). Targeting is validated with
+   * the environment it lives in; `enabled` is always derived from the result (flag-serve.ts).
+   */
   async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues, actor: Actor): Promise<AdminFlagView> {
     await checkContent(values);
-    const { environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
-    const updated = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+    const shapeProblems = ruleInputProblems(values.rules, 'body.rules');
+    if (shapeProblems.length > 0) throw AppError.validation(shapeProblems);
+    const { project, environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
+    const { next, envFlags, segments } = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const flag = await this.deps.store.findFlag(trx, environment.id, slug);
       if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      if (
+        values.enabled !== undefined &&
+        flag.type === 'boolean' &&
+        booleanVariantFor(values.variants ?? flag.targeting.variants, values.enabled) === undefined
+      ) {
+        throw AppError.validation([{ field: 'body.enabled', reason: `the flag has no variant with the value ${values.enabled}` }]);
+      }
       const next = applyFlagValues(flag, values, nowIso(this.deps.clock), newId);
+      const { flags: envFlags, segments } = await this.environmentWith(trx, project, environment, next);
+      if (touchesTargeting(values)) checkEnvironment(envFlags, segments, slug, 'body');
       await this.deps.store.updateFlag(trx, next);
       await this.deps.audit.record(trx, actor, {
         projectId: flag.projectId,
@@ -90,19 +143,26 @@ export class FlagService {
         entityId: slug,
         environmentKey,
         action: 'flag.updated',
-        changes: changesOf(flag, next, AUDITED),
+        changes: changesOf(auditedFlag(flag), auditedFlag(next), AUDITED_FLAG_FIELDS),
       });
       await emit({ type: 'flag.changed', projectId: flag.projectId, slug, environmentIds: [environment.id] });
-      return next;
+      return { next, envFlags, segments };
     });
-    return adminFlag(updated, environment);
+    return adminFlag(next, environment, portabilityOf(flagdPortability(envFlags, segments), slug));
   }
 
-  /** Deletes the flag from every environment of the project. */
+  /** Deletes the flag from every environment of the project; refused while another flag has it as a prerequisite. */
   async deleteFlag(projectKey: string, slug: string, actor: Actor): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      const before = (await this.deps.store.listProjectFlags(trx, project.id)).filter((f) => f.slug === slug);
+      const all = await this.deps.store.listProjectFlags(trx, project.id);
+      const dependents = all.filter((f) => f.slug !== slug && f.targeting.prerequisites.some((p) => p.flag === slug));
+      if (dependents.length > 0) {
+        const envName = (id: string) => project.environments.find((e) => e.id === id)?.name ?? id;
+        const flags = dependents.map((f) => `${f.slug} (${envName(f.environmentId)})`).join(', ');
+        throw new AppError('conflict', message('flagIsPrerequisite', { slug, flags }));
+      }
+      const before = all.filter((f) => f.slug === slug);
       const environmentIds = await this.deps.store.deleteSlug(trx, project.id, slug);
       if (environmentIds.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
       const envKey = (id: string) => project.environments.find((e) => e.id === id)?.key ?? id;
@@ -112,6 +172,7 @@ export class FlagService {
         entityId: slug,
         action: 'flag.deleted',
         changes: {
+          type: { before: before[0]?.type ?? 'boolean' },
           enabledIn: { before: before.filter((f) => f.enabled).map((f) => envKey(f.environmentId)) },
           environments: { before: environmentIds.map(envKey) },
         },
@@ -124,6 +185,19 @@ export class FlagService {
   async listFlags(projectKey: string): Promise<Array<{ slug: string; environments: AdminFlagView[] }>> {
     const project = await this.deps.projects.getProject(projectKey);
     const flags = await this.deps.store.listProjectFlags(this.deps.db, project.id);
+    const segments = (await this.deps.segments.projectSegments(this.deps.db, project.id)).map(engineSegment);
+    const portability = new Map(
+      project.environments.map(
+        (env) =>
+          [
+            env.id,
+            flagdPortability(
+              flags.filter((f) => f.environmentId === env.id),
+              segments,
+            ),
+          ] as const,
+      ),
+    );
     // Slugs newest first; within a slug, environments in the project's order, as createFlag answers.
     const bySlug = new Map<string, Map<string, (typeof flags)[number]>>();
     for (const flag of flags) {
@@ -135,7 +209,7 @@ export class FlagService {
       slug,
       environments: project.environments.flatMap((env) => {
         const flag = envs.get(env.id);
-        return flag ? [adminFlag(flag, env)] : [];
+        return flag ? [adminFlag(flag, env, portabilityOf(portability.get(env.id)!, slug))] : [];
       }),
     }));
   }
@@ -150,6 +224,37 @@ export class FlagService {
     const flag = await this.deps.store.findFlag(this.deps.db, environmentId, slug);
     return flag?.isPreview === true;
   }
+
+  /** The environment's flags, with `changed` in place of its stored row, and the project's segments. */
+  private async environmentWith(trx: Executor, project: Project, environment: Environment, changed: Flag): Promise<{ flags: Flag[]; segments: Segment[] }> {
+    const stored = await this.deps.store.listEnvironmentFlags(trx, environment.id);
+    const flags = stored.map((f) => (f.slug === changed.slug ? changed : f));
+    const segments = (await this.deps.segments.projectSegments(trx, project.id)).map(engineSegment);
+    return { flags, segments };
+  }
+}
+
+/**
+ * The targeting a new flag starts with in every environment. Boolean without variants: on/off, the
+ * switch decides. Otherwise the variants given; the default variant given, or the one the switch picks
+ * (boolean), or the first; a non-boolean flag is DISABLED until switched on.
+ */
+function startingTargeting(type: FlagType, variants: Variants | undefined, defaultVariant: string | undefined, enabled: boolean): FlagTargeting {
+  if (variants === undefined) {
+    if (type !== 'boolean') throw AppError.validation([{ field: 'body.variants', reason: `a ${type} flag needs variants` }]);
+    const targeting = initialTargeting(enabled);
+    return defaultVariant === undefined ? targeting : { ...targeting, defaultVariant };
+  }
+  const first = Object.keys(variants)[0] ?? null;
+  const base: FlagTargeting = { state: 'ENABLED', variants, defaultVariant: first, prerequisites: [], rules: [] };
+  const switched = switchTargeting(type, base, enabled) ?? { ...base, state: type === 'boolean' && enabled ? 'ENABLED' : base.state };
+  return defaultVariant === undefined ? switched : { ...switched, defaultVariant };
+}
+
+/** True when rules (in any state) or imported JSON Logic reference the segment. */
+function usesSegment(targeting: FlagTargeting, segmentKey: string): boolean {
+  if (targeting.rules.some((r) => r.segments.includes(segmentKey))) return true;
+  return targeting.jsonLogic !== undefined && collectRefs(targeting.jsonLogic, new Set()).has(segmentKey);
 }
 
 async function checkContent(values: FlagValues): Promise<void> {

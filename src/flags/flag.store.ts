@@ -46,6 +46,7 @@ const toRow = (f: Flag): Selectable<FlagsTable> => ({
   rules: JSON.stringify(f.targeting.rules),
   prerequisites: JSON.stringify(f.targeting.prerequisites),
   json_logic: f.targeting.jsonLogic === undefined ? null : JSON.stringify(f.targeting.jsonLogic),
+  metadata: f.targeting.metadata === undefined ? null : JSON.stringify(f.targeting.metadata),
 });
 
 function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
@@ -57,6 +58,7 @@ function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
     rules: JSON.parse(row.rules) as FlagTargeting['rules'],
   };
   if (row.json_logic !== null) targeting.jsonLogic = JSON.parse(row.json_logic);
+  if (row.metadata !== null) targeting.metadata = JSON.parse(row.metadata) as FlagTargeting['metadata'];
   return targeting;
 }
 

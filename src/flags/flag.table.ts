@@ -26,4 +26,6 @@ export interface FlagsTable {
   prerequisites: string;
   /** Imported JSON Logic not expressible as rules, or null. */
   json_logic: string | null;
+  /** JSON object of flagd flag metadata, or null. */
+  metadata: string | null;
 }

@@ -7,6 +7,7 @@ import {
   type Prerequisite,
   type Rule,
   type Split,
+  type TargetedFlag,
   type Variants,
 } from '../targeting/targeting.ts';
 import type { FieldProblem } from '../errors.ts';
@@ -64,6 +65,8 @@ export interface FlagValues {
   prerequisites?: Prerequisite[];
   /** null removes imported JSON Logic. */
   jsonLogic?: unknown;
+  /** flagd flag metadata; null removes it. */
+  metadata?: Record<string, string | number | boolean> | null;
 }
 
 /** A rule as the admin API takes it: everything but what it serves has a default. */
@@ -80,7 +83,7 @@ export interface RuleInput {
 export function ruleInputProblems(rules: RuleInput[] | undefined, path: string): FieldProblem[] {
   return (rules ?? []).flatMap((rule, i) =>
     (rule.serve.variant === undefined) === (rule.serve.split === undefined)
-      ? [{ field: `${path}[${i}].serve`, reason: 'must have either variant or split' }]
+      ? [{ field: `${path}.${i}.serve`, reason: 'must have either variant or split' }]
       : [],
   );
 }
@@ -116,6 +119,8 @@ export function applyFlagValues(flag: Flag, values: FlagValues, updatedAt: strin
   if (values.prerequisites !== undefined) targeting.prerequisites = values.prerequisites;
   if (values.jsonLogic === null) delete targeting.jsonLogic;
   else if (values.jsonLogic !== undefined) targeting.jsonLogic = values.jsonLogic;
+  if (values.metadata === null) delete targeting.metadata;
+  else if (values.metadata !== undefined) targeting.metadata = values.metadata;
   next.targeting = targeting;
   next.enabled = enabledOf(flag.type, targeting);
   if (values.payload !== undefined) next.payload = values.payload;
@@ -126,6 +131,37 @@ export function applyFlagValues(flag: Flag, values: FlagValues, updatedAt: strin
   if (values.previewContent !== undefined) next.previewContent = values.previewContent;
   return next;
 }
+
+/** True when the values change the flag's targeting (and so need the engine's validation). */
+export function touchesTargeting(values: FlagValues): boolean {
+  return (['state', 'variants', 'defaultVariant', 'rules', 'prerequisites', 'jsonLogic', 'metadata'] as const).some((k) => values[k] !== undefined);
+}
+
+/**
+ * What the engine evaluates of a flag. The read path and the playground both build their compiled
+ * environment from this, so that they evaluate the same thing.
+ */
+export const targetedFlag = (f: Flag): TargetedFlag => ({ key: f.slug, type: f.type, targeting: f.targeting });
+
+/** A flag as the audit log records it: targeting fields at the top, so that an entry shows only what changed. */
+export const auditedFlag = (f: Flag) => ({
+  type: f.type,
+  enabled: f.enabled,
+  payload: f.payload,
+  expiredAt: f.expiredAt,
+  description: f.description,
+  isPreview: f.isPreview,
+  previewName: f.previewName,
+  previewContent: f.previewContent,
+  state: f.targeting.state,
+  variants: f.targeting.variants,
+  defaultVariant: f.targeting.defaultVariant,
+  rules: f.targeting.rules,
+  prerequisites: f.targeting.prerequisites,
+  jsonLogic: f.targeting.jsonLogic ?? null,
+  metadata: f.targeting.metadata ?? null,
+});
+export const AUDITED_FLAG_FIELDS = Object.keys(auditedFlag({ targeting: {} } as Flag)) as Array<keyof ReturnType<typeof auditedFlag> & string>;
 
 /** Stores every date-time in one form, ISO-8601 UTC with milliseconds. */
 export function normalizeDate(value: string): string {
@@ -156,7 +192,7 @@ export const previewFlag = (f: Flag, html: string) => ({
 });
 
 /** The admin API's view of a flag in one environment. */
-export const adminFlag = (f: Flag, env: { key: string; name: string }) => ({
+export const adminFlag = (f: Flag, env: { key: string; name: string }, flagd: { portable: boolean; note: string | null }) => ({
   slug: f.slug,
   environment: { key: env.key, name: env.name },
   key: env.key,
@@ -177,6 +213,8 @@ export const adminFlag = (f: Flag, env: { key: string; name: string }) => ({
   rules: f.targeting.rules,
   prerequisites: f.targeting.prerequisites,
   jsonLogic: f.targeting.jsonLogic ?? null,
+  metadata: f.targeting.metadata ?? null,
+  flagd,
 });
 
 /** Newest first; ties (same millisecond) broken by the time-ordered id. */

@@ -68,6 +68,12 @@ export const targetingValueProperties = {
   rules: { type: 'array', maxItems: 200, items: ruleSchema, description: 'Ordered; the first match wins' },
   prerequisites: { type: 'array', maxItems: 50, items: prerequisiteSchema },
   jsonLogic: { description: 'Imported JSON Logic not expressible as rules; null removes it' },
+  metadata: {
+    type: ['object', 'null'],
+    maxProperties: 50,
+    additionalProperties: { type: ['string', 'number', 'boolean'] },
+    description: 'flagd flag metadata, returned with every evaluation; null removes it',
+  },
 } as const;
 
 /** A flag's targeting in one environment, as answered. */
@@ -79,4 +85,5 @@ export const targetingAnswerProperties = {
   rules: { type: 'array', items: ruleSchema },
   prerequisites: { type: 'array', items: prerequisiteSchema },
   jsonLogic: { description: 'Imported JSON Logic, or null' },
+  metadata: { type: ['object', 'null'], additionalProperties: { type: ['string', 'number', 'boolean'] } },
 } as const;

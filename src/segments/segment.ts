@@ -16,8 +16,9 @@ export interface SegmentValues {
   conditions?: Segment['conditions'];
 }
 
-export const SEGMENT_KEY_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$';
-export const SEGMENT_KEY_MAX_LENGTH = 150;
+/** As the engine's SEGMENT_KEY: keys are `$ref`s in flagd definitions, so no quotes or spaces. */
+export const SEGMENT_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$';
+export const SEGMENT_KEY_MAX_LENGTH = 100;
 
 /** Applies PATCH semantics of the admin API to a segment. */
 export function applySegmentValues(segment: StoredSegment, values: SegmentValues, updatedAt: string): StoredSegment {

@@ -38,7 +38,7 @@ export function segmentLogic(segment: Segment): unknown {
   return { [segment.match === 'all' ? 'and' : 'or']: segment.conditions.map(conditionLogic) };
 }
 
-function splitLogic(split: Split, name: (v: string) => string, flagKeyLiteral: string | undefined): unknown {
+export function splitLogic(split: Split, name: (v: string) => string, flagKeyLiteral: string | undefined): unknown {
   const buckets = split.weights.map((w) => [name(w.variant), w.weight]);
   if (split.bucketBy === undefined) {
     if (flagKeyLiteral === undefined) return { fractional: buckets };

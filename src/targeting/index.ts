@@ -6,3 +6,32 @@ export { compileEnvironment, type CompiledEnvironment, type CompileOptions } fro
 export { prepareContext, type PreparedContext } from './context.ts';
 export { regexProblem } from './regex.ts';
 export { isExtension, EXTENSION_KEY, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
+export {
+  attributeProblem,
+  conditionProblem,
+  environmentProblem,
+  segmentProblem,
+  targetingProblem,
+  type EnvironmentProblem,
+  type KnownKeys,
+  type TargetingProblem,
+} from './validate.ts';
+export {
+  FLAGD_SCHEMA,
+  flagPortability,
+  isPortableSegment,
+  toFlagdDefinition,
+  type EmbeddedTargeting,
+  type FlagdDefinition,
+  type FlagdFlag,
+  type Portability,
+} from './flagd-export.ts';
+export {
+  explain,
+  type ConditionResult,
+  type Explanation,
+  type PrerequisiteResult,
+  type RuleExplanation,
+  type SegmentResult,
+  type SplitResult,
+} from './explain.ts';

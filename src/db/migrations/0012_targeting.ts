@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 // Frozen once landed. Targeting (issue 18). Every flag row (one per flag and environment) gets a type,
-// named variants, a default variant, flagd's state, ordered rules, prerequisites and, for imported
+// named variants, a default variant, flagd's state, ordered rules, prerequisites, flagd metadata and, for imported
 // targeting that is not expressible as rules, its JSON Logic. JSON is text. Existing rows become boolean
 // flags with the standard variants whose default serve is their switch: enabled -> 'on', else 'off'.
 // Segments are reusable groups of conditions, per project, referenced by key from rules.
@@ -29,6 +29,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('prerequisites', 'text', (c) => c.notNull().defaultTo('[]'))
     .execute();
   await db.schema.alterTable('flags').addColumn('json_logic', 'text').execute();
+  // flagd flag metadata (strings, numbers, booleans), returned with every evaluation; null when none.
+  await db.schema.alterTable('flags').addColumn('metadata', 'text').execute();
   await sql`update flags set default_variant = case when enabled = 1 then 'on' else 'off' end`.execute(db);
 
   await db.schema
