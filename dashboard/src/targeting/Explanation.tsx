@@ -1,4 +1,6 @@
 import { Link } from 'wouter';
+import type { Condition } from '../api.ts';
+import { describeCondition } from './conditions.ts';
 
 // The playground's answer: per flag, what OFREP would answer (value, variant, reason) and why.
 
@@ -10,6 +12,23 @@ export interface PlaygroundEvaluation {
   errorCode?: string;
   errorDetails?: string;
   metadata?: Record<string, unknown>;
+}
+
+/** Why a flag answered what it did (the engine's explanation, docs/api.md "Playground"). */
+export interface FlagExplanation {
+  evaluation?: { key: string };
+  matchedRuleId?: string;
+  prerequisites: Array<{ flag: string; variants: string[]; variant?: string; held: boolean }>;
+  rules: Array<{
+    id: string;
+    name: string;
+    enabled: boolean;
+    held: boolean;
+    conditions: Array<{ condition: Condition; held: boolean }>;
+    segments: Array<{ key: string; held: boolean; conditions: Array<{ condition: Condition; held: boolean }> }>;
+    split?: { bucketBy: string; totalWeight: number; bucket?: number; variant?: string };
+  }>;
+  jsonLogic: boolean;
 }
 
 export interface PlaygroundAnswer {
@@ -28,7 +47,10 @@ const REASON_TEXT: Record<string, string> = {
 
 /** The explanation of one flag, wherever the answer keeps it (a list with keys, or an object by key). */
 function explanationOf(all: unknown, key: string): unknown {
-  if (Array.isArray(all)) return all.find((e) => e && typeof e === 'object' && (e as { key?: unknown }).key === key);
+  if (Array.isArray(all))
+    return all.find(
+      (e: { key?: unknown; evaluation?: { key?: unknown } } | null) => e && typeof e === 'object' && (e.key === key || e.evaluation?.key === key),
+    );
   if (all && typeof all === 'object') return (all as Record<string, unknown>)[key];
   return undefined;
 }
@@ -85,12 +107,90 @@ export function Explanation({ answer, projectKey }: { answer: PlaygroundAnswer; 
   );
 }
 
+const isExplanation = (e: unknown): e is FlagExplanation =>
+  !!e && typeof e === 'object' && Array.isArray((e as FlagExplanation).rules) && Array.isArray((e as FlagExplanation).prerequisites);
+
+/** A check's outcome in words (and colour): "holds" or "fails". */
+const Outcome = ({ held, yes = 'holds', no = 'fails' }: { held: boolean; yes?: string; no?: string }) => (
+  <span className={held ? 'pass' : 'fail'}>{held ? yes : no}</span>
+);
+
+function Conditions({ list }: { list: Array<{ condition: Condition; held: boolean }> }) {
+  return (
+    <ul className="plain">
+      {list.map((c, i) => (
+        <li key={i}>
+          <Outcome held={c.held} /> <code>{describeCondition(c.condition)}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function Why({ explanation }: { explanation: unknown }) {
   if (explanation === undefined || explanation === null) return null;
+  if (!isExplanation(explanation))
+    return (
+      <div className="explain">
+        <h4>Why</h4>
+        <Tree value={explanation} />
+      </div>
+    );
+  const e = explanation;
   return (
     <div className="explain">
       <h4>Why</h4>
-      <Tree value={explanation} />
+      {e.jsonLogic && <p>The flag's targeting is imported JSON Logic: it is evaluated as a whole, without a rule-by-rule explanation.</p>}
+      {e.prerequisites.length > 0 && (
+        <>
+          <p>Prerequisites:</p>
+          <ul className="plain">
+            {e.prerequisites.map((p) => (
+              <li key={p.flag}>
+                <Outcome held={p.held} /> <code>{p.flag}</code> served {p.variant ?? 'no variant'}; needed one of {p.variants.join(', ')}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {e.rules.length === 0 && !e.jsonLogic && <p>No rule: the default serve.</p>}
+      {e.rules.length > 0 && (
+        <ol>
+          {e.rules.map((r) => {
+            const served = r.id === e.matchedRuleId;
+            return (
+              <li key={r.id}>
+                <strong>{r.name || r.id}</strong>:{' '}
+                {!r.enabled ? (
+                  <span className="muted">switched off, skipped</span>
+                ) : served ? (
+                  <span className="pass">matched and served</span>
+                ) : r.held ? (
+                  <span className="muted">{e.matchedRuleId ? 'matched, but an earlier rule served' : 'matched, but not served (a prerequisite failed)'}</span>
+                ) : (
+                  <span className="fail">did not match</span>
+                )}
+                {r.conditions.length > 0 && <Conditions list={r.conditions} />}
+                {r.segments.map((s) => (
+                  <div key={s.key}>
+                    <Outcome held={s.held} yes="in segment" no="not in segment" /> <code>{s.key}</code>
+                    <Conditions list={s.conditions} />
+                  </div>
+                ))}
+                {r.split && (
+                  <p>
+                    Split by <code>{r.split.bucketBy}</code>:{' '}
+                    {r.split.bucket === undefined
+                      ? 'the attribute is missing, so no bucket (no variant)'
+                      : `bucket ${r.split.bucket} of ${r.split.totalWeight}, which is variant ${r.split.variant ?? 'none'}`}
+                  </p>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {!e.jsonLogic && e.rules.length > 0 && e.matchedRuleId === undefined && <p>No rule served: the default serve applies.</p>}
     </div>
   );
 }
