@@ -125,6 +125,13 @@ for (const dialect of dialects()) {
         { match: 'all', conditions: [{ attribute: 'user.plan', operator: 'in', values: ['pro', 'enterprise'] }] },
       );
       await screen(page, '01-segments');
+      // Edited: the name changes, the key stays.
+      await page.getByRole('button', { name: 'Edit beta-testers' }).click();
+      await page.getByRole('heading', { name: 'Edit segment beta-testers' }).waitFor();
+      await page.getByLabel('Segment name').fill('Beta customers');
+      await page.getByRole('button', { name: 'Save segment beta-testers' }).click();
+      await page.getByRole('row').filter({ hasText: 'Beta customers' }).waitFor();
+      assert.equal((await ctx.admin('GET', `/admin/v1/projects/${project.key}/segments/beta-testers`)).json().name, 'Beta customers');
 
       // The boolean flag: a rule for the segment that rolls out to 25 %, bucketed by the targeting key.
       await page.goto(`${base}/projects/${project.key}/flags/checkout`);
@@ -134,7 +141,7 @@ for (const dialect of dialects()) {
       await targeting.getByRole('button', { name: 'Add rule in production' }).click();
       const rule1 = targeting.getByRole('group', { name: /^Rule 1/ });
       await rule1.getByLabel('Rule name').fill('Beta rollout');
-      await rule1.getByLabel('Beta testers (beta-testers)').check();
+      await rule1.getByLabel('Beta customers (beta-testers)').check();
       await rule1.getByRole('button', { name: 'Add condition to rule 1' }).click();
       const condition = rule1.getByRole('group', { name: 'Condition 1 of rule 1' });
       await condition.getByLabel('Attribute').fill('app.version');
@@ -263,7 +270,7 @@ for (const dialect of dialects()) {
       await page.getByLabel('Flag', { exact: true }).selectOption('banner');
       await page.getByLabel('Evaluation context (JSON)').fill('{"user": {"country": "AT"}');
       await page.getByText('Not valid JSON').waitFor();
-      await page.getByLabel('Evaluation context (JSON)').fill(JSON.stringify({ user: { country: 'AT', plan: 'pro' } }));
+      await page.getByLabel('Evaluation context (JSON)').fill(JSON.stringify({ user: { country: 'AT', plan: 'pro' }, app: { version: '2.1.0' } }));
       await page.getByLabel('Targeting key').fill('user-42');
       assert.match(await page.getByLabel('Evaluation context (JSON)').inputValue(), /"targetingKey": "user-42"/);
       await page.getByRole('button', { name: 'Evaluate banner in production' }).click();
@@ -280,7 +287,11 @@ for (const dialect of dialects()) {
       await page.getByRole('button', { name: 'Evaluate all flags in production' }).click();
       const checkout = page.getByRole('article', { name: 'checkout' });
       await checkout.waitFor();
-      assert.match(await checkout.innerText(), /SPLIT|TARGETING_MATCH|DEFAULT/);
+      const checkoutText = await checkout.innerText();
+      assert.match(checkoutText, /SPLIT|TARGETING_MATCH/);
+      assert.match(checkoutText, /Staff: switched off, skipped/);
+      assert.match(checkoutText, /Beta rollout: matched and served/);
+      assert.match(checkoutText, /Split by targetingKey: bucket \d+ of 100, which is variant (on|off)/);
 
       // A segment in use cannot be deleted: the dialog says so.
       await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Segments' }).click();
@@ -316,7 +327,7 @@ for (const dialect of dialects()) {
       await page.getByRole('alert').filter({ hasText: 'broken' }).waitFor();
       await page.getByLabel('Or paste a flagd definition (JSON)').fill(JSON.stringify(imported));
       await page.getByRole('button', { name: 'Import into production' }).click();
-      await page.getByRole('status').filter({ hasText: 'Imported into production' }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Imported into production: created: dark-mode' }).waitFor();
       assert.equal((await v1('dark-mode')).status, 200);
       await screen(page, '07-flagd');
 

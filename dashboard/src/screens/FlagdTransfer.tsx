@@ -9,12 +9,15 @@ import { useCanWrite } from '../session.ts';
 
 const flagdPath = (projectKey: string, envKey: string) => `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(envKey)}/flagd`;
 
-/** What an import answers: the flags it created and updated, where the server lists them. */
+/** What an import answers: the flags (and segments) it created, changed or found as they were. */
 interface ImportAnswer {
-  created?: string[];
-  updated?: string[];
-  flags?: unknown[];
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  segments: string[];
 }
+
+const list = (what: string, keys: string[]) => (keys.length === 0 ? `no flag ${what}` : `${what}: ${keys.join(', ')}`);
 
 export function FlagdTransfer({ projectKey, environments }: { projectKey: string; environments: Environment[] }) {
   const canWrite = useCanWrite();
@@ -92,9 +95,9 @@ export function FlagdTransfer({ projectKey, environments }: { projectKey: string
         </button>
         {answer && importing.variables && (
           <p role="status">
-            Imported into {environments.find((e) => e.key === importing.variables.key)?.name}
-            {answer.created && `: ${answer.created.length} created (${answer.created.join(', ') || 'none'})`}
-            {answer.updated && `, ${answer.updated.length} updated (${answer.updated.join(', ') || 'none'})`}.
+            Imported into {environments.find((e) => e.key === importing.variables.key)?.name}: {list('created', answer.created)};{' '}
+            {list('updated', answer.updated)}; {list('unchanged', answer.unchanged)}
+            {answer.segments.length > 0 && `; segments created or changed: ${answer.segments.join(', ')}`}.
           </p>
         )}
       </form>

@@ -4,19 +4,8 @@ import { describeCondition } from './conditions.ts';
 
 // The playground's answer: per flag, what OFREP would answer (value, variant, reason) and why.
 
-export interface PlaygroundEvaluation {
-  key: string;
-  value?: unknown;
-  variant?: string;
-  reason: string;
-  errorCode?: string;
-  errorDetails?: string;
-  metadata?: Record<string, unknown>;
-}
-
-/** Why a flag answered what it did (the engine's explanation, docs/api.md "Playground"). */
+/** Why a flag answered what it did (docs/api.md, "Playground"); null for a flag without targeting. */
 export interface FlagExplanation {
-  evaluation?: { key: string };
   matchedRuleId?: string;
   prerequisites: Array<{ flag: string; variants: string[]; variant?: string; held: boolean }>;
   rules: Array<{
@@ -31,9 +20,20 @@ export interface FlagExplanation {
   jsonLogic: boolean;
 }
 
+/** One flag's answer for the context, as OFREP would give it, with its explanation. */
+export interface PlaygroundResult {
+  key: string;
+  value?: unknown;
+  variant?: string;
+  reason: string;
+  errorCode?: string;
+  errorDetails?: string;
+  metadata: Record<string, string | number | boolean>;
+  explanation: FlagExplanation | null;
+}
+
 export interface PlaygroundAnswer {
-  evaluations: PlaygroundEvaluation[];
-  explanations?: unknown;
+  flags: PlaygroundResult[];
 }
 
 const REASON_TEXT: Record<string, string> = {
@@ -45,21 +45,11 @@ const REASON_TEXT: Record<string, string> = {
   ERROR: 'the evaluation failed',
 };
 
-/** The explanation of one flag, wherever the answer keeps it (a list with keys, or an object by key). */
-function explanationOf(all: unknown, key: string): unknown {
-  if (Array.isArray(all))
-    return all.find(
-      (e: { key?: unknown; evaluation?: { key?: unknown } } | null) => e && typeof e === 'object' && (e.key === key || e.evaluation?.key === key),
-    );
-  if (all && typeof all === 'object') return (all as Record<string, unknown>)[key];
-  return undefined;
-}
-
 export function Explanation({ answer, projectKey }: { answer: PlaygroundAnswer; projectKey: string }) {
-  if (answer.evaluations.length === 0) return <p className="muted">No flag to evaluate.</p>;
+  if (answer.flags.length === 0) return <p className="muted">No flag to evaluate.</p>;
   return (
     <>
-      {answer.evaluations.map((e) => (
+      {answer.flags.map((e) => (
         <article key={e.key} className="evaluation" aria-labelledby={`eval-${e.key}`}>
           <h3 id={`eval-${e.key}`}>
             <Link href={`/projects/${projectKey}/flags/${encodeURIComponent(e.key)}`}>{e.key}</Link>
@@ -100,15 +90,12 @@ export function Explanation({ answer, projectKey }: { answer: PlaygroundAnswer; 
               </div>
             )}
           </dl>
-          <Why explanation={explanationOf(answer.explanations, e.key)} />
+          <Why result={e} />
         </article>
       ))}
     </>
   );
 }
-
-const isExplanation = (e: unknown): e is FlagExplanation =>
-  !!e && typeof e === 'object' && Array.isArray((e as FlagExplanation).rules) && Array.isArray((e as FlagExplanation).prerequisites);
 
 /** A check's outcome in words (and colour): "holds" or "fails". */
 const Outcome = ({ held, yes = 'holds', no = 'fails' }: { held: boolean; yes?: string; no?: string }) => (
@@ -127,16 +114,12 @@ function Conditions({ list }: { list: Array<{ condition: Condition; held: boolea
   );
 }
 
-function Why({ explanation }: { explanation: unknown }) {
-  if (explanation === undefined || explanation === null) return null;
-  if (!isExplanation(explanation))
-    return (
-      <div className="explain">
-        <h4>Why</h4>
-        <Tree value={explanation} />
-      </div>
-    );
-  const e = explanation;
+function Why({ result }: { result: PlaygroundResult }) {
+  const e = result.explanation;
+  if (e === null) {
+    if (result.reason === 'STATIC' || result.reason === 'DISABLED' || result.reason === 'ERROR') return null;
+    return <p className="muted">Not explained in an evaluation of all flags: choose this flag alone to see why.</p>;
+  }
   return (
     <div className="explain">
       <h4>Why</h4>
@@ -193,30 +176,4 @@ function Why({ explanation }: { explanation: unknown }) {
       {!e.jsonLogic && e.rules.length > 0 && e.matchedRuleId === undefined && <p>No rule served: the default serve applies.</p>}
     </div>
   );
-}
-
-/** Any JSON as nested lists: keys in words, true/false as matched/failed. */
-function Tree({ value }: { value: unknown }) {
-  if (Array.isArray(value))
-    return (
-      <ol>
-        {value.map((v, i) => (
-          <li key={i}>
-            <Tree value={v} />
-          </li>
-        ))}
-      </ol>
-    );
-  if (value && typeof value === 'object')
-    return (
-      <ul className="plain">
-        {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
-          <li key={k}>
-            <strong>{k}</strong>: <Tree value={v} />
-          </li>
-        ))}
-      </ul>
-    );
-  if (typeof value === 'boolean') return <span className={value ? 'pass' : 'fail'}>{value ? 'yes' : 'no'}</span>;
-  return <code>{JSON.stringify(value)}</code>;
 }
