@@ -8,7 +8,17 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
-import { type FlagChanges, type FlagReadModel, FlagService, FlagStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './flags/index.ts';
+import {
+  type FlagChanges,
+  FlagdService,
+  type FlagReadModel,
+  FlagService,
+  PlaygroundService,
+  FlagStore,
+  type OfrepStreams,
+  openFlagReadPath,
+  type StreamTokens,
+} from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
@@ -40,6 +50,10 @@ export interface Services {
   readonly flags: FlagService;
   /** Reusable groups of conditions for rules, per project (issue 18). */
   readonly segments: SegmentService;
+  /** flagd import and export of an environment (issue 18). */
+  readonly flagd: FlagdService;
+  /** Evaluates flags for a typed context, with why (issue 18). */
+  readonly playground: PlaygroundService;
   readonly reads: FlagReadModel;
   readonly changes: FlagChanges;
   /** OFREP event streams of this instance, and the tokens of their URLs. */
@@ -93,6 +107,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const segmentStore = new SegmentStore();
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
     db,
@@ -169,6 +185,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projects,
     flags,
     segments,
+    flagd,
+    playground,
     reads,
     changes,
     streams,

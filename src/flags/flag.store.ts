@@ -67,7 +67,12 @@ export class FlagStore {
   async insertFlags(db: Executor, flags: Flag[], projectKey: string): Promise<void> {
     if (flags.length === 0) return;
     try {
-      await db.insertInto('flags').values(flags.map(toRow)).execute();
+      // Stay far below the bound-parameter limits of both engines (a flagd import may add many).
+      for (let i = 0; i < flags.length; i += 200)
+        await db
+          .insertInto('flags')
+          .values(flags.slice(i, i + 200).map(toRow))
+          .execute();
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('conflict', message('flagExists', { slug: flags[0]!.slug, projectKey }));

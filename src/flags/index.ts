@@ -1,4 +1,7 @@
 export { flagAdminRoutes } from './flag.admin-routes.ts';
+export { flagdAdminRoutes } from './flagd.admin-routes.ts';
+export { FlagdService } from './flagd.service.ts';
+export { PlaygroundService } from './playground.service.ts';
 export { flagPublicRoutes } from './flag.routes.ts';
 export { FlagService } from './flag.service.ts';
 export { keyHeaders } from './flag.schemas.ts';

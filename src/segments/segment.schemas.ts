@@ -57,13 +57,13 @@ const segmentValueProperties = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   description: { type: 'string', maxLength: 2000 },
   match: { type: 'string', enum: ['all', 'any'], description: '`all`: every condition holds; `any`: at least one does' },
-  conditions: { type: 'array', maxItems: 100, items: conditionSchema },
+  conditions: { type: 'array', minItems: 1, maxItems: 50, items: conditionSchema },
 } as const;
 
 export const createSegmentBody = {
   type: 'object',
   additionalProperties: false,
-  required: ['key'],
+  required: ['key', 'conditions'],
   properties: { key: segmentKey, ...segmentValueProperties },
 } as const;
 
