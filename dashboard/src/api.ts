@@ -137,6 +137,8 @@ export interface EnvFlag {
   prerequisites: Prerequisite[];
   jsonLogic: unknown;
   metadata?: Record<string, string | number | boolean> | null;
+  /** Whether flagd evaluates the flag's export exactly as Flagpost does, and if not, why. */
+  flagd?: { portable: boolean; note: string | null };
   slug: string;
   environment: { key: string; name: string };
   enabled: boolean;

@@ -190,6 +190,12 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
             />
           </>
         )}
+        {value.flagd && !value.flagd.portable && (
+          <p className="note" role="note">
+            flagd cannot evaluate this targeting as Flagpost does{value.flagd.note ? ` (${value.flagd.note})` : ''}: the flagd definition of {env.name} exports
+            the flag disabled, so that flagd callers get their own default rather than a different answer.
+          </p>
+        )}
         {value.metadata && Object.keys(value.metadata).length > 0 && (
           <>
             <h3>Metadata</h3>
