@@ -139,11 +139,11 @@ function Why({ result }: { result: PlaygroundResult }) {
       {e.rules.length === 0 && !e.jsonLogic && <p>No rule: the default serve.</p>}
       {e.rules.length > 0 && (
         <ol>
-          {e.rules.map((r) => {
+          {e.rules.map((r, i) => {
             const served = r.id === e.matchedRuleId;
             return (
               <li key={r.id}>
-                <strong>{r.name || r.id}</strong>:{' '}
+                <strong>{r.name || `Rule ${i + 1}`}</strong>:{' '}
                 {!r.enabled ? (
                   <span className="muted">switched off, skipped</span>
                 ) : served ? (

@@ -65,7 +65,14 @@ export function RulesEditor({
                 </legend>
                 <GroupProblems path={at} />
                 <div className="row">
-                  <TextInput className="grow" label="Rule name" path={`${at}.name`} value={rule.name} onChange={(name) => set(i, { name })} />
+                  <TextInput
+                    className="grow"
+                    label="Rule name"
+                    path={`${at}.name`}
+                    value={rule.name}
+                    onChange={(name) => set(i, { name })}
+                    hint="Optional: the playground and OFREP metadata name the rule with it"
+                  />
                   <Toggle label="Rule on" checked={rule.enabled} onChange={(enabled) => set(i, { enabled })} />
                   <div className="rule-actions">
                     <button id={`${base}-${rule.key}-up`} type="button" className="small" disabled={disabled || i === 0} onClick={() => move(i, -1)}>
@@ -116,7 +123,7 @@ export function RulesEditor({
           );
         })}
       </ol>
-      <button type="button" disabled={disabled || variantNames.length === 0} onClick={() => onChange([...rules, emptyRule(variantNames, rules.length + 1)])}>
+      <button type="button" disabled={disabled || variantNames.length === 0} onClick={() => onChange([...rules, emptyRule(variantNames)])}>
         Add rule<span className="sr-only"> in {envName}</span>
       </button>
     </div>

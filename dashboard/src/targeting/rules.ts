@@ -62,10 +62,10 @@ export function toRuleDraft(rule: Rule, variantNames: string[]): RuleDraft {
   };
 }
 
-export function emptyRule(variantNames: string[], position: number): RuleDraft {
+export function emptyRule(variantNames: string[]): RuleDraft {
   return {
     key: nextKey++,
-    name: `Rule ${position}`,
+    name: '',
     enabled: true,
     conditions: [],
     segments: [],
