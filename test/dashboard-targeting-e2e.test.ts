@@ -136,7 +136,11 @@ for (const dialect of dialects()) {
       // The boolean flag: a rule for the segment that rolls out to 25 %, bucketed by the targeting key.
       await page.goto(`${base}/projects/${project.key}/flags/checkout`);
       await page.getByRole('heading', { name: /^checkout/, level: 1 }).waitFor();
-      await page.getByRole('tab', { name: 'production' }).click();
+      // The environment tabs by keyboard: End reaches the last one (production) and selects it.
+      await page.getByRole('tab', { name: 'development' }).focus();
+      await page.keyboard.press('End');
+      await page.waitForFunction(() => document.activeElement?.textContent === 'production');
+      assert.equal(await page.getByRole('tab', { name: 'production' }).getAttribute('aria-selected'), 'true');
       const targeting = page.getByRole('form', { name: 'Targeting in production' });
       await targeting.getByRole('button', { name: 'Add rule in production' }).click();
       const rule1 = targeting.getByRole('group', { name: /^Rule 1/ });
