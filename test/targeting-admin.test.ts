@@ -467,6 +467,30 @@ forEachDialect('targeting admin API', (ctx) => {
       }
     });
 
+    it('rebuilds every environment of the project at once when a segment changes', async () => {
+      await ctx().admin('POST', `${base()}/segments`, { key: 'vip', conditions: [{ attribute: 'tier', operator: 'equals', values: ['platinum'] }] });
+      await createFlag(ctx(), project.key, { slug: 'vip-lounge' });
+      for (const i of [0, 1]) {
+        const res = await ctx().admin('PATCH', flagUrl('vip-lounge', i), { rules: [{ segments: ['vip'], serve: { variant: 'on' } }] });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const ofrep = async (i: number) =>
+        (
+          await ctx().app.inject({
+            method: 'POST',
+            url: '/ofrep/v1/evaluate/flags/vip-lounge',
+            headers: { ...keys(project, i), 'content-type': 'application/json' },
+            payload: JSON.stringify({ context: { targetingKey: 'u9', tier: 'gold' } }),
+          })
+        ).json().value;
+      assert.deepEqual([await ofrep(0), await ofrep(1)], [false, false]);
+      const patched = await ctx().admin('PATCH', `${base()}/segments/vip`, {
+        conditions: [{ attribute: 'tier', operator: 'in', values: ['gold', 'platinum'] }],
+      });
+      assert.equal(patched.statusCode, 200, patched.body);
+      assert.deepEqual([await ofrep(0), await ofrep(1)], [true, true], 'the next read after the answer sees the segment change');
+    });
+
     it('answers 404 for an unknown flag', async () => {
       const res = await ctx().admin('POST', `${base()}/environments/${env()}/evaluate`, { context: {}, flag: 'ghost' });
       assert.equal(res.statusCode, 404);
