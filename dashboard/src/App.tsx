@@ -18,6 +18,9 @@ import { SubmissionScreen } from './screens/Submission.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
 const FlagScreen = lazy(() => import('./screens/Flag.tsx'));
+// Targeting screens share the condition editor; they load with their own chunks too.
+const SegmentsScreen = lazy(() => import('./screens/Segments.tsx'));
+const PlaygroundScreen = lazy(() => import('./screens/Playground.tsx'));
 
 export function App() {
   return (
@@ -40,6 +43,20 @@ export function App() {
               <Route path="/projects/:key/environments" component={EnvironmentsScreen} />
               <Route path="/projects/:key/stale-flags" component={StaleFlagsScreen} />
               <Route path="/projects/:key/history" component={ProjectHistoryScreen} />
+              <Route path="/projects/:key/segments">
+                {(params) => (
+                  <Suspense fallback={<Loading what="the segments" />}>
+                    <SegmentsScreen projectKey={params.key} />
+                  </Suspense>
+                )}
+              </Route>
+              <Route path="/projects/:key/playground">
+                {(params) => (
+                  <Suspense fallback={<Loading what="the playground" />}>
+                    <PlaygroundScreen projectKey={params.key} />
+                  </Suspense>
+                )}
+              </Route>
               <Route path="/members" component={MembersScreen} />
               <Route path="/account" component={AccountScreen} />
               <Route path="/projects/:key/flags/:slug">

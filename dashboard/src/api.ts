@@ -25,7 +25,7 @@ export function toSignIn(): void {
   if (window.location.pathname !== '/sign-in') navigate(`/sign-in?next=${encodeURIComponent(here)}`);
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`/admin/v1${path}`, {
@@ -59,8 +59,86 @@ export interface Project {
   environments: Environment[];
 }
 
+export type FlagType = 'boolean' | 'string' | 'number' | 'object';
+export type VariantValue = boolean | string | number | Record<string, unknown>;
+export type Variants = Record<string, VariantValue>;
+
+export type Operator =
+  | 'equals'
+  | 'in'
+  | 'startsWith'
+  | 'endsWith'
+  | 'contains'
+  | 'lt'
+  | 'lte'
+  | 'gt'
+  | 'gte'
+  | 'semverEq'
+  | 'semverLt'
+  | 'semverLte'
+  | 'semverGt'
+  | 'semverGte'
+  | 'semverCaret'
+  | 'semverTilde'
+  | 'before'
+  | 'after'
+  | 'exists'
+  | 'inCidr'
+  | 'matches';
+
+/** One test of one context attribute (docs/api.md, "Targeting"). */
+export interface Condition {
+  attribute: string;
+  operator: Operator;
+  values: Array<string | number | boolean>;
+  negate?: boolean;
+  caseInsensitive?: boolean;
+}
+
+export interface Segment {
+  key: string;
+  name: string;
+  description: string;
+  match: 'all' | 'any';
+  conditions: Condition[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Split {
+  bucketing?: string;
+  bucketBy?: string;
+  weights: Array<{ variant: string; weight: number }>;
+}
+
+export type Serve = { variant: string } | { split: Split };
+
+export interface Rule {
+  id?: string;
+  name: string;
+  enabled: boolean;
+  conditions: Condition[];
+  segments: string[];
+  serve: Serve;
+}
+
+export interface Prerequisite {
+  flag: string;
+  variants: string[];
+}
+
 /** A flag in one environment, as the admin API shows it. */
 export interface EnvFlag {
+  type: FlagType;
+  state: 'ENABLED' | 'DISABLED';
+  variants: Variants;
+  defaultVariant: string | null;
+  rules: Rule[];
+  prerequisites: Prerequisite[];
+  jsonLogic: unknown;
+  metadata?: Record<string, string | number | boolean> | null;
+  /** Whether flagd evaluates the flag's export exactly as Flagpost does, and if not, why. */
+  flagd?: { portable: boolean; note: string | null };
   slug: string;
   environment: { key: string; name: string };
   enabled: boolean;

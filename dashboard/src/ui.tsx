@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react';
+import { type KeyboardEvent, useId, useState, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
 
 /** The API's message, with the field details of a 400, where the failed action is. */
@@ -169,3 +169,60 @@ export function Section({ title, children }: { title: string; children: ReactNod
 }
 
 export const formatDate = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+
+/** Tabs (WAI-ARIA pattern): arrow keys, Home and End move between them; only the chosen panel is shown. */
+export function Tabs({
+  label,
+  tabs,
+  selected,
+  onSelect,
+  children,
+}: {
+  label: string;
+  tabs: Array<{ key: string; title: string }>;
+  selected: string;
+  onSelect: (key: string) => void;
+  children: ReactNode;
+}) {
+  const id = useId();
+  const index = Math.max(
+    0,
+    tabs.findIndex((t) => t.key === selected),
+  );
+  const go = (i: number) => {
+    const tab = tabs[(i + tabs.length) % tabs.length]!;
+    onSelect(tab.key);
+    document.getElementById(`${id}-tab-${tab.key}`)?.focus();
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    const moves: Record<string, number> = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 };
+    const to = moves[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    go(to);
+  };
+  const current = tabs[index];
+  return (
+    <>
+      <div role="tablist" aria-label={label} className="tabs" onKeyDown={onKeyDown}>
+        {tabs.map((t) => (
+          <button
+            key={t.key}
+            id={`${id}-tab-${t.key}`}
+            type="button"
+            role="tab"
+            aria-selected={t.key === current?.key}
+            aria-controls={`${id}-panel`}
+            tabIndex={t.key === current?.key ? 0 : -1}
+            onClick={() => onSelect(t.key)}
+          >
+            {t.title}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`${id}-panel`} aria-labelledby={current ? `${id}-tab-${current.key}` : undefined}>
+        {children}
+      </div>
+    </>
+  );
+}

@@ -4,6 +4,7 @@ import { api, type ApiKey } from '../api.ts';
 import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
+import { FlagdTransfer } from './FlagdTransfer.tsx';
 
 export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const canWrite = useCanWrite();
@@ -90,6 +91,7 @@ if (flag.enabled) {
         </p>
       </Section>
       <ApiKeys projectKey={params.key} />
+      <FlagdTransfer projectKey={params.key} environments={environments} />
     </>
   );
 }

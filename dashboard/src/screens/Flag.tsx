@@ -1,9 +1,11 @@
 import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
-import { api, type CodeRef, type CodeRefRemoval, type EnvFlag, type FeedbackPage, type FlagEntry, type StaleReport } from '../api.ts';
+import { api, type CodeRef, type CodeRefRemoval, type EnvFlag, type FeedbackPage, type FlagEntry, type Segment, type StaleReport } from '../api.ts';
 import { PreviewEditor } from '../PreviewEditor.tsx';
-import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, TextArea } from '../ui.tsx';
+import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, Tabs, TextArea } from '../ui.tsx';
+import { TargetingEditor } from '../targeting/TargetingEditor.tsx';
+import { V1Note } from '../targeting/v1-note.tsx';
 import { useProject } from './Projects.tsx';
 import { RULE_TEXT } from './StaleFlags.tsx';
 import { History } from './History.tsx';
@@ -24,7 +26,10 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
       <p className="crumbs">
         <Link href="/projects">Projects</Link> / <Link href={`/projects/${projectKey}`}>{project.data.name}</Link> /
       </p>
-      <h1>{slug}</h1>
+      <h1>
+        {slug}
+        {flag && <span className="badge">{flag.environments[0]?.type ?? 'boolean'} flag</span>}
+      </h1>
       {!flag && (
         <div role="alert" className="error">
           <p>
@@ -36,9 +41,10 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
         <>
           <div className="grid">
             {flag.environments.map((value) => (
-              <EnvironmentForm key={`${value.environment.key}:${value.updatedAt}`} projectKey={projectKey} value={value} />
+              <EnvironmentForm key={`${value.environment.key}:${basicsVersion(value)}`} projectKey={projectKey} value={value} />
             ))}
           </div>
+          <Targeting projectKey={projectKey} flag={flag} flags={flags.data.flags} />
           <PreviewSettings key={flag.environments.map((e) => e.updatedAt).join()} projectKey={projectKey} flag={flag} />
           <Section title="Feedback">
             {flag.environments.map((value) => (
@@ -57,6 +63,39 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
         </>
       )}
     </>
+  );
+}
+
+/** The fields of the environment's card: it starts again from the server's values when they change. */
+const basicsVersion = (v: EnvFlag) => JSON.stringify([v.enabled, v.state, v.payload, v.expiredAt, v.description]);
+
+/** Variants, rules and prerequisites of the flag, one environment at a time. */
+function Targeting({ projectKey, flag, flags }: { projectKey: string; flag: FlagEntry; flags: FlagEntry[] }) {
+  const [envKey, setEnvKey] = useState(flag.environments[0]?.environment.key ?? '');
+  const segments = useQuery({
+    queryKey: ['segments', projectKey],
+    queryFn: () => api<{ segments: Segment[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/segments`),
+  });
+  const value = flag.environments.find((e) => e.environment.key === envKey) ?? flag.environments[0];
+  return (
+    <Section title="Targeting">
+      <p className="muted">
+        Who gets which variant through OpenFeature (OFREP): rules on the user's attributes and segments, percentage splits, prerequisites. Try it in the{' '}
+        <Link href={`/projects/${projectKey}/playground`}>playground</Link>.
+      </p>
+      <Tabs
+        label="Environment"
+        tabs={flag.environments.map((e) => ({ key: e.environment.key, title: e.environment.name }))}
+        selected={value?.environment.key ?? ''}
+        onSelect={setEnvKey}
+      >
+        {segments.isPending && <Loading what="segments" />}
+        <ErrorMessage error={segments.error} />
+        {value && segments.data && (
+          <TargetingEditor key={value.environment.key} projectKey={projectKey} value={value} flags={flags} segments={segments.data.segments} />
+        )}
+      </Tabs>
+    </Section>
   );
 }
 
@@ -98,6 +137,13 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
       <h2 id={`env-${env.key}`}>{env.name}</h2>
       <form onSubmit={submit}>
         <Checkbox label={`Enabled in ${env.name}`} checked={enabled} onChange={setEnabled} />
+        {value.type !== 'boolean' && (
+          <p className="muted small-text">
+            Off: the flag is disabled in flagd's sense and serves no value (OpenFeature callers get their own default). On: it serves its default serve and
+            rules.
+          </p>
+        )}
+        <V1Note value={value} />
         <TextArea label={`Payload in ${env.name}`} value={payload} onChange={setPayload} rows={4} hint="A JSON object, or empty for none" />
         <Field label={`Expiry in ${env.name}`} type="datetime-local" value={expiry} onChange={setExpiry} />
         <TextArea label={`Description in ${env.name}`} value={description} onChange={setDescription} rows={2} />

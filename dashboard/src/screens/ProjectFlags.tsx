@@ -1,10 +1,14 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, memo, useDeferredValue, useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import { api, type Environment, type FlagEntry } from '../api.ts';
+import { api, type Environment, type FlagEntry, type FlagType } from '../api.ts';
 import { ConfirmDelete, ErrorMessage, Field, Loading, Section } from '../ui.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { useCanWrite } from '../session.ts';
+import { isTargeted } from '../targeting/v1-note.tsx';
+import { fromVariantDrafts, toVariantDrafts, type VariantDraft, VariantsEditor } from '../targeting/variants.tsx';
+import { problemsOf, ProblemsProvider } from '../targeting/problems.tsx';
+import { SelectInput } from '../targeting/fields.tsx';
 
 export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
@@ -132,11 +136,14 @@ const FlagRow = memo(function FlagRow({
         <Link href={`/projects/${projectKey}/flags/${encodeURIComponent(flag.slug)}`}>{flag.slug}</Link>
         {expired && <span className="badge warn">Expired</span>}
         {preview && <span className="badge">Preview</span>}
+        {flag.environments[0] && flag.environments[0].type !== 'boolean' && <span className="badge">{flag.environments[0].type}</span>}
         <div className="muted small-text">{flag.environments[0]?.description}</div>
       </th>
       {environments.map((env) => {
         const value = byEnv.get(env.key);
         const busy = pending === `${flag.slug}\n${env.key}`;
+        const targeted = value !== undefined && isTargeted(value);
+        const noteId = `rules-${flag.slug}-${env.key}`;
         return (
           <td key={env.key}>
             {value && (
@@ -145,12 +152,18 @@ const FlagRow = memo(function FlagRow({
                 role="switch"
                 aria-checked={value.enabled}
                 aria-label={`${flag.slug} in ${env.name}`}
+                aria-describedby={targeted ? noteId : undefined}
                 className="switch"
                 disabled={busy || !canWrite}
                 onClick={() => onToggle(env.key, !value.enabled)}
               >
                 <span aria-hidden="true">{value.enabled ? 'On' : 'Off'}</span>
               </button>
+            )}
+            {targeted && (
+              <small className="muted rules-note" id={noteId}>
+                Rules: OpenFeature evaluates them; <code>/v1</code> answers this switch
+              </small>
             )}
           </td>
         );
@@ -166,29 +179,89 @@ const FlagRow = memo(function FlagRow({
   );
 });
 
+const DEFAULT_VARIANTS: Record<Exclude<FlagType, 'boolean'>, Record<string, string | number | Record<string, unknown>>> = {
+  string: { control: 'control', treatment: 'treatment' },
+  number: { low: 1, high: 2 },
+  object: { control: {}, treatment: {} },
+};
+
 function CreateFlag({ projectKey }: { projectKey: string }) {
   const [slug, setSlug] = useState('');
   const [description, setDescription] = useState('');
+  const [type, setType] = useState<FlagType>('boolean');
+  const [variants, setVariants] = useState<VariantDraft[]>([]);
+  const [defaultVariant, setDefaultVariant] = useState('');
+  const [local, setLocal] = useState<ReturnType<typeof problemsOf>>([]);
   const create = useMutation({
-    mutationFn: () => api('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, { slug: slug.trim(), description }),
+    mutationFn: (body: Record<string, unknown>) => api('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, body),
     onSuccess: () => {
       setSlug('');
       setDescription('');
     },
   });
+  const chooseType = (next: FlagType) => {
+    setType(next);
+    if (next === 'boolean') return setVariants([]);
+    const drafts = toVariantDrafts(next, DEFAULT_VARIANTS[next]);
+    setVariants(drafts);
+    setDefaultVariant(drafts[0]!.name);
+  };
+  const names = variants.map((v) => v.name.trim());
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    const body: Record<string, unknown> = { slug: slug.trim(), description };
+    if (type !== 'boolean') {
+      const typed = fromVariantDrafts(type, variants);
+      if (!names.includes(defaultVariant)) typed.problems.push({ field: 'defaultVariant', reason: 'Choose one of the variants' });
+      setLocal(typed.problems);
+      if (typed.problems.length > 0) return;
+      Object.assign(body, { type, variants: typed.variants, defaultVariant });
+    } else setLocal([]);
+    create.mutate(body);
   };
   return (
     <Section title="New flag">
-      <form onSubmit={submit} className="inline">
-        <Field label="Slug" value={slug} onChange={setSlug} required hint="Letters, digits, . _ - (created off in every environment)" />
-        <Field label="Description" value={description} onChange={setDescription} />
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create flag'}
-        </button>
-      </form>
+      <ProblemsProvider value={[...local, ...problemsOf(create.error)]}>
+        <form onSubmit={submit}>
+          <div className="row">
+            <Field label="Slug" value={slug} onChange={setSlug} required hint="Letters, digits, . _ - (created off in every environment)" />
+            <Field label="Description" value={description} onChange={setDescription} />
+            <SelectInput label="Type" value={type} onChange={(v) => chooseType(v as FlagType)} hint="What OpenFeature's get…Value returns">
+              <option value="boolean">boolean (on/off)</option>
+              <option value="string">string</option>
+              <option value="number">number</option>
+              <option value="object">object (JSON)</option>
+            </SelectInput>
+          </div>
+          {type !== 'boolean' && (
+            <>
+              <VariantsEditor type={type} variants={variants} onChange={setVariants} owner="the new flag" />
+              <SelectInput
+                label="Default serve"
+                path="defaultVariant"
+                value={defaultVariant}
+                onChange={setDefaultVariant}
+                hint="Served once the flag is switched on"
+              >
+                {!names.includes(defaultVariant) && <option value={defaultVariant}>Choose a variant</option>}
+                {names.map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </SelectInput>
+            </>
+          )}
+          {local.length > 0 && (
+            <div role="alert" className="error">
+              <p>Not created: see the fields marked above.</p>
+            </div>
+          )}
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create flag'}
+          </button>
+        </form>
+      </ProblemsProvider>
       <ErrorMessage error={create.error} />
     </Section>
   );

@@ -59,8 +59,8 @@ export function ProjectsScreen() {
   );
 }
 
-/** The project's name and its two sub-screens. */
-export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'stale' | 'history' }) {
+/** The project's name and its sub-screens. */
+export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'history' }) {
   return (
     <>
       <p className="crumbs">
@@ -73,6 +73,12 @@ export function ProjectHeader({ project, current }: { project: Project; current:
         </Link>
         <Link href={`/projects/${project.key}/environments`} aria-current={current === 'environments' ? 'page' : undefined}>
           Environments and keys
+        </Link>
+        <Link href={`/projects/${project.key}/segments`} aria-current={current === 'segments' ? 'page' : undefined}>
+          Segments
+        </Link>
+        <Link href={`/projects/${project.key}/playground`} aria-current={current === 'playground' ? 'page' : undefined}>
+          Playground
         </Link>
         <Link href={`/projects/${project.key}/stale-flags`} aria-current={current === 'stale' ? 'page' : undefined}>
           Stale flags
