@@ -128,6 +128,8 @@ forEachDialect('targeting admin API', (ctx) => {
         [{ prerequisites: [{ flag: 'ghost', variants: ['on'] }] }, 'body.prerequisites.0.flag'],
         [{ defaultVariant: 'maybe' }, 'body.defaultVariant'],
         [{ variants: { on: true, off: 'no' } }, 'body.variants.off'],
+        // JSON Logic written through the API is held to what a flagd import accepts.
+        [{ rules: [], prerequisites: [], jsonLogic: { if: [{ nope: [1] }, 'on', 'off'] } }, 'body.jsonLogic.if.0'],
       ];
       const before = (await ctx().admin('GET', `${base()}/flags`)).body;
       for (const [body, field] of cases) {

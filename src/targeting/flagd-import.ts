@@ -2,6 +2,7 @@ import { buildIndex, segmentLogic, targetingLogic } from './compile.ts';
 import { META_NOTE, META_PORTABLE, META_TARGETING, type EmbeddedTargeting } from './flagd-export.ts';
 import { operation, readRules, readSegment } from './read-back.ts';
 import type { FlagTargeting, FlagType, Segment, TargetedFlag, Variants } from './targeting.ts';
+import { jsonLogicProblem as logicProblem } from './json-logic.ts';
 import { environmentProblem, SEGMENT_KEY } from './validate.ts';
 
 // A flagd flag definition read into the typed model. Whatever flagd accepts is accepted (flags as a
@@ -21,73 +22,9 @@ export interface ImportProblem {
 export type ImportResult =
   { flags: TargetedFlag[]; segments: Segment[]; problem?: undefined } | { problem: ImportProblem; flags?: undefined; segments?: undefined };
 
-/** The JSON Logic operators flagd's targeting schema allows (https://flagd.dev/schema/v0/targeting.json). */
-const OPERATORS = new Set([
-  'var',
-  'missing',
-  'missing_some',
-  'if',
-  '==',
-  '===',
-  '!=',
-  '!==',
-  '>',
-  '>=',
-  '<',
-  '<=',
-  '%',
-  '/',
-  'map',
-  'filter',
-  'all',
-  'none',
-  'some',
-  'in',
-  'reduce',
-  '*',
-  '!',
-  '!!',
-  'or',
-  'and',
-  '+',
-  '-',
-  'max',
-  'min',
-  'merge',
-  'cat',
-  'substr',
-  'starts_with',
-  'ends_with',
-  'sem_ver',
-  'fractional',
-  '$ref',
-]);
-
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const fail = (path: string, message: string, flagKey?: string): ImportResult => ({ problem: { flagKey, path, message } });
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-
-/** Where a JSON Logic value breaks flagd's targeting schema (relative path), or undefined. */
-function logicProblem(logic: unknown, path = ''): { path: string; message: string } | undefined {
-  if (Array.isArray(logic)) {
-    for (const [i, item] of logic.entries()) {
-      const p = logicProblem(item, `${path}/${i}`);
-      if (p) return p;
-    }
-    return undefined;
-  }
-  if (!isObject(logic)) return undefined;
-  const keys = Object.keys(logic);
-  if (keys.length === 0) return undefined;
-  if (keys.length > 1) return { path, message: `a JSON Logic operation has one operator, found ${keys.join(', ')}` };
-  const op = keys[0]!;
-  if (!OPERATORS.has(op)) return { path, message: `unknown JSON Logic operator ${op}` };
-  if (op === 'var' && typeof logic.var === 'string' && logic.var.startsWith('$flagd.') && !['$flagd.timestamp', '$flagd.flagKey'].includes(logic.var)) {
-    return { path: `${path}/var`, message: 'flagd provides only $flagd.timestamp and $flagd.flagKey' };
-  }
-  if (op === '$ref' && typeof logic.$ref !== 'string') return { path: `${path}/$ref`, message: '$ref names an evaluator' };
-  return logicProblem(logic[op], `${path}/${escape(op)}`);
-}
 
 /** The flag type of a set of variant values, or undefined when they are mixed (or arrays, or null). */
 export function inferFlagType(variants: Variants | Record<string, unknown>): FlagType | undefined {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { ISO_DATE, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 import * as L from './limits.ts';
+import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
 import { CURRENT_BUCKETING, FLAG_TYPES, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
 
@@ -206,6 +207,8 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
   if (t.jsonLogic !== undefined) {
     if (t.rules.length > 0 || t.prerequisites.length > 0) return problem('/jsonLogic', 'a flag has either JSON Logic or rules and prerequisites, not both');
     if (!isObject(t.jsonLogic)) return problem('/jsonLogic', 'JSON Logic targeting must be an object');
+    const logic = jsonLogicProblem(t.jsonLogic);
+    if (logic) return problem(`/jsonLogic${logic.path}`, logic.message);
     if (JSON.stringify(t.jsonLogic).length > 100 * L.MAX_VALUE_LENGTH)
       return problem('/jsonLogic', `the JSON Logic is longer than ${100 * L.MAX_VALUE_LENGTH} characters`);
   }
