@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { it } from 'node:test';
 import { forEachDialect } from './support/context.ts';
 import { createForm, submitJson, submitMultipart } from './support/forms.ts';
@@ -73,5 +74,56 @@ forEachDialect('personal data: access and erasure requests', (ctx) => {
         assert.equal(res.json().deleted, 0, 'no field holds the address %@%');
       } else assert.equal(res.statusCode, 400, email);
     }
+  });
+  it('matches whole addresses only: a character allowed before @ makes another address, on every engine', async () => {
+    const form = await createForm(ctx(), { name: 'Look-alikes' });
+    const submit = async (email: string) => (await submitJson(ctx(), form.key, { email })).json().id as string;
+    // Every RFC 5322 atext symbol and the dot, before the address: each makes someone else's address.
+    const lookAlikes: string[] = [];
+    for (const symbol of "!#$%&'*+-/=?^_`{|}~.") lookAlikes.push(await submit(`o${symbol}brien@example.com`));
+    lookAlikes.push(await submit('Obrien@example.com'), await submit('9brien@example.com'), await submit('ébrien@example.com'));
+    lookAlikes.push(await submit('brien@example.com.evil.test'), await submit('brien@example.com-mail.test'));
+    const his = [await submit('Brien@Example.com'), await submit('write to brien@example.com, please')];
+
+    const erased = await ctx().admin('POST', '/admin/v1/personal-data/erase', { email: 'brien@example.com' });
+    assert.equal(erased.statusCode, 200);
+    assert.deepEqual([...erased.json().submissionIds].sort(), [...his].sort());
+    const left = (await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?limit=100`)).json().submissions.map((s: { id: string }) => s.id);
+    assert.deepEqual([...left].sort(), [...lookAlikes].sort());
+  });
+
+  it('folds letter case the same way on every engine: Unicode, composed or not', async () => {
+    const form = await createForm(ctx(), { name: 'Unicode' });
+    const submit = async (email: string) => (await submitJson(ctx(), form.key, { email })).json().id as string;
+    const ada = [await submit('ÄDA@example.com'), await submit('A\u0308da@example.com'), await submit('äda@EXAMPLE.com')];
+    const kate = [await submit('\u212Aate@example.com')];
+    const others = [await submit('ada@example.com'), await submit('xäda@example.com')];
+    const found = async (email: string) =>
+      ((await ctx().admin('POST', '/admin/v1/personal-data/export', { email })).json().submissions as Array<{ id: string }>).map((s) => s.id).sort();
+    assert.deepEqual(await found('äda@example.com'), [...ada].sort());
+    assert.deepEqual(await found('ÄDA@EXAMPLE.COM'), [...ada].sort());
+    assert.deepEqual(await found('kate@example.com'), kate);
+    assert.deepEqual(await found('ada@example.com'), [others[0]]);
+  });
+
+  it('records exports and erasures in the audit log for owners, with a fingerprint of the address, not the address', async () => {
+    const form = await createForm(ctx(), { name: 'Audited' });
+    const id = (await submitJson(ctx(), form.key, { email: 'linus@example.com' })).json().id as string;
+    assert.equal((await ctx().admin('POST', '/admin/v1/personal-data/export', { email: 'Linus@Example.com' })).statusCode, 200);
+    assert.equal((await ctx().admin('POST', '/admin/v1/personal-data/erase', { email: 'linus@example.com' })).statusCode, 200);
+    const fingerprint = `sha256:${createHash('sha256').update('linus@example.com').digest('hex')}`;
+    const entries = (await ctx().admin('GET', `/admin/v1/audit?entity=personal_data&entityId=${fingerprint}`)).json().entries as Array<{
+      action: string;
+      actor: { type: string };
+      changes: Record<string, { before?: unknown; after?: unknown }>;
+    }>;
+    assert.deepEqual(
+      entries.map((e) => [e.action, e.actor.type, e.changes]),
+      [
+        ['personal_data.erased', 'admin_token', { submissions: { before: [id] } }],
+        ['personal_data.exported', 'admin_token', { submissions: { after: [id] } }],
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(entries), /linus/i);
   });
 });

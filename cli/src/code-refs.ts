@@ -50,6 +50,7 @@ export function summaryLine(stats: ScanStats, flagsReferenced: number, flagsKnow
 export async function codeRefs(config: Config, io: Io): Promise<number> {
   const log = (line: string) => io.stderr(`flagpost: ${line}\n`);
   const now = (io.now ?? (() => new Date()))();
+  for (const notice of config.notices) log(notice);
 
   const context = resolveContext({
     given: { branch: config.branch, projectName: config.projectName, repositoryUrl: config.repositoryUrl },
@@ -64,7 +65,7 @@ export async function codeRefs(config: Config, io: Io): Promise<number> {
     flags.map((f) => f.slug),
     config.aliases,
   );
-  const result = scan(matcher, { dir: config.dir, ignore: config.ignore, limits: config.limits });
+  const result = scan(matcher, { dir: config.dir, ignore: config.ignore, limits: config.limits, scanEnvFiles: config.scanEnvFiles });
 
   const slugs = [...result.references.keys()].sort();
   const body: UploadBody = {

@@ -4,8 +4,10 @@ import { CASINGS, type Casing, isCasing } from './casing.ts';
 import { CliError, ExitCode } from './errors.ts';
 
 // Settings of `flagpost code-refs`, from lowest to highest precedence: .flagsrc (Basestack's file),
-// .flagpostrc.json (or --config / FLAGPOST_CONFIG), FLAGPOST_* environment variables, command-line flags.
-// Each layer is read and checked on its own, so that an error names the place it comes from.
+// .flagpostrc.json (or --config / FLAGPOST_SCAN_CONFIG), FLAGPOST_* environment variables, command-line
+// flags. Each layer is read and checked on its own, so that an error names the place it comes from.
+// The files belong to the repository, which anyone who opens a pull request can change: they may not
+// say where the API key goes (apiUrl) nor point the scan out of the checkout (dir); ADR 0023.
 
 export const FAIL_ON = ['expired', 'unknown'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
@@ -45,6 +47,8 @@ export interface Settings extends Partial<Limits> {
   /** Absolute. */
   dir?: string;
   dryRun?: boolean;
+  /** Scan `.env` files too (their secret-looking values are redacted like any line's). */
+  scanEnvFiles?: boolean;
   failOn?: FailOn[];
   casings?: Casing[];
   patterns?: string[];
@@ -62,12 +66,15 @@ export interface Config {
   branch?: string;
   dir: string;
   dryRun: boolean;
+  scanEnvFiles: boolean;
   failOn: FailOn[];
   aliases: { casings: Casing[]; patterns: string[] };
   ignore: string[];
   limits: Limits;
   /** The configuration files that were read, for the log. */
   files: string[];
+  /** What the log should say about the configuration (a setting of a file that was not taken). */
+  notices: string[];
 }
 
 /** Command-line values as commander hands them over (strings, booleans for switches). */
@@ -81,6 +88,7 @@ export interface FlagValues {
   repositoryUrl?: string;
   projectName?: string;
   dryRun?: boolean;
+  scanEnvFiles?: boolean;
   failOn?: string;
   maxFiles?: string;
   maxReferences?: string;
@@ -93,25 +101,49 @@ export interface FlagValues {
 export const FLAGSRC = '.flagsrc';
 export const RC_FILE = '.flagpostrc.json';
 
-/** Environment variable of each setting that can come from the environment. */
+/**
+ * Environment variable of each setting that can come from the environment. The four that say which
+ * Flagpost and which environment to talk to are shared with the SDKs; every other one is the scanner's
+ * own, FLAGPOST_SCAN_*, so that one `.env` can hold the server's settings and the scanner's (the server
+ * reads FLAGPOST_MAX_FILES and FLAGPOST_MAX_FILE_BYTES with other meanings).
+ */
 export const ENV_NAMES = {
   apiUrl: 'FLAGPOST_API_URL',
   projectKey: 'FLAGPOST_PROJECT_KEY',
   environmentKey: 'FLAGPOST_ENVIRONMENT_KEY',
   apiKey: 'FLAGPOST_API_KEY',
-  projectName: 'FLAGPOST_PROJECT_NAME',
-  repositoryUrl: 'FLAGPOST_REPOSITORY_URL',
-  branch: 'FLAGPOST_BRANCH',
-  dir: 'FLAGPOST_DIR',
-  dryRun: 'FLAGPOST_DRY_RUN',
-  failOn: 'FLAGPOST_FAIL_ON',
-  maxFiles: 'FLAGPOST_MAX_FILES',
-  maxReferences: 'FLAGPOST_MAX_REFERENCES',
-  maxFileBytes: 'FLAGPOST_MAX_FILE_BYTES',
-  maxLineLength: 'FLAGPOST_MAX_LINE_LENGTH',
-  maxUploadBytes: 'FLAGPOST_MAX_UPLOAD_BYTES',
-  config: 'FLAGPOST_CONFIG',
+  projectName: 'FLAGPOST_SCAN_PROJECT_NAME',
+  repositoryUrl: 'FLAGPOST_SCAN_REPOSITORY_URL',
+  branch: 'FLAGPOST_SCAN_BRANCH',
+  dir: 'FLAGPOST_SCAN_DIR',
+  dryRun: 'FLAGPOST_SCAN_DRY_RUN',
+  scanEnvFiles: 'FLAGPOST_SCAN_ENV_FILES',
+  failOn: 'FLAGPOST_SCAN_FAIL_ON',
+  maxFiles: 'FLAGPOST_SCAN_MAX_FILES',
+  maxReferences: 'FLAGPOST_SCAN_MAX_REFERENCES',
+  maxFileBytes: 'FLAGPOST_SCAN_MAX_FILE_BYTES',
+  maxLineLength: 'FLAGPOST_SCAN_MAX_LINE_LENGTH',
+  maxUploadBytes: 'FLAGPOST_SCAN_MAX_UPLOAD_BYTES',
+  config: 'FLAGPOST_SCAN_CONFIG',
 } as const;
+
+/**
+ * The scanner's former variable names (0.1.0, never published) that the server does not read: set, they
+ * are an error naming the new one, so that a CI setting is not silently dropped. FLAGPOST_MAX_FILES and
+ * FLAGPOST_MAX_FILE_BYTES are the server's and are left alone.
+ */
+const FORMER_ENV_NAMES: Record<string, string> = {
+  FLAGPOST_PROJECT_NAME: ENV_NAMES.projectName,
+  FLAGPOST_REPOSITORY_URL: ENV_NAMES.repositoryUrl,
+  FLAGPOST_BRANCH: ENV_NAMES.branch,
+  FLAGPOST_DIR: ENV_NAMES.dir,
+  FLAGPOST_DRY_RUN: ENV_NAMES.dryRun,
+  FLAGPOST_FAIL_ON: ENV_NAMES.failOn,
+  FLAGPOST_MAX_REFERENCES: ENV_NAMES.maxReferences,
+  FLAGPOST_MAX_LINE_LENGTH: ENV_NAMES.maxLineLength,
+  FLAGPOST_MAX_UPLOAD_BYTES: ENV_NAMES.maxUploadBytes,
+  FLAGPOST_CONFIG: ENV_NAMES.config,
+};
 
 const FLAG_NAMES: Record<keyof FlagValues, string> = {
   apiUrl: '--api-url',
@@ -123,6 +155,7 @@ const FLAG_NAMES: Record<keyof FlagValues, string> = {
   repositoryUrl: '--repository-url',
   projectName: '--project-name',
   dryRun: '--dry-run',
+  scanEnvFiles: '--scan-env-files',
   failOn: '--fail-on',
   maxFiles: '--max-files',
   maxReferences: '--max-references',
@@ -133,7 +166,12 @@ const FLAG_NAMES: Record<keyof FlagValues, string> = {
 };
 
 const STRING_KEYS = ['apiUrl', 'projectKey', 'environmentKey', 'apiKey', 'projectName', 'repositoryUrl', 'branch'] as const;
-const RC_KEYS = new Set<string>(['$schema', ...STRING_KEYS, 'dir', 'aliases', 'ignore', 'failOn', ...LIMIT_KEYS]);
+const RC_KEYS = new Set<string>(['$schema', ...STRING_KEYS, 'dir', 'scanEnvFiles', 'aliases', 'ignore', 'failOn', ...LIMIT_KEYS]);
+/** Settings a repository's files may not set (ADR 0023): where the API key and the source lines are sent. */
+const NOT_FROM_FILES = ['apiUrl'] as const;
+const notFromFile = (file: string, key: string) =>
+  `${file}: "${key}" is not taken from a file in the repository (a pull request could send the API key elsewhere); ` +
+  `set it with --api-url or ${ENV_NAMES.apiUrl}`;
 
 const usage = (message: string) => new CliError(ExitCode.usage, message);
 
@@ -196,23 +234,31 @@ export function checkPattern(where: string, pattern: unknown): string {
   return pattern;
 }
 
-/** Basestack's `.flagsrc`: projectKey, environmentKey, apiUrl and apiKey; other keys are its own and left alone. */
-export function readFlagsrc(cwd: string): Settings {
+/**
+ * Basestack's `.flagsrc`: projectKey, environmentKey and apiKey; other keys are its own and left alone,
+ * and so is its `apiUrl` (said in `notices`), which is not taken from a file.
+ */
+export function readFlagsrc(cwd: string, notices: string[] = []): Settings {
   const file = path.join(cwd, FLAGSRC);
   if (!fs.existsSync(file)) return {};
   const data = readJson(file, FLAGSRC);
   if (!isObject(data)) throw usage(`${FLAGSRC}: must be a JSON object`);
   const out: Settings = {};
-  for (const key of ['apiUrl', 'projectKey', 'environmentKey', 'apiKey'] as const) {
+  for (const key of ['projectKey', 'environmentKey', 'apiKey'] as const) {
     const value = data[key];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') throw usage(`${FLAGSRC}: "${key}" must be a string`);
     out[key] = value;
   }
+  for (const key of NOT_FROM_FILES)
+    if (data[key] !== undefined && data[key] !== null && data[key] !== '') notices.push(`${notFromFile(FLAGSRC, key)}; ignored`);
   return out;
 }
 
-/** The scanner's own file, checked strictly: an unknown key is an error (a typo would otherwise be silent). */
+/**
+ * The scanner's own file, checked strictly: an unknown key is an error (a typo would otherwise be silent),
+ * and so is `apiUrl`, which is not taken from a file.
+ */
 export function readRcFile(file: string): Settings {
   const label = path.basename(file);
   const data = readJson(file, label);
@@ -221,6 +267,7 @@ export function readRcFile(file: string): Settings {
   for (const [key, value] of Object.entries(data)) {
     const where = `${label}: "${key}"`;
     if (!RC_KEYS.has(key)) throw usage(`${label}: unknown key "${key}"; known keys are ${[...RC_KEYS].filter((k) => k !== '$schema').join(', ')}`);
+    if ((NOT_FROM_FILES as readonly string[]).includes(key)) throw usage(notFromFile(label, key));
     if (value === null || key === '$schema') continue;
     if ((STRING_KEYS as readonly string[]).includes(key)) {
       if (typeof value !== 'string' || value === '') throw usage(`${where} must be a non-empty string`);
@@ -228,6 +275,9 @@ export function readRcFile(file: string): Settings {
     } else if (key === 'dir') {
       if (typeof value !== 'string' || value === '') throw usage(`${where} must be a non-empty string`);
       out.dir = path.resolve(path.dirname(file), value);
+    } else if (key === 'scanEnvFiles') {
+      if (typeof value !== 'boolean') throw usage(`${where} must be true or false`);
+      out.scanEnvFiles = value;
     } else if ((LIMIT_KEYS as readonly string[]).includes(key)) {
       const limit = key as (typeof LIMIT_KEYS)[number];
       out[limit] = parseWhole(where, value, limit);
@@ -278,13 +328,18 @@ function fromStrings(values: Source, name: (key: keyof FlagValues) => string, cw
   }
   const failOn = values.failOn;
   if (typeof failOn === 'string') out.failOn = parseFailOn(name('failOn'), failOn);
-  const dryRun = values.dryRun;
-  if (typeof dryRun === 'boolean') out.dryRun = dryRun;
-  else if (typeof dryRun === 'string' && dryRun.trim() !== '') out.dryRun = parseBoolean(name('dryRun'), dryRun);
+  for (const key of ['dryRun', 'scanEnvFiles'] as const) {
+    const value = values[key];
+    if (typeof value === 'boolean') out[key] = value;
+    else if (typeof value === 'string' && value.trim() !== '') out[key] = parseBoolean(name(key), value);
+  }
   return out;
 }
 
 export function fromEnv(env: Record<string, string | undefined>, cwd: string): Settings {
+  for (const [former, current] of Object.entries(FORMER_ENV_NAMES)) {
+    if (env[former] !== undefined && env[former]!.trim() !== '') throw usage(`${former} is now ${current} (the scanner's variables are FLAGPOST_SCAN_*)`);
+  }
   const values: Source = {};
   for (const [key, envName] of Object.entries(ENV_NAMES)) values[key] = env[envName];
   return fromStrings(values, (key) => ENV_NAMES[key], cwd);
@@ -314,7 +369,8 @@ export interface LoadOptions {
 /** Reads every layer, merges them, and checks that the required settings are there. */
 export function loadConfig({ cwd, env, flags }: LoadOptions): Config {
   const files: string[] = [];
-  const flagsrc = readFlagsrc(cwd);
+  const notices: string[] = [];
+  const flagsrc = readFlagsrc(cwd, notices);
   if (Object.keys(flagsrc).length > 0) files.push(path.join(cwd, FLAGSRC));
 
   const explicit = flags.config?.trim() || env[ENV_NAMES.config]?.trim() || undefined;
@@ -329,12 +385,17 @@ export function loadConfig({ cwd, env, flags }: LoadOptions): Config {
     files.push(path.join(cwd, RC_FILE));
   }
 
-  const settings = merge(flagsrc, rc, fromEnv(env, cwd), fromFlags(flags, cwd));
+  const fromEnvironment = fromEnv(env, cwd);
+  const fromCommandLine = fromFlags(flags, cwd);
+  const settings = merge(flagsrc, rc, fromEnvironment, fromCommandLine);
   const dryRun = settings.dryRun ?? false;
 
   const missing: string[] = [];
   const need = (key: 'apiUrl' | 'projectKey' | 'environmentKey' | 'apiKey') => {
-    if (settings[key] === undefined) missing.push(`${key} (${FLAG_NAMES[key]}, ${ENV_NAMES[key]}, or "${key}" in ${RC_FILE} or ${FLAGSRC})`);
+    if (settings[key] === undefined) {
+      const files = (NOT_FROM_FILES as readonly string[]).includes(key) ? '' : `, or "${key}" in ${RC_FILE} or ${FLAGSRC}`;
+      missing.push(`${key} (${FLAG_NAMES[key]}${files ? ', ' : ' or '}${ENV_NAMES[key]}${files})`);
+    }
   };
   need('apiUrl');
   need('projectKey');
@@ -350,6 +411,7 @@ export function loadConfig({ cwd, env, flags }: LoadOptions): Config {
     stat = undefined;
   }
   if (!stat?.isDirectory()) throw usage(`The directory to scan, ${dir}, does not exist or is not a directory`);
+  if (rc.dir !== undefined && fromEnvironment.dir === undefined && fromCommandLine.dir === undefined) insideCheckout(dir, cwd, files[files.length - 1]!);
 
   return {
     apiUrl: checkApiUrl(settings.apiUrl!),
@@ -361,6 +423,7 @@ export function loadConfig({ cwd, env, flags }: LoadOptions): Config {
     branch: settings.branch,
     dir,
     dryRun,
+    scanEnvFiles: settings.scanEnvFiles ?? false,
     failOn: settings.failOn ?? [],
     aliases: { casings: settings.casings ?? [], patterns: settings.patterns ?? [] },
     ignore: settings.ignore ?? [],
@@ -372,7 +435,24 @@ export function loadConfig({ cwd, env, flags }: LoadOptions): Config {
       maxUploadBytes: settings.maxUploadBytes ?? DEFAULT_LIMITS.maxUploadBytes,
     },
     files,
+    notices,
   };
+}
+
+/**
+ * A `dir` from a configuration file must be inside the working directory (the checkout), symbolic links
+ * resolved: a repository's file may choose which of its folders is scanned, not a folder of the machine
+ * (the runner's home, another checkout) whose lines would be uploaded.
+ */
+function insideCheckout(dir: string, cwd: string, file: string): void {
+  const real = fs.realpathSync(dir);
+  const root = fs.realpathSync(cwd);
+  const relative = path.relative(root, real);
+  if (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)) return;
+  throw usage(
+    `${path.basename(file)}: "dir" resolves to ${real}, outside the working directory ${root}; ` +
+      `a configuration file may only name a folder inside it (use --dir or ${ENV_NAMES.dir} to scan elsewhere)`,
+  );
 }
 
 /** The base of the flag interface, e.g. http://localhost:3000/v1, without a trailing slash. */

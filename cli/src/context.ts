@@ -163,7 +163,7 @@ export function resolveContext({ given, env, dir, git = gitIn(dir, env) }: Resol
 
   const branch = pick('branch') ?? withSource(gitBranch(git), 'git');
   if (branch === undefined) {
-    throw new CliError(ExitCode.usage, `Cannot tell the branch: ${dir} is not a git checkout (or git is missing); pass --branch or set FLAGPOST_BRANCH`);
+    throw new CliError(ExitCode.usage, `Cannot tell the branch: ${dir} is not a git checkout (or git is missing); pass --branch or set FLAGPOST_SCAN_BRANCH`);
   }
   const repositoryUrl0 = pick('repositoryUrl') ?? withSource(gitRepositoryUrl(git), 'git');
   const projectName =

@@ -1,6 +1,7 @@
 import { CliError, ExitCode } from './errors.ts';
 import type { Limits } from './config.ts';
 import type { Matcher } from './matcher.ts';
+import { redactSecrets } from './redact.ts';
 import { readSource, type SkipReason, walk, type WalkStats } from './walk.ts';
 
 // Walk + match: the references of every known slug, and the places where an unknown slug is used.
@@ -54,6 +55,23 @@ export function lineExcerpt(line: string, column: number, length: number, max: n
   return `${from > 0 ? ELLIPSIS : ''}${trimmed.slice(from, end)}${end < trimmed.length ? ELLIPSIS : ''}`;
 }
 
+/**
+ * The stored line: its secret-looking values redacted (redact.ts), keeping the matched text, then cut to
+ * `max` characters around the match, found again in the redacted line.
+ */
+function excerptWithoutSecrets(line: string, match: { index: number; length: number; slug: string }, lineStart: number, max: number): string {
+  const column = match.index - lineStart;
+  const matched = line.slice(column, column + match.length);
+  const redacted = redactSecrets(line, [matched, match.slug]);
+  if (redacted === line) return lineExcerpt(line, column, match.length, max);
+  // The redaction may have moved the match; the occurrence nearest to its old column stands for it.
+  let best = -1;
+  for (let at = redacted.indexOf(matched); at !== -1; at = redacted.indexOf(matched, at + 1)) {
+    if (best === -1 || Math.abs(at - column) < Math.abs(best - column)) best = at;
+  }
+  return lineExcerpt(redacted, Math.max(best, 0), match.length, max);
+}
+
 /** Offsets of line starts, for line numbers of match positions. */
 function lineStarts(text: string): number[] {
   const starts = [0];
@@ -77,6 +95,8 @@ export interface ScanOptions {
   dir: string;
   ignore: readonly string[];
   limits: Pick<Limits, 'maxFiles' | 'maxReferences' | 'maxFileBytes' | 'maxLineLength'>;
+  /** Read `.env*` files too (skipped by default). */
+  scanEnvFiles?: boolean;
 }
 
 export function scan(matcher: Matcher, options: ScanOptions): ScanResult {
@@ -85,7 +105,7 @@ export function scan(matcher: Matcher, options: ScanOptions): ScanResult {
     ignored: 0,
     unreadableDirs: 0,
     references: 0,
-    skipped: { binary: 0, minified: 0, tooLarge: 0, pathTooLong: 0, unreadable: 0 },
+    skipped: { envFile: 0, binary: 0, minified: 0, tooLarge: 0, pathTooLong: 0, unreadable: 0 },
   };
   const references = new Map<string, Reference[]>();
   const unknown = new Map<string, Reference[]>();
@@ -93,7 +113,7 @@ export function scan(matcher: Matcher, options: ScanOptions): ScanResult {
   const { maxReferences, maxLineLength, maxFileBytes, maxFiles } = options.limits;
 
   for (const entry of walk(options.dir, { extraIgnore: options.ignore, maxFiles }, stats)) {
-    const source = readSource(entry, maxFileBytes);
+    const source = readSource(entry, maxFileBytes, options.scanEnvFiles ?? false);
     if ('skip' in source) {
       stats.skipped[source.skip]++;
       continue;
@@ -115,7 +135,8 @@ export function scan(matcher: Matcher, options: ScanOptions): ScanResult {
       const reference: Reference = {
         filePath: entry.relPath,
         lineNumber: line + 1,
-        lineContent: lineExcerpt(text.slice(lineStart, lineEnd), match.index - lineStart, match.length, maxLineLength),
+        // Secrets are redacted in the whole line, before the excerpt could cut one in half and hide it from the rules.
+        lineContent: excerptWithoutSecrets(text.slice(lineStart, lineEnd), match, lineStart, maxLineLength),
       };
       if (match.known) {
         stats.references++;
@@ -123,7 +144,7 @@ export function scan(matcher: Matcher, options: ScanOptions): ScanResult {
           throw new CliError(
             ExitCode.limit,
             `Stopped: more than ${maxReferences} references found (the --max-references cap). Nothing was uploaded. ` +
-              `Raise the cap with --max-references (or FLAGPOST_MAX_REFERENCES, or "maxReferences" in .flagpostrc.json), ` +
+              `Raise the cap with --max-references (or FLAGPOST_SCAN_MAX_REFERENCES, or "maxReferences" in .flagpostrc.json), ` +
               `or leave generated or vendored code out with .flagpostignore.`,
           );
         }

@@ -100,7 +100,7 @@ export function* walk(root: string, options: { extraIgnore: readonly string[]; m
           throw new CliError(
             ExitCode.limit,
             `Stopped: more than ${options.maxFiles} files to scan (the --max-files cap). Nothing was uploaded. ` +
-              `Raise the cap with --max-files (or FLAGPOST_MAX_FILES, or "maxFiles" in .flagpostrc.json), ` +
+              `Raise the cap with --max-files (or FLAGPOST_SCAN_MAX_FILES, or "maxFiles" in .flagpostrc.json), ` +
               `or leave folders out with .flagpostignore.`,
           );
         }
@@ -113,9 +113,10 @@ export function* walk(root: string, options: { extraIgnore: readonly string[]; m
   }
 }
 
-export type SkipReason = 'binary' | 'minified' | 'tooLarge' | 'pathTooLong' | 'unreadable';
+export type SkipReason = 'envFile' | 'binary' | 'minified' | 'tooLarge' | 'pathTooLong' | 'unreadable';
 
 export const SKIP_LABELS: Record<SkipReason, string> = {
+  envFile: '.env',
   binary: 'binary',
   minified: 'minified',
   tooLarge: 'too large',
@@ -130,9 +131,12 @@ export const MINIFIED_MIN_BYTES = 4096;
 export const MINIFIED_AVERAGE_LINE = 300;
 
 const MINIFIED_NAME = /\.min\.[^/]+$/i;
+/** `.env`, `.env.local`, `.envrc` and the like: where secrets live (skipped unless --scan-env-files). */
+const ENV_FILE_NAME = /^\.env/;
 
 /** Whether a file is skipped before reading it, from its path and size. */
-export function skipByName(relPath: string, size: number, maxFileBytes: number): SkipReason | undefined {
+export function skipByName(relPath: string, size: number, maxFileBytes: number, scanEnvFiles = false): SkipReason | undefined {
+  if (!scanEnvFiles && ENV_FILE_NAME.test(relPath.slice(relPath.lastIndexOf('/') + 1))) return 'envFile';
   if (relPath.length > MAX_PATH_LENGTH) return 'pathTooLong';
   if (size > maxFileBytes) return 'tooLarge';
   if (MINIFIED_NAME.test(relPath.slice(relPath.lastIndexOf('/') + 1))) return 'minified';
@@ -152,14 +156,14 @@ export function skipByContent(buffer: Buffer, text?: string): SkipReason | undef
 }
 
 /** The text of a file, or why it is skipped. */
-export function readSource(entry: WalkEntry, maxFileBytes: number): { text: string } | { skip: SkipReason } {
+export function readSource(entry: WalkEntry, maxFileBytes: number, scanEnvFiles = false): { text: string } | { skip: SkipReason } {
   let size: number;
   try {
     size = fs.statSync(entry.absPath).size;
   } catch {
     return { skip: 'unreadable' };
   }
-  const byName = skipByName(entry.relPath, size, maxFileBytes);
+  const byName = skipByName(entry.relPath, size, maxFileBytes, scanEnvFiles);
   if (byName) return { skip: byName };
   let buffer: Buffer;
   try {

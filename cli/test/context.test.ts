@@ -151,7 +151,9 @@ describe('repository context: a real git checkout', () => {
     assert.throws(
       () => resolveContext({ given: {}, env: cleanEnv({ GIT_CEILING_DIRECTORIES: path.dirname(dir) }), dir }),
       (e: unknown) =>
-        e instanceof CliError && e.exitCode === 2 && /Cannot tell the branch: .* is not a git checkout.*pass --branch or set FLAGPOST_BRANCH/.test(e.message),
+        e instanceof CliError &&
+        e.exitCode === 2 &&
+        /Cannot tell the branch: .* is not a git checkout.*pass --branch or set FLAGPOST_SCAN_BRANCH/.test(e.message),
     );
   });
 });

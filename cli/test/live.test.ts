@@ -113,7 +113,7 @@ forEachDialect('flagpost code-refs against a live Flagpost', (ctx) => {
 
     const onlyExpired = await runCli(args('--fail-on', 'unknown', '--branch', 'fail-on'), {
       cwd: repo,
-      env: cleanEnv({ FLAGPOST_FAIL_ON: 'expired' }),
+      env: cleanEnv({ FLAGPOST_SCAN_FAIL_ON: 'expired' }),
     });
     assert.equal(onlyExpired.code, 1, 'the flag wins over the environment');
     assert.doesNotMatch(onlyExpired.stderr, /--fail-on expired/);
@@ -127,6 +127,7 @@ forEachDialect('flagpost code-refs against a live Flagpost', (ctx) => {
       env: cleanEnv({ FLAGPOST_API_URL: apiUrl, FLAGPOST_ENVIRONMENT_KEY: project.environments[0]!.key }),
     });
     assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /\.flagsrc: "apiUrl" is not taken from a file in the repository .*; ignored/);
     // No .flagpostrc.json in cwd: no aliases, so only the references between quotes of the slugs themselves.
     const refs = await stored('branch=from-files');
     assert.ok(refs.length > 0 && refs.length < FIXTURE_EXPECTED.length, String(refs.length));

@@ -177,7 +177,7 @@ describe('the tree walk', () => {
       triples.sort((a, b) => (a.join('\0') < b.join('\0') ? -1 : 1)),
       FIXTURE_EXPECTED,
     );
-    assert.deepEqual(result.stats.skipped, { binary: 1, minified: 2, tooLarge: 1, pathTooLong: 0, unreadable: 0 });
+    assert.deepEqual(result.stats.skipped, { envFile: 0, binary: 1, minified: 2, tooLarge: 1, pathTooLong: 0, unreadable: 0 });
     assert.equal(result.stats.scanned, 12);
     assert.deepEqual([...result.unknown.keys()].sort(), ['ghost-flag', 'mystery_flag', 'phantom']);
     assert.deepEqual(result.unknown.get('mystery_flag'), [{ filePath: 'app/main.py', lineNumber: 5, lineContent: 'if flags.isEnabled(mystery_flag):' }]);
@@ -189,5 +189,48 @@ describe('the tree walk', () => {
     );
     const small = scan(matcher, { dir, ignore: [], limits: { ...DEFAULT_LIMITS, maxFileBytes: 150 } });
     assert.ok(small.stats.skipped.tooLarge > 1);
+  });
+});
+
+describe('secrets stay on the machine (ADR 0023)', () => {
+  const matcher = new Matcher(['new-checkout', 'dark-mode'], { casings: ['UPPER_SNAKE'], patterns: [] });
+  const lines = (result: ReturnType<typeof scan>) => [...result.references.values()].flat().map((r) => `${r.filePath}:${r.lineNumber}: ${r.lineContent}`);
+
+  it('skips .env files by default and counts them; --scan-env-files reads them', () => {
+    const dir = tmpDir();
+    write(dir, '.env', 'API_KEY=fpa_live_secret_value_1234\nFLAG="new-checkout"\n');
+    write(dir, '.env.production', 'FLAG="new-checkout"\n');
+    write(dir, 'config/.envrc', 'export FLAG="new-checkout"\n');
+    write(dir, 'src/environment.ts', "export const flag = 'new-checkout';\n");
+    const result = scan(matcher, { dir, ignore: [], limits: DEFAULT_LIMITS });
+    assert.deepEqual(lines(result), ["src/environment.ts:1: export const flag = 'new-checkout';"]);
+    assert.equal(result.stats.skipped.envFile, 3);
+    const opted = scan(matcher, { dir, ignore: [], limits: DEFAULT_LIMITS, scanEnvFiles: true });
+    assert.equal(opted.stats.skipped.envFile, 0);
+    assert.equal(lines(opted).length, 4);
+  });
+
+  it('redacts secret-looking values in the uploaded lines and keeps the slug', () => {
+    const dir = tmpDir();
+    write(
+      dir,
+      'src/app.ts',
+      [
+        "const client = new Flagpost({ apiKey: 'fpa_9sK2mQ7xL4vB8nR1tY5w' }); client.isEnabled('new-checkout');",
+        "const AWS = 'AKIAIOSFODNN7EXAMPLE'; const NEW_CHECKOUT = flags.get('dark-mode');",
+        '-----BEGIN PRIVATE KEY----- "dark-mode"',
+        `const long = '${'x'.repeat(600)}'; const token = "ghp_${'a1B2'.repeat(9)}"; use('new-checkout');`,
+      ].join('\n'),
+    );
+    const result = scan(matcher, { dir, ignore: [], limits: DEFAULT_LIMITS });
+    const stored = [...new Set(lines(result))].sort();
+    for (const secret of ['fpa_9sK2', 'AKIAIOSFODNN7EXAMPLE', 'BEGIN PRIVATE KEY', 'ghp_']) assert.ok(!stored.join('\n').includes(secret), secret);
+    assert.deepEqual(stored.slice(0, 3), [
+      "src/app.ts:1: const client = new Flagpost({ apiKey: '[redacted]' }); client.isEnabled('new-checkout');",
+      "src/app.ts:2: const AWS = '[redacted]'; const NEW_CHECKOUT = flags.get('dark-mode');",
+      'src/app.ts:3: [redacted]',
+    ]);
+    // Redacted before the line is cut to 500 characters around the match: the token went whole.
+    assert.match(stored[3]!, /^src\/app\.ts:4: …x+'; const token = "\[redacted\]"; use\('new-checkout'\);$/);
   });
 });

@@ -1,6 +1,7 @@
 import { AppError, messages } from '../errors.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
+import { redactActor, redactChanges } from '../http/viewer-redaction.ts';
 import type { AuditLog } from './audit.service.ts';
 import type { AuditEntity } from './audit.ts';
 
@@ -20,8 +21,11 @@ const ENTITIES = [
   'settings',
 ] as const;
 const ACTOR_TYPES = ['admin_token', 'user', 'access_token'] as const;
-/** Entries about people (e-mail addresses, tokens' names, member settings): owners only, as the member routes. */
-const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings'] as const satisfies readonly AuditEntity[];
+/**
+ * Entries about people (e-mail addresses, tokens' names, member settings, the fingerprints of the
+ * addresses of access and erasure requests): owners only, as the member routes.
+ */
+const OWNER_ENTITIES = ['member', 'invitation', 'access_token', 'settings', 'personal_data'] as const satisfies readonly AuditEntity[];
 
 export const auditQuery = {
   type: 'object',
@@ -111,7 +115,9 @@ export const auditAdminRoutes: RoutePlugin<{ audit: AuditLog }> = async (app, { 
         },
         readPage(q),
       );
-      return { entries: page.items, nextCursor: encodeCursor(page.next) };
+      const role = request.role;
+      const entries = page.items.map((e) => ({ ...e, actor: redactActor(role, e.actor), changes: redactChanges(role, e.changes) }));
+      return { entries, nextCursor: encodeCursor(page.next) };
     },
   );
 };

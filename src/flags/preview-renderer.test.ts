@@ -43,6 +43,15 @@ describe('preview renderer (contract D9)', () => {
     ['a javascript: link', para(text('x', [{ type: 'link', attrs: { href: 'javascript:alert(1)' } }])), /http, https or mailto/],
     ['a data: link', para(text('x', [{ type: 'link', attrs: { href: 'data:text/html,x' } }])), /http, https or mailto/],
     ['a relative link', para(text('x', [{ type: 'link', attrs: { href: '/x' } }])), /http, https or mailto/],
+    ['a link with a class', para(text('x', [{ type: 'link', attrs: { href: 'https://a.example', class: 'button primary' } }])), /a link with a class/],
+    [
+      'a link opening in the same tab',
+      para(text('x', [{ type: 'link', attrs: { href: 'https://a.example', target: '_self' } }])),
+      /target attribute is not _blank/,
+    ],
+    ['a link to a named frame', para(text('x', [{ type: 'link', attrs: { href: 'https://a.example', target: 'app' } }])), /target attribute is not _blank/],
+    ['a link that keeps the opener', para(text('x', [{ type: 'link', attrs: { href: 'https://a.example', rel: 'opener' } }])), /noopener and noreferrer/],
+    ['a link that sends the referrer', para(text('x', [{ type: 'link', attrs: { href: 'https://a.example', rel: 'noopener' } }])), /noopener and noreferrer/],
     ['text directly in the doc', { type: 'doc', content: [text('x')] }, /not a valid document/],
     ['content that is no list', { type: 'doc', content: 'x' }, /not a list/],
   ];
@@ -58,5 +67,23 @@ describe('preview renderer (contract D9)', () => {
     let node: Record<string, unknown> = text('x');
     for (let i = 0; i < 100; i++) node = { type: 'blockquote', content: [node] };
     assert.match(checkPreviewContent({ type: 'doc', content: [node] })[0]!.reason, /nested deeper/);
+  });
+
+  it('renders every link with target _blank, rel noopener noreferrer nofollow and no class, whatever was stored before the check', () => {
+    const stored = para(
+      text('a', [{ type: 'link', attrs: { href: 'https://a.example', target: '_self', rel: 'opener', class: 'button' } }]),
+      text('b', [{ type: 'link', attrs: { href: 'https://b.example', target: null, rel: null, class: null } }]),
+    );
+    assert.equal(
+      renderPreviewContent(stored),
+      '<p><a target="_blank" rel="noopener noreferrer nofollow" href="https://a.example">a</a>' +
+        '<a target="_blank" rel="noopener noreferrer nofollow" href="https://b.example">b</a></p>',
+    );
+    assert.deepEqual(
+      checkPreviewContent(
+        para(text('c', [{ type: 'link', attrs: { href: 'https://c.example', target: '_blank', rel: 'noreferrer noopener ugc', class: null } }])),
+      ),
+      [],
+    );
   });
 });

@@ -21,13 +21,20 @@ const window = new Window({
 const document = window.document as unknown as Document;
 
 const ALLOWED_LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
+/**
+ * Every rendered link opens in a new browsing context that gets no `window.opener` and no Referer, and
+ * carries no class of the author's (which could dress it as the host page's own button): issue 20.
+ */
+const LINK_ATTRS = { target: '_blank', rel: 'noopener noreferrer nofollow', class: null } as const;
 const MAX_DEPTH = 64;
 
 type JsonNode = { type?: unknown; content?: unknown; marks?: unknown; attrs?: unknown; text?: unknown };
 
 /**
  * Checks a document before it is stored: only node and mark types of the schema, link targets only
- * http, https or mailto. Returns the problems; an empty list means the document is accepted.
+ * http, https or mailto, links without a class, opening in a new tab (`target` `_blank`) with `rel`
+ * holding `noopener` and `noreferrer` when given. Returns the problems; an empty list means the
+ * document is accepted.
  */
 export function checkPreviewContent(doc: unknown, field = 'previewContent'): FieldProblem[] {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
@@ -63,8 +70,14 @@ function walk(node: JsonNode, depth: number, field: string, problems: FieldProbl
       if (typeof mark?.type !== 'string' || !schema.marks[mark.type]) {
         problems.push({ field, reason: `has an unknown mark type ${JSON.stringify(mark?.type)}` });
       } else if (mark.type === 'link') {
-        const href = (mark.attrs as { href?: unknown } | undefined)?.href;
-        if (!isAllowedHref(href)) problems.push({ field, reason: 'has a link whose target is not http, https or mailto' });
+        const attrs = (mark.attrs ?? {}) as { href?: unknown; target?: unknown; rel?: unknown; class?: unknown };
+        if (!isAllowedHref(attrs.href)) problems.push({ field, reason: 'has a link whose target is not http, https or mailto' });
+        if (attrs.class != null) problems.push({ field, reason: 'has a link with a class' });
+        if (attrs.target != null && attrs.target !== LINK_ATTRS.target) problems.push({ field, reason: 'has a link whose target attribute is not _blank' });
+        const rel = typeof attrs.rel === 'string' ? attrs.rel.split(/\s+/) : [];
+        if (attrs.rel != null && !(rel.includes('noopener') && rel.includes('noreferrer'))) {
+          problems.push({ field, reason: 'has a link whose rel does not hold noopener and noreferrer' });
+        }
       }
     }
   }
@@ -92,10 +105,19 @@ function isAllowedHref(href: unknown): boolean {
   }
 }
 
+/** The document with every link's target, rel and class set to LINK_ATTRS (also for documents stored before the check). */
+function withSafeLinks(node: JsonNode): JsonNode {
+  const marks = Array.isArray(node.marks)
+    ? (node.marks as JsonNode[]).map((mark) => (mark?.type === 'link' ? { ...mark, attrs: { ...(mark.attrs as object), ...LINK_ATTRS } } : mark))
+    : node.marks;
+  const content = Array.isArray(node.content) ? (node.content as JsonNode[]).map(withSafeLinks) : node.content;
+  return { ...node, ...(marks === undefined ? {} : { marks }), ...(content === undefined ? {} : { content }) };
+}
+
 /** Renders an accepted document to HTML; text is escaped by the DOM serializer. */
 export function renderPreviewContent(doc: unknown): string {
   if (doc === null || doc === undefined) return '';
-  const node = PMNode.fromJSON(schema, doc);
+  const node = PMNode.fromJSON(schema, withSafeLinks(doc as JsonNode));
   const wrap = document.createElement('div');
   serializer.serializeFragment(node.content, { document }, wrap);
   return wrap.innerHTML;

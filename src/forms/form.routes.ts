@@ -1,9 +1,8 @@
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
+import { redactFields } from '../http/viewer-redaction.ts';
 import { formView } from './form.ts';
 import { createFormBody, formParams, formSchema, listedFormSchema, updateFormBody, webhookSecretSchema } from './form.schemas.ts';
 import type { FormService, FormWithSecret } from './form.service.ts';
-
-const REDACTED = '[redacted]';
 
 /** How many submissions (all, and spam) each form has; the submissions capability answers it. */
 export type SubmissionCounts = (formIds: readonly string[]) => Promise<Map<string, { total: number; spam: number }>>;
@@ -13,9 +12,6 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
   app,
   { forms, publicUrl, submissionCounts },
 ) => {
-  /** Viewers see no secret (issue 13): Slack and Discord incoming-webhook URLs are credentials. */
-  const forRole = (view: ReturnType<typeof formView>, role: string) =>
-    role === 'viewer' ? { ...view, slackWebhookUrl: view.slackWebhookUrl && REDACTED, discordWebhookUrl: view.discordWebhookUrl && REDACTED } : view;
   // The signing secret appears only in the answer that created it.
   const withSecret = ({ form, webhookSecret }: FormWithSecret) => ({ ...formView(form, publicUrl), ...(webhookSecret ? { webhookSecret } : {}) });
 
@@ -46,7 +42,7 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
       const counts = await submissionCounts(list.map((f) => f.id));
       return {
         forms: list.map((f) => ({
-          ...forRole(formView(f, publicUrl), request.role),
+          ...redactFields(request.role, formView(f, publicUrl)),
           submissionCount: counts.get(f.id)?.total ?? 0,
           spamCount: counts.get(f.id)?.spam ?? 0,
         })),
@@ -55,7 +51,7 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
   );
 
   app.get('/forms/:formKey', { schema: { summary: 'Get a form', params: formParams, response: { 200: formSchema, ...adminErrors } } }, async (request) =>
-    forRole(formView(await forms.get(request.params.formKey), publicUrl), request.role),
+    redactFields(request.role, formView(await forms.get(request.params.formKey), publicUrl)),
   );
 
   app.patch(

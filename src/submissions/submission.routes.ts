@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { encodeCursor, readPage } from '../http/paging.ts';
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
+import { redactDelivery } from '../http/viewer-redaction.ts';
 import { deliveryView } from '../outbox/index.ts';
 import {
   download,
@@ -109,11 +110,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       return {
         ...submissionView(submission),
         meta: submission.meta,
-        // Slack and Discord targets are the incoming-webhook URLs, which are credentials: not for viewers.
-        deliveries: deliveries.map(({ delivery, attempts }) => {
-          const view = deliveryView(delivery, attempts);
-          return request.role === 'viewer' && (view.kind === 'slack' || view.kind === 'discord') ? { ...view, target: '[redacted]' } : view;
-        }),
+        deliveries: deliveries.map(({ delivery, attempts }) => redactDelivery(request.role, deliveryView(delivery, attempts))),
       };
     },
   );
@@ -133,11 +130,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       return {
         ...submissionView(submission),
         meta: submission.meta,
-        // Slack and Discord targets are the incoming-webhook URLs, which are credentials: not for viewers.
-        deliveries: deliveries.map(({ delivery, attempts }) => {
-          const view = deliveryView(delivery, attempts);
-          return request.role === 'viewer' && (view.kind === 'slack' || view.kind === 'discord') ? { ...view, target: '[redacted]' } : view;
-        }),
+        deliveries: deliveries.map(({ delivery, attempts }) => redactDelivery(request.role, deliveryView(delivery, attempts))),
       };
     },
   );
@@ -169,7 +162,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const found = await submissions.ofPerson(request.body.email);
+      const found = await submissions.exportPerson(request.body.email, request.actor);
       return reply.header('cache-control', 'no-store').send({
         email: request.body.email,
         submissions: found.map((s) => ({ form: s.form, ...submissionView(s), meta: s.meta })),

@@ -8,6 +8,7 @@ import type { Form, FormService } from '../forms/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { csvRow } from './csv.ts';
+import { addressFingerprint, personMatcher } from './person-match.ts';
 import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
 import { discordMessage, slackMessage } from './chat-messages.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
@@ -139,24 +140,15 @@ export class SubmissionService {
 
   /**
    * A person's submissions across every form (issue 12: access and erasure requests): those whose field
-   * values contain the e-mail address, as a whole address and in any letter case.
+   * values hold the e-mail address as a whole address, compared case-folded (person-match.ts).
    */
   async ofPerson(email: string): Promise<Array<Submission & { form: { key: string; name: string } }>> {
-    const address = email.trim().toLowerCase();
-    const escaped = address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    // Not part of a longer address: "ada@example.com" is not in "xada@example.com" or "ada@example.com.evil".
-    const whole = new RegExp(`(^|[^a-z0-9._%+-])${escaped}(?![a-z0-9-]|\\.[a-z0-9])`, 'i');
-    const holds = (value: unknown): boolean =>
-      typeof value === 'string'
-        ? whole.test(value)
-        : Array.isArray(value)
-          ? value.some(holds)
-          : value !== null && typeof value === 'object' && Object.values(value).some(holds);
+    const matcher = personMatcher(email);
     const found: Submission[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = await this.deps.store.findContaining(this.deps.db, address, 200, after);
-      found.push(...page.filter((s) => holds(s.data)));
+      const page = await this.deps.store.findLike(this.deps.db, matcher.likePattern, 200, after);
+      found.push(...page.filter((s) => matcher.holds(s.data)));
       if (found.length > PERSON_MAX) throw AppError.validation([{ field: 'body.email', reason: `matches more than ${PERSON_MAX} submissions` }]);
       if (page.length < 200) break;
       after = page[page.length - 1]!.id;
@@ -168,15 +160,27 @@ export class SubmissionService {
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   }
 
+  /** An access request: a person's submissions (ofPerson), recorded in the audit log as answered. */
+  async exportPerson(email: string, actor: Actor): Promise<Array<Submission & { form: { key: string; name: string } }>> {
+    const found = await this.ofPerson(email);
+    await this.deps.audit.record(this.deps.db, actor, {
+      entity: 'personal_data',
+      entityId: addressFingerprint(email),
+      action: 'personal_data.exported',
+      changes: { submissions: { after: found.map((s) => s.id) } },
+    });
+    return found;
+  }
+
   /** Deletes a person's submissions across every form, with their files and deliveries; returns their ids. */
   async erasePerson(email: string, actor: Actor): Promise<string[]> {
     const ids = (await this.ofPerson(email)).map((s) => s.id);
-    // The address is personal data: the log says that an erasure happened and what it removed, not whose.
+    // The log outlives the erasure: it keeps the address's fingerprint, not the address (ADR 0023).
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.deleteMany(trx, ids);
       await this.deps.audit.record(trx, actor, {
         entity: 'personal_data',
-        entityId: 'erasure',
+        entityId: addressFingerprint(email),
         action: 'personal_data.erased',
         changes: { submissions: { before: ids } },
       });

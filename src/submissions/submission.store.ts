@@ -133,11 +133,11 @@ export class SubmissionStore {
   }
 
   /**
-   * Submissions of every form whose field text contains `needle` (case-insensitive), a page of `limit`
-   * after `afterId`, oldest id first: a coarse filter in SQL; the caller checks each match exactly.
+   * Submissions of every form whose lower-cased field text matches the LIKE `pattern` (escape character
+   * `\\`), a page of `limit` after `afterId`, oldest id first: a coarse filter in SQL; the caller checks
+   * each match exactly.
    */
-  async findContaining(db: Executor, needle: string, limit: number, afterId: string | undefined): Promise<Submission[]> {
-    const pattern = `%${needle.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  async findLike(db: Executor, pattern: string, limit: number, afterId: string | undefined): Promise<Submission[]> {
     let query = db
       .selectFrom('submissions')
       .selectAll()

@@ -40,8 +40,8 @@ export function StaleFlagsScreen({ params }: { params: { key: string } }) {
       <ErrorMessage error={report.error} />
       {report.data && !report.data.codeRefsUploaded && (
         <p className="muted">
-          No code reference was uploaded yet, so flags are not checked against the code. Run <code>npx @flagpost/cli code-refs</code> in CI to find where flags
-          are used.
+          No code reference was uploaded yet, so flags are not checked against the code. Run the scanner (<code>flagpost code-refs</code>, see cli/README.md: it
+          is not on npm yet) in CI to find where flags are used.
         </p>
       )}
       {report.data && report.data.flags.length === 0 && <p>No stale flag: every flag is in use and changed recently.</p>}
