@@ -58,7 +58,7 @@ function nativeLogic(c: Condition): unknown {
   const [first] = c.values;
   switch (c.operator) {
     case 'equals':
-      return c.values.length === 1 ? { '==': [attr, first] } : { in: [attr, c.values] };
+      return c.values.length === 1 ? { '===': [attr, first] } : { in: [attr, c.values] };
     case 'in':
       return { in: [attr, c.values] };
     case 'startsWith':
@@ -68,7 +68,7 @@ function nativeLogic(c: Condition): unknown {
     case 'contains':
       return { in: [first, attr] };
     case 'exists':
-      return { '!=': [attr, null] };
+      return { '!==': [attr, null] };
     case 'before':
       return { '<': [attr, dateSeconds(first!)] };
     case 'after':
@@ -78,7 +78,7 @@ function nativeLogic(c: Condition): unknown {
       if (semver) return { sem_ver: [attr, semver, first] };
       const cmp = NUMBER_OPS[c.operator];
       // JSON Logic compares null as 0: a missing attribute must not be "less than 5".
-      if (cmp) return { and: [{ '!=': [attr, null] }, { [cmp]: [attr, first] }] };
+      if (cmp) return { and: [{ '!==': [attr, null] }, { [cmp]: [attr, first] }] };
       throw new Error(`operator ${c.operator} has no flagd form`);
     }
   }

@@ -18,7 +18,8 @@ export interface ImportProblem {
   message: string;
 }
 
-export type ImportResult = { flags: TargetedFlag[]; segments: Segment[]; problem?: undefined } | { problem: ImportProblem };
+export type ImportResult =
+  { flags: TargetedFlag[]; segments: Segment[]; problem?: undefined } | { problem: ImportProblem; flags?: undefined; segments?: undefined };
 
 /** The JSON Logic operators flagd's targeting schema allows (https://flagd.dev/schema/v0/targeting.json). */
 const OPERATORS = new Set([
@@ -193,7 +194,7 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
       flag.targeting.prerequisites = payload.prerequisites;
     } else {
       const rules = documentLogic.has(flag.key) ? readRules(documentLogic.get(flag.key)) : undefined;
-      if (rules) flag.targeting.rules = rules;
+      if (rules && rules.every((r) => r.segments.every((k) => segments.has(k)))) flag.targeting.rules = rules;
     }
   }
   const env = buildIndex(flags, [...segments.values()]);

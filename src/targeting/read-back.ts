@@ -45,7 +45,7 @@ export function readCondition(logic: Json): Condition | undefined {
   const attr = varName(args[0]);
   const c = (attribute: string, operator: Operator, values: Condition['values']): Condition => ({ attribute, operator, values });
   switch (name) {
-    case '==':
+    case '===':
       return attr !== undefined && args.length === 2 && isPrimitive(args[1]) ? c(attr, 'equals', [args[1]]) : undefined;
     case 'in': {
       if (args.length !== 2) return undefined;
@@ -58,7 +58,7 @@ export function readCondition(logic: Json): Condition | undefined {
       return attr !== undefined && args.length === 2 && typeof args[1] === 'string'
         ? c(attr, name === 'starts_with' ? 'startsWith' : 'endsWith', [args[1]])
         : undefined;
-    case '!=':
+    case '!==':
       return attr !== undefined && args.length === 2 && args[1] === null ? c(attr, 'exists', []) : undefined;
     case '<':
     case '>':
