@@ -10,6 +10,7 @@ import * as m0008 from './0008_code_ref_removals.ts';
 import * as m0009 from './0009_audit_log.ts';
 import * as m0010 from './0010_accounts.ts';
 import * as m0012 from './0012_targeting.ts';
+import * as m0013 from './0013_flagd_sync.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_audit_log': m0009,
   '0010_accounts': m0010,
   '0012_targeting': m0012,
+  '0013_flagd_sync': m0013,
 };
