@@ -8,7 +8,7 @@ export const flagdSyncAdminRoutes: RoutePlugin<{ flagdSync: FlagdSyncService }> 
     '/projects/:projectKey/environments/:envKey/flagd-sync-token',
     {
       schema: {
-        summary: "Whether the environment has a flagd sync token, and its visible prefix (never the token)",
+        summary: 'Whether the environment has a flagd sync token, and its visible prefix (never the token)',
         params: environmentParams,
         response: { 200: syncTokenInfoSchema, ...adminErrors },
       },

@@ -24,6 +24,6 @@ export const createdSyncTokenSchema = {
   properties: {
     ...tokenInfoProperties,
     token: { type: 'string', description: 'The token, shown only in this answer; only its hash is kept' },
-    selector: { type: 'string', description: "What to give a flagd in-process provider as its `selector`" },
+    selector: { type: 'string', description: 'What to give a flagd in-process provider as its `selector`' },
   },
 } as const;

@@ -133,7 +133,11 @@ export class FlagdSyncServer {
     call.on('close', release);
     call.on('finish', release);
     call.on('error', release);
-    const opened = await this.environments.open(grant, (document) => call.write({ flagConfiguration: document }), (error) => call.emit('error', error));
+    const opened = await this.environments.open(
+      grant,
+      (document) => call.write({ flagConfiguration: document }),
+      (error) => call.emit('error', error),
+    );
     if (!opened) {
       release();
       call.emit('error', statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable')));

@@ -27,7 +27,12 @@ export class FlagdSyncStore {
       .selectFrom('flagd_sync_tokens')
       .innerJoin('environments', 'environments.id', 'flagd_sync_tokens.environment_id')
       .innerJoin('projects', 'projects.id', 'environments.project_id')
-      .select(['environments.id as environmentId', 'projects.key as projectKey', 'environments.key as environmentKey', 'flagd_sync_tokens.token_hash as tokenHash'])
+      .select([
+        'environments.id as environmentId',
+        'projects.key as projectKey',
+        'environments.key as environmentKey',
+        'flagd_sync_tokens.token_hash as tokenHash',
+      ])
       .where('flagd_sync_tokens.token_hash', '=', tokenHash)
       .executeTakeFirst();
     return row;
