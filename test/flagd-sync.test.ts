@@ -21,6 +21,11 @@ const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(PROTO, { defaults
 interface RawClient extends grpc.Client {
   FetchAllFlags(req: unknown, md: grpc.Metadata, cb: (e: grpc.ServiceError | null, r: { flagConfiguration: string }) => void): void;
   SyncFlags(req: unknown, md?: grpc.Metadata): grpc.ClientReadableStream<{ flagConfiguration: string }>;
+  GetMetadata(
+    req: unknown,
+    md: grpc.Metadata,
+    cb: (e: grpc.ServiceError | null, r: { metadata: { fields: Record<string, { stringValue: string }> } }) => void,
+  ): void;
 }
 
 const rawClient = (port: number) => new loaded.flagd.sync.v1.FlagSyncService(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as RawClient;
@@ -172,7 +177,7 @@ forEachDialect('flagd sync service', (ctx) => {
     port = await ctx().services.flagdSyncServer.listen('127.0.0.1', 0);
   });
 
-  it('answers FetchAllFlags with the same document as the admin GET .../flagd', async () => {
+  it('answers FetchAllFlags with the same document as the admin GET .../flagd, and GetMetadata with the keys', async () => {
     const client = rawClient(port);
     try {
       const served = JSON.parse(await fetchAll(client, selector));
@@ -180,6 +185,13 @@ forEachDialect('flagd sync service', (ctx) => {
       assert.deepEqual(served, exported);
       assert.ok(served.flags.theme.targeting, 'rules travel as JSON Logic');
       assert.ok(served.$evaluators.staff, 'segments travel as $evaluators');
+      const md = new grpc.Metadata();
+      md.set('flagd-selector', selector);
+      const meta = await new Promise<{ metadata: { fields: Record<string, { stringValue: string }> } }>((resolve, reject) =>
+        client.GetMetadata({}, md, (e, r) => (e ? reject(e) : resolve(r))),
+      );
+      assert.equal(meta.metadata.fields.flagpostProject?.stringValue, project.key);
+      assert.equal(meta.metadata.fields.flagpostEnvironment?.stringValue, envKey());
     } finally {
       client.close();
     }
