@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
 import { ROOT } from './lib.ts';
+import { ab as ab_, median, pinned, rssMb, type Wrk, wrk as wrk_, type WrkTarget } from './wrk.ts';
 
 // npm run bench:ofrep (issue 10): OFREP and live updates against Flagpost's own /v1 reads, in one run.
 // The server runs on core 0 and the load (wrk, and this process holding the event streams) on core 1,
@@ -23,60 +24,8 @@ const TOKEN = 'bench-admin-token-0123456789';
 const port = 24_000 + Math.floor(Math.random() * 1000);
 const base = `http://127.0.0.1:${port}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-ofrep-'));
-const pinned = (core: number, command: string, args: string[]) =>
-  (fs.existsSync('/usr/bin/taskset') ? ['taskset', ['-c', String(core), command, ...args]] : [command, args]) as [string, string[]];
-
-interface Wrk {
-  rps: number;
-  p50: number;
-  p99: number;
-  bytesPerSec: number;
-  non2xx: number;
-}
-
-/** One wrk run from core 1; a Lua script sets method, headers and body. */
-function wrk(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }, seconds = SECONDS, connections = 50): Wrk {
-  const script = path.join(dir, `wrk-${Math.random().toString(36).slice(2)}.lua`);
-  const lines = [`wrk.method = ${JSON.stringify(options.method ?? 'GET')}`];
-  for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
-  if (options.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(options.body)}`);
-  fs.writeFileSync(script, `${lines.join('\n')}\n`);
-  const [command, args] = pinned(1, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url]);
-  const out = spawnSync(command, args, { encoding: 'utf8' }).stdout;
-  const ms = (label: string) => {
-    const m = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
-    return m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN;
-  };
-  const transfer = /Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/.exec(out);
-  const unit = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }[transfer?.[2] as 'B'] ?? 1;
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
-    p50: ms('50%'),
-    p99: ms('99%'),
-    bytesPerSec: Number(transfer?.[1] ?? NaN) * unit,
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** Alternating rounds of two targets; medians. */
-function ab(a: () => Wrk, b: () => Wrk): { a: Wrk; b: Wrk } {
-  const as: Wrk[] = [];
-  const bs: Wrk[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    as.push(a());
-    bs.push(b());
-  }
-  const pick = (runs: Wrk[]) => runs.find((r) => r.rps === median(runs.map((x) => x.rps)))!;
-  return { a: pick(as), b: pick(bs) };
-}
-
-function rssMb(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
+const wrk = (url: string, options: WrkTarget, seconds = SECONDS, connections = 50) => wrk_(dir, url, options, seconds, connections);
+const ab = (a: () => Wrk, b: () => Wrk) => ab_(ROUNDS, a, b);
 
 /** An admin call on a connection of its own (pooled ones may have been closed by the server while wrk ran). */
 function admin(method: string, url: string, body?: unknown): Promise<unknown> {

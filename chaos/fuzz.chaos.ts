@@ -34,6 +34,16 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
   it(`answers ${REQUESTS} seeded requests (seed ${SEED}) without a 5xx, a leak or a change`, { timeout: 600_000 }, async (t) => {
     const project = await createProject(ctx());
     await createFlag(ctx(), project.key, { slug: 'beta', isPreview: true, previewName: 'Beta' });
+    // Targeting (issue 18): a segment a rule uses, so that its routes reach real data too.
+    const segment = await ctx().admin('POST', `/admin/v1/projects/${project.key}/segments`, {
+      key: 'staff',
+      conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@example.com'] }],
+    });
+    assert.equal(segment.statusCode, 201, segment.body);
+    const rules = await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/beta`, {
+      rules: [{ segments: ['staff'], serve: { variant: 'on' } }],
+    });
+    assert.equal(rules.statusCode, 200, rules.body);
     const apiKey = await createApiKey(ctx(), project.key);
     const form = await createForm(ctx(), { uploadsEnabled: true, webhookUrl: 'http://127.0.0.1:9/hook' });
     const doc = (await ctx().app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
@@ -42,7 +52,19 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
 
     // The content of every table, so that a refused request that changed anything is caught at once.
     // The outbox's rows change by themselves while the worker tries deliveries: only their ids count.
-    const tables = ['projects', 'environments', 'flags', 'api_keys', 'feedback', 'code_refs', 'forms', 'submissions', 'submission_files', 'settings'];
+    const tables = [
+      'projects',
+      'environments',
+      'flags',
+      'segments',
+      'api_keys',
+      'feedback',
+      'code_refs',
+      'forms',
+      'submissions',
+      'submission_files',
+      'settings',
+    ];
     const digest = async () => {
       const hash = createHash('sha256');
       for (const table of tables) {
@@ -78,6 +100,7 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
       projectKey: [project.key, 'nope', ...strings],
       envKey: [project.environments[0]!.key, 'nope', ...strings],
       slug: ['beta', 'preview', 'code-refs', ...strings],
+      segmentKey: ['staff', 'nope', ...strings],
       id: ['01J0000000000000000000000', ...strings],
       fileId: ['x', ...strings],
       formKey: [form.key, 'nope', ...strings],
@@ -95,7 +118,25 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
         case 4:
           return [values(), values()];
         case 5:
-          return { [g.pick(['name', 'slug', 'enabled', 'payload', 'flagKey', 'mood', 'rating', 'references', 'websites', 'webhookUrl'])]: values() };
+          return {
+            [g.pick([
+              'name',
+              'slug',
+              'enabled',
+              'payload',
+              'flagKey',
+              'mood',
+              'rating',
+              'references',
+              'websites',
+              'webhookUrl',
+              'variant',
+              'attribute',
+              'targetingKey',
+              'if',
+              'var',
+            ])]: values(),
+          };
         case 6:
           return 'z'.repeat(g.int(70_000));
         case 7: {
@@ -129,6 +170,20 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
                     'enabled',
                     'websites',
                     'blockedIps',
+                    'type',
+                    'variants',
+                    'defaultVariant',
+                    'state',
+                    'rules',
+                    'prerequisites',
+                    'jsonLogic',
+                    'conditions',
+                    'match',
+                    'key',
+                    'context',
+                    'flag',
+                    'flags',
+                    '$evaluators',
                     g.pick(strings),
                   ]),
                   values(),

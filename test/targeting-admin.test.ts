@@ -58,12 +58,19 @@ forEachDialect('targeting admin API', (ctx) => {
         [{ slug: 'x1', type: 'string' }, 'body.variants'],
         [{ slug: 'x2', type: 'number', variants: { one: 1, two: 'two' } }, 'body.variants.two'],
         [{ slug: 'x3', type: 'string', variants: { a: 'a' }, defaultVariant: 'zzz' }, 'body.defaultVariant'],
+        [{ slug: 'x4', variants: { yes: false }, enabled: true }, 'body.enabled'],
       ];
       for (const [body, field] of cases) {
         const res = await ctx().admin('POST', `${base()}/flags`, body);
         assert.equal(res.statusCode, 400, res.body);
         assert.equal(res.json().details[0].field, field, res.body);
       }
+    });
+
+    it('creates a boolean flag without a false variant switched off (DISABLED), not on', async () => {
+      const flag = inEnv(await createFlag(ctx(), project.key, { slug: 'only-yes', variants: { yes: true } }));
+      assert.equal(flag.state, 'DISABLED');
+      assert.equal(flag.enabled, false);
     });
 
     it('switches a string flag off and on through enabled (its state)', async () => {
@@ -431,6 +438,57 @@ forEachDialect('targeting admin API', (ctx) => {
       assert.ok(split.bucket >= 0 && split.bucket < 100);
       assert.equal(split.variant, split.bucket < 25 ? 'on' : 'off');
       assert.equal(result.variant, split.variant);
+    });
+
+    it('answers what OFREP answers for the same context (value, variant, reason, metadata)', async () => {
+      for (const context of [
+        { targetingKey: 'u1', country: 'CH' },
+        { targetingKey: 'u2', country: 'DE', email: 'bob@corp.example' },
+        { targetingKey: 'u3' },
+        { targetingKey: 'user-42' },
+        {},
+      ]) {
+        const played = (await ctx().admin('POST', `${base()}/environments/${env()}/evaluate`, { context })).json().flags as Array<Record<string, unknown>>;
+        for (const slug of ['pg', 'rollout', 'plain', 'checkout', 'layout']) {
+          const mine = played.find((f) => f.key === slug)!;
+          const ofrep = await ctx().app.inject({
+            method: 'POST',
+            url: `/ofrep/v1/evaluate/flags/${slug}`,
+            headers: { ...keys(project), 'content-type': 'application/json' },
+            payload: JSON.stringify({ context }),
+          });
+          const answer = ofrep.json();
+          const label = `${slug} ${JSON.stringify(context)}: ${ofrep.body}`;
+          assert.equal(answer.reason, mine.reason, label);
+          assert.deepEqual(answer.value, mine.value, label);
+          assert.equal(answer.variant, mine.variant, label);
+          for (const [k, v] of Object.entries(mine.metadata as object)) assert.deepEqual(answer.metadata?.[k], v, `${label} metadata ${k}`);
+        }
+      }
+    });
+
+    it('rebuilds every environment of the project at once when a segment changes', async () => {
+      await ctx().admin('POST', `${base()}/segments`, { key: 'vip', conditions: [{ attribute: 'tier', operator: 'equals', values: ['platinum'] }] });
+      await createFlag(ctx(), project.key, { slug: 'vip-lounge' });
+      for (const i of [0, 1]) {
+        const res = await ctx().admin('PATCH', flagUrl('vip-lounge', i), { rules: [{ segments: ['vip'], serve: { variant: 'on' } }] });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const ofrep = async (i: number) =>
+        (
+          await ctx().app.inject({
+            method: 'POST',
+            url: '/ofrep/v1/evaluate/flags/vip-lounge',
+            headers: { ...keys(project, i), 'content-type': 'application/json' },
+            payload: JSON.stringify({ context: { targetingKey: 'u9', tier: 'gold' } }),
+          })
+        ).json().value;
+      assert.deepEqual([await ofrep(0), await ofrep(1)], [false, false]);
+      const patched = await ctx().admin('PATCH', `${base()}/segments/vip`, {
+        conditions: [{ attribute: 'tier', operator: 'in', values: ['gold', 'platinum'] }],
+      });
+      assert.equal(patched.statusCode, 200, patched.body);
+      assert.deepEqual([await ofrep(0), await ofrep(1)], [true, true], 'the next read after the answer sees the segment change');
     });
 
     it('answers 404 for an unknown flag', async () => {

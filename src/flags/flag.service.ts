@@ -247,7 +247,13 @@ function startingTargeting(type: FlagType, variants: Variants | undefined, defau
   }
   const first = Object.keys(variants)[0] ?? null;
   const base: FlagTargeting = { state: 'ENABLED', variants, defaultVariant: first, prerequisites: [], rules: [] };
-  const switched = switchTargeting(type, base, enabled) ?? { ...base, state: type === 'boolean' && enabled ? 'ENABLED' : base.state };
+  const switched = switchTargeting(type, base, enabled);
+  if (switched === undefined) {
+    // A boolean flag without a variant of the value asked for: refused when asked to be on, and
+    // DISABLED (serving nothing) rather than on when it has no false variant to start with.
+    if (enabled) throw AppError.validation([{ field: 'body.enabled', reason: 'the flag has no variant with the value true' }]);
+    return { ...base, state: 'DISABLED', defaultVariant: defaultVariant ?? first };
+  }
   return defaultVariant === undefined ? switched : { ...switched, defaultVariant };
 }
 

@@ -5,11 +5,12 @@ import type { RoutePlugin } from '../http/schemas.ts';
 import { chooseEncoding, compressible, representationOf } from './read/compression.ts';
 import { etagMatches } from './read/flag.cache-headers.ts';
 import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './read/flag.read-model.ts';
-import { ofrepBodyProblem, ofrepFlagNotFound } from './read/ofrep.answers.ts';
+import { ofrepFlagNotFound } from './read/ofrep.answers.ts';
+import { evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, type OfrepRequest, parseOfrepRequest } from './read/ofrep.evaluation.ts';
 import type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';
 
-// OFREP 0.3 (issue 10, docs/adr/0014-ofrep.md) under /ofrep/v1: the single and bulk evaluations answered
-// from the read model's pre-serialized answers, and the event stream of an environment. Errors take
+// OFREP 0.3 (issue 10, docs/adr/0014-ofrep.md) under /ofrep/v1: the single and bulk evaluations, parsed
+// and evaluated by read/ofrep.evaluation.ts (as the fast path does), and the event stream of an environment. Errors take
 // OFREP's shapes, not the flag interface's: 400 {key?, errorCode, errorDetails}, 401/403 for missing or
 // unknown keys, 404 FLAG_NOT_FOUND, 429 with Retry-After, 500 {errorDetails}.
 
@@ -30,7 +31,7 @@ class OfrepError extends Error {
 }
 
 const contextSchema = {
-  description: 'The evaluation context; Flagpost does not target, so any object (or none) evaluates alike',
+  description: 'The evaluation context (targetingKey and attributes that rules read); none is the empty context',
   type: ['object', 'null'],
   additionalProperties: true,
 } as const;
@@ -67,10 +68,11 @@ async function snapshotOf(reads: FlagReadModel, request: FastifyRequest): Promis
   return snapshot;
 }
 
-/** Refuses a body OFREP calls a PARSE_ERROR or INVALID_CONTEXT. */
-function checkBody(body: unknown, key?: string): void {
-  const problem = ofrepBodyProblem(typeof body === 'string' ? body : '', key);
-  if (problem) throw new OfrepError(400, problem);
+/** The request's context, or OFREP's 400 for a body that is not JSON or a context that is no object. */
+function requestOf(body: unknown, key?: string): OfrepRequest & { problem?: undefined } {
+  const request = parseOfrepRequest(typeof body === 'string' ? body : '', key);
+  if (request.problem) throw new OfrepError(400, JSON.parse(request.problem.body) as Record<string, unknown>);
+  return request;
 }
 
 function sendAnswer(reply: FastifyReply, answer: CachedAnswer): FastifyReply {
@@ -92,7 +94,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
   });
 
   // Lenient bodies: OpenFeature providers may send no body, an empty one, or no Content-Type at all.
-  // The text is checked by ofrepBodyProblem, as the fast path checks it.
+  // The text is read by parseOfrepRequest, as the fast path reads it.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
@@ -116,16 +118,15 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         body: evaluationBody,
         response: { 200: anyAnswer, '4xx': anyAnswer, '5xx': anyAnswer },
       },
-      // The body is checked by checkContext: OFREP answers its own error shapes.
+      // The body is read by parseOfrepRequest: OFREP answers its own error shapes.
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
       const { key } = request.params;
-      checkBody(request.body, key);
+      const { context } = requestOf(request.body, key);
       const snapshot = await snapshotOf(reads, request);
-      const answer = snapshot.ofrep.get(key);
-      if (!answer) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
-      return sendAnswer(reply, answer);
+      if (!ofrepKnows(snapshot, key)) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
+      return sendAnswer(reply, evaluateOfrepFlag(snapshot, key, context).answer);
     },
   );
 
@@ -148,7 +149,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      checkBody(request.body);
+      const { context } = requestOf(request.body);
       let snapshot = await snapshotOf(reads, request);
       // A refetch told by an event stream names the version it expects (OFREP flagConfigEtag).
       const expected = request.query.flagConfigEtag;
@@ -156,8 +157,10 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         const { projectKey, environmentKey } = keysOf(request);
         snapshot = (await reads.refreshIfStale(projectKey, environmentKey, expected)) ?? snapshot;
       }
-      const answer = snapshot.ofrepBulk;
-      const variable = compressible(answer);
+      const { answer, ready } = evaluateOfrepBulk(snapshot, context);
+      if (answer.status !== 200) return sendAnswer(reply, answer);
+      // An answer evaluated for this context is sent once: compressing it would cost more than it saves.
+      const variable = ready && compressible(answer);
       const representation = representationOf(answer, variable ? chooseEncoding(request.headers['accept-encoding']) : undefined);
       reply.header('etag', representation.etag).header('cache-control', 'no-store');
       if (variable) reply.header('vary', 'accept-encoding');
@@ -191,7 +194,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         reply.raw,
         { client: request.ip, ...keys },
         snapshot.environmentId,
-        snapshot.ofrepBulk.etag,
+        snapshot.version,
         typeof lastEventId === 'string' ? lastEventId : undefined,
       );
     },

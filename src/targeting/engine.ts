@@ -26,7 +26,8 @@ export interface CompiledEnvironment {
   evaluate(key: string, context: unknown): Evaluation | undefined;
   /**
    * Every flag for one context, with flagd's bulk semantics: DISABLED flags and flags that answer no
-   * value (errors, no variant served) are left out. Never throws.
+   * value (errors, no variant served) are left out; so, with an invalid context, are all targeted
+   * flags (check prepareContext first to answer INVALID_CONTEXT instead). Never throws.
    */
   evaluateAll(context: unknown): Evaluation[];
   /** True when the flag's answer does not depend on the context (STATIC, DISABLED, or no value). */
@@ -46,7 +47,10 @@ interface Decoded {
 /** One flag, compiled. Shared between snapshots when its inputs are unchanged (see cacheKey). */
 interface FlagRecord {
   readonly key: string;
-  readonly cacheKey: string;
+  /** The inputs it was compiled from, kept to recognise them (by identity, else by content) on the next rebuild. */
+  readonly source: TargetedFlag;
+  readonly deps: ReadonlyArray<Segment | TargetedFlag | undefined>;
+  cacheKey?: string;
   /** The answer of a flag that does not read the context. */
   readonly fixed?: Evaluation;
   readonly logic?: unknown;
@@ -61,45 +65,69 @@ interface FlagRecord {
 
 /**
  * Compiles an environment's flags and segments (already validated: validate.ts) into an immutable
- * snapshot that evaluates them. Pass `previous` on a rebuild so unchanged flags are not recompiled.
+ * snapshot that evaluates them. Pass `previous` on a rebuild so unchanged flags are not recompiled:
+ * a flag given as the same object as last time (with the same segment and prerequisite objects) is
+ * reused at once, any other flag whose content is unchanged after a comparison of its JSON. Inputs are
+ * treated as immutable: do not mutate them after compiling.
  */
 export function compileEnvironment(flags: readonly TargetedFlag[], segments: readonly Segment[], options: CompileOptions = {}): CompiledEnvironment {
   const now = options.now ?? Date.now;
   const env = buildIndex(flags, segments);
-  const segmentJson = new Map(segments.map((s) => [s.key, JSON.stringify(s)]));
+  const segmentJson = new Map<string, string>();
+  for (const s of segments) segmentJson.set(s.key, JSON.stringify(s));
   const previous = options.previous instanceof Environment ? options.previous.records : undefined;
   const records = new Map<string, FlagRecord>();
   for (const flag of flags) {
-    const cacheKey = cacheKeyOf(flag, env, segmentJson);
+    const deps = dependenciesOf(flag, env);
     const old = previous?.get(flag.key);
-    records.set(flag.key, old && old.cacheKey === cacheKey ? old : compileFlag(flag, env, cacheKey));
+    // Same objects as last time: nothing to compare. Otherwise compare contents (a store may rebuild every object).
+    if (old && old.source === flag && sameObjects(old.deps, deps)) {
+      records.set(flag.key, old);
+      continue;
+    }
+    const cacheKey = cacheKeyOf(flag, deps, segmentJson);
+    records.set(flag.key, old && keyOf(old) === cacheKey ? { ...old, source: flag, deps, cacheKey } : compileFlag(flag, env, deps, cacheKey));
   }
   return new Environment(records, now);
 }
 
-/** Everything a flag's compiled form depends on: itself, the segments and prerequisites it reads. */
-function cacheKeyOf(flag: TargetedFlag, env: EnvironmentIndex, segmentJson: Map<string, string>): string {
-  const parts = [JSON.stringify(flag)];
+/** The segments and prerequisite flags (transitively) a flag's compiled form depends on, in a fixed order. */
+function dependenciesOf(flag: TargetedFlag, env: EnvironmentIndex): Array<Segment | TargetedFlag | undefined> {
+  const deps: Array<Segment | TargetedFlag | undefined> = [];
   const seen = new Set([flag.key]);
   const visit = (f: TargetedFlag) => {
-    for (const rule of f.targeting.rules) for (const key of rule.segments) parts.push(segmentJson.get(key) ?? '');
-    if (f.targeting.jsonLogic !== undefined) parts.push(...[...segmentJson.values()]);
+    for (const rule of f.targeting.rules) for (const key of rule.segments) deps.push(env.segments.get(key));
+    if (f.targeting.jsonLogic !== undefined) deps.push(...env.segments.values());
     for (const p of f.targeting.prerequisites) {
       const target = env.flags.get(p.flag);
       if (!target || seen.has(p.flag)) continue;
       seen.add(p.flag);
-      parts.push(JSON.stringify(target));
+      deps.push(target);
       visit(target);
     }
   };
   visit(flag);
+  return deps;
+}
+
+const sameObjects = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Everything a flag's compiled form depends on, as text: itself, the segments and prerequisites it reads. */
+function cacheKeyOf(flag: TargetedFlag, deps: ReadonlyArray<Segment | TargetedFlag | undefined>, segmentJson?: Map<string, string>): string {
+  const parts = [JSON.stringify(flag)];
+  for (const d of deps) parts.push(d === undefined ? '' : 'match' in d ? (segmentJson?.get(d.key) ?? JSON.stringify(d)) : JSON.stringify(d));
   return parts.join('\n');
 }
 
-function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, cacheKey: string): FlagRecord {
+function keyOf(record: FlagRecord): string {
+  record.cacheKey ??= cacheKeyOf(record.source, record.deps);
+  return record.cacheKey;
+}
+
+function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord['deps'], cacheKey: string): FlagRecord {
   const t = flag.targeting;
   const metadata: Metadata = Object.freeze({ ...(t.metadata ?? {}) });
-  const base = { key: flag.key, cacheKey, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [] };
+  const base = { key: flag.key, source: flag, deps, cacheKey, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [] };
   if (t.state === 'DISABLED') return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'DISABLED', metadata }) };
   const typed = t.jsonLogic === undefined;
   const logic = targetingLogic(flag, env, { encode: typed, refSegments: false });

@@ -5,18 +5,20 @@ import { chooseRequestId } from '../../http/request-id.ts';
 import { clientAddress, type TrustProxy } from '../../http/trust-proxy.ts';
 import { chooseEncoding, compressible, representationOf } from './compression.ts';
 import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY, FLAG_VARY_ENCODED } from './flag.cache-headers.ts';
-import type { CachedAnswer, FlagReadModel } from './flag.read-model.ts';
-import { ofrepBodyProblem } from './ofrep.answers.ts';
+import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './flag.read-model.ts';
+import { type EvaluationContext, evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, parseOfrepRequest } from './ofrep.evaluation.ts';
 
 // The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
 // Flag GETs are most of the traffic and their answers are already bytes in the read model, so the
 // cost of a read is the HTTP framework around it. This node:http handler runs before Fastify and
-// answers only what it can answer exactly as the routes in src/flags/flag.routes.ts do (the reference):
-// a GET of /v1/flags, /v1/flags/preview or /v1/flags/<slug> with both key headers, a warm snapshot of
-// known keys, an existing answer and a client within its rate limit (contract D20), with the same
-// status, body, Cache-Control, Vary, ETag and 304 (D6), CORS headers (D7), RateLimit-* headers and
-// x-request-id. Everything else (missing headers, unknown keys or slugs, a cold snapshot, a client over
-// its limit, HEAD, OPTIONS, encoded paths) goes to Fastify untouched. What it gives up: Fastify's
+// answers only what it can answer exactly as the routes do (the reference): a GET of /v1/flags,
+// /v1/flags/preview or /v1/flags/<slug> (src/flags/flag.routes.ts), and an OFREP evaluation, POST
+// /ofrep/v1/evaluate/flags[/<key>] (src/flags/ofrep.routes.ts, through the same parser and evaluator,
+// ofrep.evaluation.ts), with both key headers, a warm snapshot of known keys, an existing flag and a
+// client within its rate limit (contract D20); with the same status, body, Cache-Control, Vary, ETag
+// and 304 (D6), CORS headers (D7), RateLimit-* headers and x-request-id. Everything else (missing
+// headers, unknown keys or flags, a cold snapshot, a client over its limit, HEAD, OPTIONS, encoded
+// paths, large or chunked OFREP bodies) goes to Fastify untouched. What it gives up: Fastify's
 // per-request log lines and hooks. test/read-model-fast-path.test.ts checks it against the routes
 // byte for byte; FLAGPOST_FLAG_FAST_PATH=false turns it off.
 
@@ -28,9 +30,8 @@ const SHADOWED_ROUTES = new Set(['/v1/flags', '/v1/flags/', '/v1/flags/preview',
  */
 const FLAG_PATH = /^\/v1\/flags(?:\/|\/([\w.~-]{1,256}))?$/;
 /**
- * OFREP evaluations (issue 10): POST /ofrep/v1/evaluate/flags and /ofrep/v1/evaluate/flags/<key>, as
- * src/flags/ofrep.routes.ts answers them. Their small body is read here (ofrepBodyProblem checks it the
- * same way); a body announced larger than this, or without a length, goes to Fastify unread.
+ * OFREP evaluations: POST /ofrep/v1/evaluate/flags and /ofrep/v1/evaluate/flags/<key>. Their small body
+ * is read here; a body announced larger than this, or without a length, goes to Fastify unread.
  */
 const OFREP_PATH = /^\/ofrep\/v1\/evaluate\/flags(?:\/([\w.~:-]{1,300}))?$/;
 const OFREP_MAX_BODY = 16 * 1024;
@@ -78,6 +79,15 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const SOCKET_KEY = Symbol('flagpost.rateLimitKey');
 type KeyedSocket = IncomingMessage['socket'] & { [SOCKET_KEY]?: string };
 
+/** How an answer is cached by clients: the flag interface's (D6), or OFREP's (no-store; ETag on bulk only). */
+type AnswerKind = 'flag' | 'ofrep' | 'ofrep-bulk';
+
+/** The rate limit counted for a request, when limits are on. */
+interface Counted {
+  limiter: RateLimiter;
+  state: RateLimitState;
+}
+
 export class FlagFastPath {
   private active = false;
   private shadowsExactly = true;
@@ -95,7 +105,7 @@ export class FlagFastPath {
   /**
    * Watches the routes as they are registered (call before any route) and turns the fast path on once
    * the app is ready, unless another GET route appeared under /v1/flags; off again when closing, so
-   * that Fastify answers 503 while it drains.
+   * that every request then reaches Fastify, which refuses new ones while it drains.
    */
   attach(app: FastifyInstance): void {
     app.addHook('onRoute', (route) => {
@@ -129,36 +139,25 @@ export class FlagFastPath {
   /** Answers the request and returns true, or returns false having touched nothing. */
   answer(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
     if (!this.active) return false;
+    if (req.method === 'GET') return this.answerRead(req, res, fastify);
     if (req.method === 'POST') return this.answerOfrep(req, res, fastify);
-    if (req.method !== 'GET') return false;
+    return false;
+  }
+
+  /** GET /v1/flags, /v1/flags/preview or /v1/flags/<slug>: a ready answer of the snapshot. */
+  private answerRead(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
     const url = req.url ?? '';
     if (!url.startsWith('/v1/flags')) return false;
     const query = url.indexOf('?');
     const match = FLAG_PATH.exec(query === -1 ? url : url.slice(0, query));
     if (!match) return false;
     const headers = readFlagHeaders(req.rawHeaders);
-    if (!headers) return false;
-    const { projectKey, environmentKey } = headers;
-    if (!projectKey || !environmentKey) return false;
-    const snapshot = this.reads.get(projectKey, environmentKey);
-    if (snapshot === undefined || snapshot instanceof Promise) return false;
+    const snapshot = headers && this.warmSnapshot(headers);
+    if (!snapshot) return false;
     const slug = match[1];
     const cached = slug === undefined ? snapshot.list : slug === 'preview' ? snapshot.preview : snapshot.single.get(slug);
     if (cached === undefined) return false;
-
-    const limiter = this.limiter;
-    if (!limiter) {
-      this.send(headers, res, cached);
-      return true;
-    }
-    limiter.hit(this.limitKey(req, limiter), (error, state) => {
-      // As @fastify/rate-limit with skipOnError: a store failure answers as if nothing was counted.
-      const counted = error ? { current: 0, ttl: 0 } : state;
-      // Over the limit: Fastify answers the 429 (counting once more, which changes nothing for a client
-      // already over its budget).
-      if (counted.current > limiter.max) fastify(req, res);
-      else this.send(headers, res, cached, limiter, counted);
-    });
+    this.count(req, res, fastify, (counted) => this.send(res, headers, cached, 'flag', true, counted));
     return true;
   }
 
@@ -174,20 +173,19 @@ export class FlagFastPath {
     if (!headers || headers.transferEncoding !== undefined) return false;
     const length = headers.contentLength === undefined ? 0 : Number(headers.contentLength);
     if (!Number.isInteger(length) || length < 0 || length > OFREP_MAX_BODY) return false;
-    const { projectKey, environmentKey } = headers;
-    if (!projectKey || !environmentKey) return false;
-    const snapshot = this.reads.get(projectKey, environmentKey);
-    if (snapshot === undefined || snapshot instanceof Promise) return false;
+    const snapshot = this.warmSnapshot(headers);
+    if (!snapshot) return false;
     const key = match[1];
-    const cached = key === undefined ? snapshot.ofrepBulk : snapshot.ofrep.get(key);
-    if (cached === undefined) return false;
+    if (key !== undefined && !ofrepKnows(snapshot, key)) return false;
 
-    const reply = (limiter?: RateLimiter, state?: RateLimitState) => {
-      if (length === 0) {
-        // Nothing to read or check (OFREP providers may send no body).
-        this.sendOfrep(headers, res, cached, key === undefined, limiter, state);
-        return;
-      }
+    this.count(req, res, fastify, (counted) => {
+      const evaluate = (text: string) => {
+        const request = parseOfrepRequest(text, key);
+        if (request.problem) this.send(res, headers, request.problem, 'ofrep', false, counted);
+        else this.sendEvaluation(res, headers, snapshot, key, request.context, counted);
+      };
+      // Nothing to read (OFREP providers may send no body).
+      if (length === 0) return evaluate('');
       // The body is answered as soon as its declared length is in, in the same turn as the parser
       // delivers it, rather than on 'end' a tick later (a quarter of the throughput on small answers).
       const chunks: Buffer[] = [];
@@ -197,80 +195,75 @@ export class FlagFastPath {
         received += chunk.length;
         if (received < length) return;
         req.off('data', onData);
-        const problem = ofrepBodyProblem((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'), key);
-        if (problem) this.sendOfrepProblem(headers, res, problem, limiter, state);
-        else this.sendOfrep(headers, res, cached, key === undefined, limiter, state);
+        evaluate((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'));
       };
       req.on('data', onData);
       req.on('error', () => res.destroy());
-    };
-    const limiter = this.limiter;
-    if (!limiter) {
-      reply();
-      return true;
-    }
-    limiter.hit(this.limitKey(req, limiter), (error, state) => {
-      const counted = error ? { current: 0, ttl: 0 } : state;
-      if (counted.current > limiter.max) fastify(req, res);
-      else reply(limiter, counted);
     });
     return true;
   }
 
-  /** As ofrep.routes.ts: no-store; the bulk answer with its ETag, 304 and encodings; a single one as it is. */
-  private sendOfrep(request: FlagReadHeaders, res: ServerResponse, cached: CachedAnswer, bulk: boolean, limiter?: RateLimiter, state?: RateLimitState): void {
-    const headers = [...CORS_HEADERS, 'cache-control', 'no-store'];
-    const variable = bulk && compressible(cached);
-    const representation = representationOf(cached, variable ? chooseEncoding(request.acceptEncoding) : undefined);
-    if (bulk) headers.push('etag', representation.etag);
-    if (variable) headers.push('vary', 'accept-encoding');
-    if (limiter && state) limiter.appendHeaders(headers, state);
-    headers.push('x-request-id', chooseRequestId(request.requestId));
-    if (bulk && etagMatches(request.ifNoneMatch, cached.etag)) {
-      res.writeHead(304, headers);
-      res.end();
-      return;
-    }
-    if (representation.encoding) headers.push('content-encoding', representation.encoding);
-    headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(representation.bytes.length));
-    res.writeHead(200, headers);
-    res.end(representation.bytes);
-  }
-
-  private sendOfrepProblem(
-    request: FlagReadHeaders,
+  private sendEvaluation(
     res: ServerResponse,
-    problem: Record<string, unknown>,
-    limiter?: RateLimiter,
-    state?: RateLimitState,
+    headers: FlagReadHeaders,
+    snapshot: EnvironmentSnapshot,
+    key: string | undefined,
+    context: EvaluationContext,
+    counted: Counted | undefined,
   ): void {
-    const body = Buffer.from(JSON.stringify(problem));
-    const headers = [...CORS_HEADERS, 'cache-control', 'no-store'];
-    if (limiter && state) limiter.appendHeaders(headers, state);
-    headers.push('x-request-id', chooseRequestId(request.requestId), 'content-type', 'application/json; charset=utf-8', 'content-length', String(body.length));
-    res.writeHead(400, headers);
-    res.end(body);
+    const { answer, ready } = key === undefined ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
+    this.send(res, headers, answer, key === undefined && answer.status === 200 ? 'ofrep-bulk' : 'ofrep', ready, counted);
   }
 
-  private send(request: FlagReadHeaders, res: ServerResponse, cached: CachedAnswer, limiter?: RateLimiter, state?: RateLimitState): void {
-    const variable = compressible(cached);
-    const representation = representationOf(cached, variable ? chooseEncoding(request.acceptEncoding) : undefined);
-    let prefix = this.prefixes.get(representation.bytes);
+  /** The snapshot of the request's keys when it is in memory; undefined when unknown, cold or keys are missing. */
+  private warmSnapshot(headers: FlagReadHeaders): EnvironmentSnapshot | undefined {
+    const { projectKey, environmentKey } = headers;
+    if (!projectKey || !environmentKey) return undefined;
+    const snapshot = this.reads.get(projectKey, environmentKey);
+    return snapshot instanceof Promise ? undefined : snapshot;
+  }
+
+  /**
+   * Counts the request against the client's rate limit and then answers it; a client over its limit
+   * gets Fastify's 429 (counted once more, which changes nothing for a client already over its budget).
+   */
+  private count(req: IncomingMessage, res: ServerResponse, fastify: Handler, respond: (counted: Counted | undefined) => void): void {
+    const limiter = this.limiter;
+    if (!limiter) return respond(undefined);
+    limiter.hit(this.limitKey(req, limiter), (error, state) => {
+      // As @fastify/rate-limit with skipOnError: a store failure answers as if nothing was counted.
+      const current = error ? { current: 0, ttl: 0 } : state;
+      if (current.current > limiter.max) fastify(req, res);
+      else respond({ limiter, state: current });
+    });
+  }
+
+  /**
+   * Sends an answer with the headers its route sends: CORS; Cache-Control (and Vary) of the flag
+   * interface or OFREP's no-store; the ETag and the 304 of a matching If-None-Match for flag reads
+   * and OFREP bulk evaluations (only for a 200: error answers ignore preconditions, RFC 9110 13.2.1);
+   * a compressed representation where the route offers one (ready answers only). `ready`: the answer
+   * lives in a snapshot, so its leading headers and compressed forms are built once.
+   */
+  private send(res: ServerResponse, request: FlagReadHeaders, answer: CachedAnswer, kind: AnswerKind, ready: boolean, counted: Counted | undefined): void {
+    const variable = kind !== 'ofrep' && ready && compressible(answer);
+    const representation = representationOf(answer, variable ? chooseEncoding(request.acceptEncoding) : undefined);
+    let prefix = ready ? this.prefixes.get(representation.bytes) : undefined;
     if (!prefix) {
-      prefix = [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', variable ? FLAG_VARY_ENCODED : FLAG_VARY, 'etag', representation.etag];
-      this.prefixes.set(representation.bytes, prefix);
+      prefix = prefixOf(kind, variable, representation.etag);
+      if (ready) this.prefixes.set(representation.bytes, prefix);
     }
     const headers = prefix.slice();
-    if (limiter && state) limiter.appendHeaders(headers, state);
+    if (counted) counted.limiter.appendHeaders(headers, counted.state);
     headers.push('x-request-id', chooseRequestId(request.requestId));
-    if (cached.status === 200 && etagMatches(request.ifNoneMatch, cached.etag)) {
+    if (kind !== 'ofrep' && answer.status === 200 && etagMatches(request.ifNoneMatch, answer.etag)) {
       res.writeHead(304, headers);
       res.end();
       return;
     }
     if (representation.encoding) headers.push('content-encoding', representation.encoding);
     headers.push('content-type', 'application/json; charset=utf-8', 'content-length', String(representation.bytes.length));
-    res.writeHead(cached.status, headers);
+    res.writeHead(answer.status, headers);
     res.end(representation.bytes);
   }
 
@@ -280,4 +273,13 @@ export class FlagFastPath {
     socket[SOCKET_KEY] ??= limiter.keyOf(socket.remoteAddress ?? '');
     return socket[SOCKET_KEY];
   }
+}
+
+/** The headers an answer starts with, before the rate limit and the request id. */
+function prefixOf(kind: AnswerKind, variable: boolean, etag: string): string[] {
+  if (kind === 'flag') return [...CORS_HEADERS, 'cache-control', FLAG_CACHE_CONTROL, 'vary', variable ? FLAG_VARY_ENCODED : FLAG_VARY, 'etag', etag];
+  const headers = [...CORS_HEADERS, 'cache-control', 'no-store'];
+  if (kind === 'ofrep-bulk') headers.push('etag', etag);
+  if (variable) headers.push('vary', 'accept-encoding');
+  return headers;
 }

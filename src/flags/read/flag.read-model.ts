@@ -1,49 +1,14 @@
-import { createHash } from 'node:crypto';
-import { message } from '../../errors.ts';
-import type { Segment } from '../../targeting/targeting.ts';
-import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from '../flag.ts';
-import type { FlagChange } from './flag-changes.ts';
-import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep.answers.ts';
+import type { CompiledEnvironment } from '../../targeting/index.ts';
 import { loadPreviewRenderer } from '../preview-content.ts';
+import type { FlagChange } from './flag-changes.ts';
+import { buildSnapshot, type CachedAnswer, type EnvironmentFlags, type EnvironmentSnapshot, previewAnswer } from './flag.snapshot.ts';
 
-// The hot path. Client reads bypass service and store layering on purpose (style.md "Layers"):
-// each environment's answers are serialized once, with their ETags, and served from memory until an
-// admin write announces a change (FlagChanges) for that environment.
+export { answer, buildSnapshot, flagNotFoundAnswer } from './flag.snapshot.ts';
+export type { CachedAnswer, EnvironmentFlags, EnvironmentSnapshot, OfrepEntry, SnapshotOptions } from './flag.snapshot.ts';
 
-/** A ready answer: status, exact body (as text and as the UTF-8 bytes sent) and strong ETag. */
-export interface CachedAnswer {
-  readonly status: number;
-  readonly body: string;
-  /** Encoded once, so that no read pays for turning a large list into bytes again. */
-  readonly bytes: Buffer;
-  readonly etag: string;
-}
-
-export interface EnvironmentSnapshot {
-  readonly environmentId: string;
-  readonly single: ReadonlyMap<string, CachedAnswer>;
-  readonly list: CachedAnswer;
-  /**
-   * GET /flags/preview, once built. Rendering preview content needs the preview renderer, which is
-   * loaded on first use, so an environment with preview flags builds this answer on its first preview
-   * read (FlagReadModel.preview), not when its flags are loaded.
-   */
-  preview: CachedAnswer | undefined;
-  readonly previewFlags: readonly Flag[];
-  /** OFREP single evaluations by key: `<slug>` and `<slug>:payload` (issue 10). */
-  readonly ofrep: ReadonlyMap<string, CachedAnswer>;
-  /** OFREP bulk evaluation of every flag, with the environment's event stream. */
-  readonly ofrepBulk: CachedAnswer;
-  /** The newest updatedAt of the environment's flags, as Unix seconds (0 without flags). */
-  readonly lastModified: number;
-}
-
-export interface EnvironmentFlags {
-  environmentId: string;
-  flags: Flag[];
-  /** The project's segments, which rules of these flags may reference (issue 18). */
-  segments: Segment[];
-}
+// The hot path. Client reads bypass service and store layering on purpose (style.md "Layers"): per
+// environment one immutable snapshot (flag.snapshot.ts), loaded on first read and replaced, never
+// changed, when an admin write announces a change (FlagChanges) for its environment. No read runs SQL.
 
 export interface FlagReadModelSource {
   /** The environment for a pair of client keys with all its flags, or undefined when unknown. */
@@ -55,61 +20,6 @@ const MAX_UNKNOWN = 10_000;
 /** A snapshot is reloaded for a client's newer flagConfigEtag at most this often. */
 const REFRESH_INTERVAL_MS = 1000;
 
-function etagOf(body: string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
-}
-
-export function answer(status: number, value: unknown): CachedAnswer {
-  const body = JSON.stringify(value);
-  return { status, body, bytes: Buffer.from(body), etag: etagOf(body) };
-}
-
-/** The single-flag 404 of the specification (enabled:false so clients treat the flag as off). */
-export function flagNotFoundAnswer(slug: string): CachedAnswer {
-  return answer(404, { enabled: false, error: true, message: message('flagNotFound', { slug }) });
-}
-
-export interface SnapshotOptions {
-  /** Turns preview content into HTML; without it, the preview answer is left to build later. */
-  render?: (doc: unknown) => string;
-  /** The path and query of the environment's OFREP event stream, advertised in the bulk answer. */
-  streamUri?: string;
-}
-
-export function buildSnapshot(env: EnvironmentFlags, { render, streamUri }: SnapshotOptions = {}): EnvironmentSnapshot {
-  const flags = [...env.flags].sort(byNewest);
-  const single = new Map<string, CachedAnswer>();
-  const ofrep = new Map<string, CachedAnswer>();
-  const evaluations: unknown[] = [];
-  let lastModified = 0;
-  for (const flag of flags) {
-    single.set(flag.slug, answer(200, publicFlag(flag)));
-    const evaluation = ofrepEvaluation(flag);
-    const payload = ofrepPayloadEvaluation(flag);
-    ofrep.set(flag.slug, answer(200, evaluation));
-    ofrep.set(`${flag.slug}${PAYLOAD_SUFFIX}`, answer(200, payload));
-    evaluations.push(evaluation, payload);
-    lastModified = Math.max(lastModified, Math.floor(Date.parse(flag.updatedAt) / 1000));
-  }
-  const previewFlags = flags.filter((f) => f.isPreview);
-  const bulk: Record<string, unknown> = { flags: evaluations, metadata: { flagCount: flags.length } };
-  if (streamUri) bulk.eventStreams = [{ type: 'sse', endpoint: { requestUri: streamUri }, inactivityDelaySec: 120 }];
-  return {
-    environmentId: env.environmentId,
-    single,
-    list: answer(200, { flags: flags.map(listedFlag) }),
-    preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
-    previewFlags,
-    ofrep,
-    ofrepBulk: answer(200, bulk),
-    lastModified,
-  };
-}
-
-function previewAnswer(previewFlags: readonly Flag[], render: (doc: unknown) => string): CachedAnswer {
-  return answer(200, { flags: previewFlags.map((f) => previewFlag(f, render(f.previewContent))) });
-}
-
 export class FlagReadModel {
   private readonly snapshots = new Map<string, EnvironmentSnapshot>();
   private readonly unknown = new Set<string>();
@@ -119,6 +29,8 @@ export class FlagReadModel {
   private readonly refreshed = new Map<string, number>();
   /** Bumped by every change; a load that overlapped a change is answered but not kept. */
   private generation = 0;
+  /** The compiled flags of each key pair's last snapshot, kept past a change so that a rebuild compiles only what changed. */
+  private readonly compiled = new Map<string, CompiledEnvironment>();
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
   private readonly watchers: Array<(environmentId: string | undefined) => void> = [];
@@ -154,14 +66,14 @@ export class FlagReadModel {
 
   /**
    * The snapshot, loaded again from the database when a client says (OFREP's `flagConfigEtag`, taken
-   * from an event stream) that the flags are at another version than this instance's snapshot: on
+   * from an event stream) that the flags are at another `version` than this instance's snapshot: on
    * PostgreSQL the event may come from an instance whose NOTIFY has not reached this one yet. At most
    * once a second per environment, so that made-up tags cannot turn reads into queries.
    */
-  async refreshIfStale(projectKey: string, environmentKey: string, etag: string): Promise<EnvironmentSnapshot | undefined> {
+  async refreshIfStale(projectKey: string, environmentKey: string, version: string): Promise<EnvironmentSnapshot | undefined> {
     const key = `${projectKey}\n${environmentKey}`;
     const current = await this.get(projectKey, environmentKey);
-    if (!current || current.ofrepBulk.etag.slice(1, -1) === etag) return current;
+    if (!current || current.version === version) return current;
     const now = Date.now();
     if (now - (this.refreshed.get(key) ?? 0) < REFRESH_INTERVAL_MS) return current;
     if (this.refreshed.size >= MAX_UNKNOWN) this.refreshed.clear();
@@ -177,10 +89,11 @@ export class FlagReadModel {
     const generation = this.generation;
     try {
       const env = await this.source.loadEnvironment(projectKey, environmentKey);
-      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey) }) : undefined;
+      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous: this.compiled.get(key) }) : undefined;
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);
+          this.compiled.set(key, snapshot.compiled);
           this.keyOfEnvironment.set(snapshot.environmentId, key);
         } else {
           if (this.unknown.size >= MAX_UNKNOWN) this.unknown.clear();
@@ -220,6 +133,7 @@ export class FlagReadModel {
   clear(): void {
     this.generation++;
     this.snapshots.clear();
+    this.compiled.clear();
     this.unknown.clear();
     this.keyOfEnvironment.clear();
     this.tell(undefined);

@@ -1,9 +1,13 @@
+import type { Evaluation } from '../../targeting/index.ts';
 import type { Flag } from '../flag.ts';
 
-// OpenFeature Remote Evaluation Protocol (OFREP 0.3) answers of Flagpost's flags (issue 10;
-// docs/adr/0014-ofrep.md). Flagpost does not target: every evaluation is STATIC, whatever the context.
-// A flag's value is its `enabled` boolean, variant `on` or `off`; a flag that is off is never reported
-// as DISABLED, since providers then answer the caller's default, which would turn a kill switch back on.
+// OpenFeature Remote Evaluation Protocol (OFREP 0.3) answers of Flagpost's flags (issues 10 and 18;
+// docs/adr/0014-ofrep.md, docs/adr/0026-read-model-and-ofrep-context.md). An answer is the engine's
+// evaluation of the flag (src/targeting) for a context: value, variant, reason (STATIC without
+// targeting, TARGETING_MATCH or SPLIT for a rule, DEFAULT when none matched, DISABLED only for a flag
+// switched off in flagd's sense: never for a boolean flag that is merely false, since providers then
+// answer the caller's default, which would turn a kill switch back on) and metadata (the flag's, and
+// the rule and segments that matched). No value when no variant is served: the caller's default applies.
 // The payload object is its own key, `<slug>:payload` (no slug has a colon), so getObjectValue works.
 
 export const PAYLOAD_SUFFIX = ':payload';
@@ -22,38 +26,30 @@ function metadataOf(flag: Flag): Metadata {
   return metadata;
 }
 
-export function ofrepEvaluation(flag: Flag) {
-  return { key: flag.slug, value: flag.enabled, reason: 'STATIC', variant: flag.enabled ? 'on' : 'off', metadata: metadataOf(flag) };
+/** The OFREP answer of a flag for one evaluation; an evaluation that failed is `{key, errorCode, errorDetails}`. */
+export function ofrepEvaluation(flag: Flag, evaluation: Evaluation) {
+  if (evaluation.errorCode) return { key: flag.slug, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' };
+  const metadata = { ...metadataOf(flag), ...evaluation.metadata };
+  if (evaluation.value === undefined) {
+    return evaluation.variant === undefined
+      ? { key: flag.slug, reason: evaluation.reason, metadata }
+      : { key: flag.slug, reason: evaluation.reason, variant: evaluation.variant, metadata };
+  }
+  return { key: flag.slug, value: evaluation.value, reason: evaluation.reason, variant: evaluation.variant, metadata };
 }
 
-/** `<slug>:payload`: the payload object; a flag without payload has no value (the caller's default applies). */
-export function ofrepPayloadEvaluation(flag: Flag) {
+/**
+ * `<slug>:payload`: the payload object, with the reason and variant of the flag's evaluation. No value
+ * when the flag has no payload or serves no value (switched off in flagd's sense, no variant served).
+ */
+export function ofrepPayloadEvaluation(flag: Flag, evaluation: Evaluation) {
+  const key = `${flag.slug}${PAYLOAD_SUFFIX}`;
+  if (evaluation.errorCode) return { key, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' };
   // The payload itself is the value: no metadata repeats it.
-  const evaluation = { key: `${flag.slug}${PAYLOAD_SUFFIX}`, reason: 'STATIC', variant: flag.enabled ? 'on' : 'off' };
-  return flag.payload === null ? evaluation : { ...evaluation, value: flag.payload };
+  const answer = evaluation.variant === undefined ? { key, reason: evaluation.reason } : { key, reason: evaluation.reason, variant: evaluation.variant };
+  return flag.payload === null || evaluation.value === undefined ? answer : { ...answer, value: flag.payload };
 }
 
 export function ofrepFlagNotFound(key: string) {
   return { key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `Flag ${key} does not exist in this environment` };
-}
-
-/**
- * What is wrong with an evaluation request's body, as OFREP's 400 body, or undefined when it is fine.
- * Lenient: no body, an empty one, `{}`, or a null context evaluate; a body that is not JSON is a
- * PARSE_ERROR and a context that is not an object INVALID_CONTEXT. `key` is named for single evaluations.
- */
-export function ofrepBodyProblem(text: string, key: string | undefined): Record<string, unknown> | undefined {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(trimmed);
-  } catch {
-    return { ...(key === undefined ? {} : { key }), errorCode: 'PARSE_ERROR', errorDetails: 'The body is not JSON' };
-  }
-  const context = body !== null && typeof body === 'object' ? (body as { context?: unknown }).context : undefined;
-  if (context !== undefined && context !== null && (typeof context !== 'object' || Array.isArray(context))) {
-    return { ...(key === undefined ? {} : { key }), errorCode: 'INVALID_CONTEXT', errorDetails: 'context must be an object' };
-  }
-  return undefined;
 }

@@ -3,8 +3,9 @@ import type { ServerResponse } from 'node:http';
 import type { FlagReadModel } from './flag.read-model.ts';
 
 // Live updates (issue 10): one Server-Sent Events stream per client and environment, in OFREP's event
-// format. A stream carries no flags, only "something changed, refetch" with the new ETag, so that the
-// client's next bulk evaluation is one request. Every change applied to the read model (this
+// format. A stream carries no flags, only "something changed, refetch" with the environment's new
+// version (the snapshot's `version`, sent as OFREP's `etag`), so that the client's next bulk evaluation
+// is one request. Every change applied to the read model (this
 // instance's writes, and on PostgreSQL the other instances' through LISTEN/NOTIFY) reaches the streams.
 
 export const STREAM_PATH = '/ofrep/v1/events';
@@ -89,9 +90,9 @@ export class OfrepStreams {
 
   /**
    * Takes over `res` as an event stream of one environment. `lastEventId` is the id of the last event the
-   * client saw (its ETag): when the flags changed since, it is told at once.
+   * client saw (a version): when the flags changed since, it is told at once.
    */
-  open(res: ServerResponse, stream: Omit<Stream, 'res'>, environmentId: string, currentEtag: string, lastEventId: string | undefined): void {
+  open(res: ServerResponse, stream: Omit<Stream, 'res'>, environmentId: string, version: string, lastEventId: string | undefined): void {
     const entry: Stream = { res, ...stream };
     let set = this.byEnvironment.get(environmentId);
     if (!set) this.byEnvironment.set(environmentId, (set = new Set()));
@@ -107,7 +108,7 @@ export class OfrepStreams {
       'access-control-allow-origin': '*',
     });
     res.write(`retry: 3000\n: flagpost event stream\n\n`);
-    if (lastEventId !== undefined && lastEventId !== tagOf(currentEtag)) res.write(eventOf(currentEtag, undefined));
+    if (lastEventId !== undefined && lastEventId !== version) res.write(eventOf(version, undefined));
     res.on('close', () => {
       set.delete(entry);
       if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
@@ -147,7 +148,7 @@ export class OfrepStreams {
     }
   }
 
-  /** Sends the environment's new ETag and time to its streams. */
+  /** Sends the environment's new version and time to its streams. */
   private async tell(environmentId: string): Promise<void> {
     const set = this.byEnvironment.get(environmentId);
     const first = set?.values().next().value;
@@ -155,7 +156,7 @@ export class OfrepStreams {
     let event: string;
     try {
       const snapshot = await this.reads.get(first.projectKey, first.environmentKey);
-      event = snapshot ? eventOf(snapshot.ofrepBulk.etag, snapshot.lastModified) : eventOf(undefined, undefined);
+      event = snapshot ? eventOf(snapshot.version, snapshot.lastModified) : eventOf(undefined, undefined);
     } catch {
       // The database is away: the clients refetch and get their answer (or an error) from the read path.
       event = eventOf(undefined, undefined);
@@ -168,14 +169,10 @@ export class OfrepStreams {
   }
 }
 
-/** An ETag header value without its quotes, as OFREP's `etag` and the event id carry it. */
-function tagOf(etag: string): string {
-  return etag.replace(/^"|"$/g, '');
-}
-
-function eventOf(etag: string | undefined, lastModified: number | undefined): string {
+/** A refetch event; `version` is OFREP's `etag` (base64url, so no quoting) and the event id. */
+function eventOf(version: string | undefined, lastModified: number | undefined): string {
   const data: Record<string, unknown> = { type: 'refetchEvaluation' };
-  if (etag) data.etag = tagOf(etag);
+  if (version) data.etag = version;
   if (lastModified) data.lastModified = lastModified;
-  return `${etag ? `id: ${tagOf(etag)}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+  return `${version ? `id: ${version}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 }

@@ -1,0 +1,268 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { build } from 'esbuild';
+import { ROOT } from './lib.ts';
+import { ab, median, pinned, rssMb, wrk as wrkIn, type WrkTarget } from './wrk.ts';
+
+// npm run bench:targeting (issue 18): targeted reads against the same reads without rules, in one run,
+// server on core 0 and wrk on core 1. Every OFREP request carries a context of ten attributes with a
+// targetingKey that changes per request, so that nothing is served from a per-context cache.
+//   1. OFREP bulk, 20 flags that all have rules (conditions, a segment, a split) vs the same 20 flags
+//      without rules (target >= 0.6).
+//   2. Single-flag OFREP with rules vs without (target >= 0.8).
+//   3. GET /v1/flags and /v1/flags/{slug} of the flags with rules vs without (unchanged within noise).
+//   4. 5,000 flags with 3 rules each: snapshot rebuild after one change (target < 200 ms) and RSS.
+// BENCH_SECONDS (default 5), BENCH_ROUNDS (3) and BENCH_LARGE_FLAGS (5000) shorten a trial run.
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const LARGE = Number(process.env.BENCH_LARGE_FLAGS ?? 5000);
+const TOKEN = 'bench-admin-token-0123456789';
+const port = 25_000 + Math.floor(Math.random() * 1000);
+const base = `http://127.0.0.1:${port}`;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-targeting-'));
+const wrk = (url: string, target: WrkTarget, seconds = SECONDS) => wrkIn(dir, url, target, seconds);
+
+interface Project {
+  key: string;
+  environments: Array<{ key: string }>;
+}
+
+function admin(method: string, url: string, body?: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      base + url,
+      { method, agent: false, headers: { authorization: `Bearer ${TOKEN}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () =>
+          res.statusCode! >= 300 ? reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`)) : resolve(text ? JSON.parse(text) : undefined),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Runs `task` over `items`, `width` at a time. */
+async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}
+
+/** Three rules: conditions and a segment, a split for mobile users, a split for everyone. */
+const rules = (i: number) => [
+  {
+    id: `eu-beta-${i}`,
+    name: 'EU beta testers',
+    conditions: [
+      { attribute: 'country', operator: 'in', values: ['DE', 'FR', 'IT', 'ES'] },
+      { attribute: 'app.version', operator: 'semverGte', values: ['2.0.0'] },
+    ],
+    segments: ['beta'],
+    serve: { variant: 'on' },
+  },
+  {
+    id: `mobile-${i}`,
+    name: 'Mobile rollout',
+    conditions: [{ attribute: 'device', operator: 'equals', values: ['mobile'] }],
+    serve: {
+      split: {
+        weights: [
+          { variant: 'on', weight: 25 },
+          { variant: 'off', weight: 75 },
+        ],
+      },
+    },
+  },
+  {
+    id: `all-${i}`,
+    name: 'Everyone',
+    conditions: [],
+    serve: {
+      split: {
+        weights: [
+          { variant: 'on', weight: 10 },
+          { variant: 'off', weight: 90 },
+        ],
+      },
+    },
+  },
+];
+
+/** The body of an OFREP request with ten context attributes and a new targetingKey on every request (wrk Lua). */
+const contextRequest = `n = (n or 0) + 1
+return wrk.format(nil, nil, nil, '{"context":{"targetingKey":"user-' .. n .. '","country":"DE","plan":"pro","email":"dev' .. n .. '@example.com","device":"mobile","app":{"version":"2.3.1"},"language":"de-DE","company":"Acme","age":34,"betaOptIn":true}}')`;
+
+async function main() {
+  await build({
+    entryPoints: [path.join(ROOT, 'src/main.ts')],
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    outdir: path.join(ROOT, 'dist'),
+    logLevel: 'warning',
+  });
+  const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
+  const server = spawn(command, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      FLAGPOST_DATA_DIR: dir,
+      FLAGPOST_ADMIN_TOKEN: TOKEN,
+      FLAGPOST_RATE_LIMIT_MAX: '1000000000',
+    },
+  });
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {
+        if (i > 100) throw new Error('the server did not start');
+      }
+      await sleep(100);
+    }
+    const targeted = (await admin('POST', '/admin/v1/projects', { name: 'Targeted' })) as Project;
+    const plain = (await admin('POST', '/admin/v1/projects', { name: 'Plain' })) as Project;
+    await admin('POST', `/admin/v1/projects/${targeted.key}/segments`, {
+      key: 'beta',
+      name: 'Beta testers',
+      match: 'all',
+      conditions: [
+        { attribute: 'email', operator: 'endsWith', values: ['@example.com'] },
+        { attribute: 'plan', operator: 'in', values: ['pro', 'team'] },
+      ],
+    });
+    for (let i = 0; i < 20; i++) {
+      for (const project of [targeted, plain]) {
+        await admin('POST', `/admin/v1/projects/${project.key}/flags`, {
+          slug: `flag-${i}`,
+          enabled: i % 2 === 0,
+          description: `Flag ${i} of the web shop`,
+          payload: { variant: i },
+        });
+      }
+      await admin('PATCH', `/admin/v1/projects/${targeted.key}/environments/${targeted.environments[2]!.key}/flags/flag-${i}`, { rules: rules(i) });
+    }
+    const keysOf = (p: Project) => ({ 'x-project-key': p.key, 'x-environment-key': p.environments[2]!.key });
+    const ofrep = (p: Project): WrkTarget => ({ method: 'POST', headers: { ...keysOf(p), 'content-type': 'application/json' }, request: contextRequest });
+    console.log(
+      `machine: ${os.availableParallelism()} cores, ${os.cpus()[0]?.model}, Node ${process.version}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; wrk -t1 -c50, ${SECONDS} s x ${ROUNDS} rounds`,
+    );
+    const sample = await fetch(`${base}/ofrep/v1/evaluate/flags`, {
+      method: 'POST',
+      headers: { ...keysOf(targeted), 'content-type': 'application/json' },
+      body: '{"context":{"targetingKey":"user-7","country":"DE","plan":"pro","email":"a@example.com","device":"mobile","app":{"version":"2.3.1"}}}',
+    });
+    const reasons = ((await sample.json()) as { flags: Array<{ reason: string }> }).flags.map((f) => f.reason);
+    console.log(`   (targeted bulk answers: ${[...new Set(reasons)].join(', ')})`);
+
+    const bulkUrl = `${base}/ofrep/v1/evaluate/flags`;
+    wrk(bulkUrl, ofrep(targeted), 1);
+    wrk(bulkUrl, ofrep(plain), 1);
+    const bulk = ab(
+      ROUNDS,
+      () => wrk(bulkUrl, ofrep(targeted)),
+      () => wrk(bulkUrl, ofrep(plain)),
+    );
+    console.log(
+      `1. OFREP bulk, 20 flags with rules: ${bulk.a.rps.toFixed(0)} req/s (p99 ${bulk.a.p99} ms) vs without rules ${bulk.b.rps.toFixed(0)} req/s (p99 ${bulk.b.p99} ms): ratio ${(bulk.a.rps / bulk.b.rps).toFixed(2)} (target >= 0.6)`,
+    );
+
+    const singleUrl = `${base}/ofrep/v1/evaluate/flags/flag-3`;
+    const single = ab(
+      ROUNDS,
+      () => wrk(singleUrl, ofrep(targeted)),
+      () => wrk(singleUrl, ofrep(plain)),
+    );
+    console.log(
+      `2. OFREP single flag with rules: ${single.a.rps.toFixed(0)} req/s (p99 ${single.a.p99} ms) vs without ${single.b.rps.toFixed(0)} req/s: ratio ${(single.a.rps / single.b.rps).toFixed(2)} (target >= 0.8)`,
+    );
+
+    for (const url of ['/v1/flags', '/v1/flags/flag-3']) {
+      const v1 = ab(
+        ROUNDS,
+        () => wrk(base + url, { headers: keysOf(targeted) }),
+        () => wrk(base + url, { headers: keysOf(plain) }),
+      );
+      console.log(
+        `3. GET ${url}: flags with rules ${v1.a.rps.toFixed(0)} req/s vs without ${v1.b.rps.toFixed(0)} req/s: ratio ${(v1.a.rps / v1.b.rps).toFixed(2)} (unchanged within noise)`,
+      );
+    }
+
+    const large = (await admin('POST', '/admin/v1/projects', { name: 'Large' })) as Project;
+    await admin('POST', `/admin/v1/projects/${large.key}/segments`, {
+      key: 'beta',
+      name: 'Beta',
+      match: 'any',
+      conditions: [{ attribute: 'plan', operator: 'equals', values: ['pro'] }],
+    });
+    const largeEnv = large.environments[2]!.key;
+    const started = performance.now();
+    await inParallel(
+      Array.from({ length: LARGE }, (_, i) => i),
+      8,
+      async (i) => {
+        await admin('POST', `/admin/v1/projects/${large.key}/flags`, { slug: `flag-${String(i).padStart(5, '0')}`, description: `Flag number ${i}` });
+        await admin('PATCH', `/admin/v1/projects/${large.key}/environments/${largeEnv}/flags/flag-${String(i).padStart(5, '0')}`, { rules: rules(i) });
+      },
+    );
+    const seeded = performance.now() - started;
+    const largeKeys = keysOf(large);
+    const read = async (url: string, init: RequestInit = {}) => {
+      const t = performance.now();
+      const res = await fetch(base + url, {
+        ...init,
+        headers: { ...largeKeys, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+      });
+      await res.arrayBuffer();
+      return performance.now() - t;
+    };
+    const cold = await read('/v1/flags/flag-00001');
+    const warmReads: number[] = [];
+    for (let i = 0; i < 5; i++) warmReads.push(await read('/v1/flags/flag-00001'));
+    // A warm read's own time, taken off the read after a change, leaves the rebuild.
+    const warm = median(warmReads);
+    const rebuilds: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await admin('PATCH', `/admin/v1/projects/${large.key}/environments/${largeEnv}/flags/flag-00042`, { description: `Changed ${i}` });
+      rebuilds.push((await read('/v1/flags/flag-00001')) - warm);
+    }
+    const bulkLarge = await read('/ofrep/v1/evaluate/flags', {
+      method: 'POST',
+      body: '{"context":{"targetingKey":"u-1","country":"DE","plan":"pro","device":"mobile"}}',
+    });
+    const rss = rssMb(server.pid!);
+    console.log(
+      `4. ${LARGE} flags with 3 rules each (seeded in ${(seeded / 1000).toFixed(0)} s): first load ${cold.toFixed(0)} ms; snapshot rebuild after one change (load, compile, ready answers), median of 5: ${median(rebuilds).toFixed(0)} ms (max ${Math.max(...rebuilds).toFixed(0)}; target < 200 ms); one OFREP bulk evaluation of all of them ${bulkLarge.toFixed(0)} ms; server RSS ${rss.rss.toFixed(0)} MB (peak ${rss.peak.toFixed(0)} MB)`,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
