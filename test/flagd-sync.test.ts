@@ -197,17 +197,29 @@ forEachDialect('flagd sync service', (ctx) => {
     }
   });
 
-  it('evaluates locally in the published flagd provider exactly as Flagpost evaluates, for 60 contexts', async () => {
+  it("evaluates locally in the published flagd provider exactly as Flagpost's OFREP answers and its playground, for 60 contexts", async () => {
     const { client, close } = await connectProvider(port, selector);
     try {
       let compared = 0;
       for (const context of contexts) {
-        const expected = (await ctx().admin('POST', `${base()}/evaluate`, { context })).json().flags as Array<{
+        const ofrep = await ctx().app.inject({
+          method: 'POST',
+          url: '/ofrep/v1/evaluate/flags',
+          headers: { 'x-project-key': project.key, 'x-environment-key': envKey(), 'content-type': 'application/json' },
+          payload: JSON.stringify({ context }),
+        });
+        assert.equal(ofrep.statusCode, 200, ofrep.body);
+        const answers = (ofrep.json().flags as Array<{ key: string; value: unknown; variant?: string }>).filter((f) => !f.key.includes(':'));
+        const playground = (await ctx().admin('POST', `${base()}/evaluate`, { context })).json().flags as Array<{
           key: string;
           value: unknown;
           variant?: string;
         }>;
-        for (const want of expected) {
+        assert.deepEqual(
+          answers.map((a) => ({ key: a.key, value: a.value, variant: a.variant })).sort((x, y) => x.key.localeCompare(y.key)),
+          playground.map((a) => ({ key: a.key, value: a.value, variant: a.variant })).sort((x, y) => x.key.localeCompare(y.key)),
+        );
+        for (const want of answers) {
           const got =
             typeof want.value === 'string'
               ? await client.getStringDetails(want.key, 'fallback', context)
