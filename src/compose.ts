@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
+import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
 import {
   type FlagChanges,
   FlagdService,
@@ -54,6 +55,10 @@ export interface Services {
   readonly flagd: FlagdService;
   /** Evaluates flags for a typed context, with why (issue 18). */
   readonly playground: PlaygroundService;
+  /** Sync tokens of flagd in-process providers (issue 21). */
+  readonly flagdSync: FlagdSyncService;
+  /** flagd's sync gRPC service; `main` starts it on FLAGPOST_FLAGD_SYNC_PORT (off unless set). */
+  readonly flagdSyncServer: FlagdSyncServer;
   readonly reads: FlagReadModel;
   readonly changes: FlagChanges;
   /** OFREP event streams of this instance, and the tokens of their URLs. */
@@ -128,6 +133,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
     streamLimits: config.streams,
   });
+  const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
+  // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
+  const flagdSyncServer = new FlagdSyncServer({ service: flagdSync, watch: (watcher) => reads.watch(watcher), log, perClient: config.streams.perClient });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, audit, clock });
@@ -209,6 +217,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     segments,
     flagd,
     playground,
+    flagdSync,
+    flagdSyncServer,
     reads,
     changes,
     streams,
@@ -230,6 +240,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     droppedLogLines: logger.dropped,
     async stop() {
       streams.closeAll();
+      await flagdSyncServer.close();
       await retention.stop();
       await changes.stop();
       await outbox.stop();

@@ -26,6 +26,8 @@ const EVERY_VARIABLE = {
   FLAGPOST_CAPTCHA_TIMEOUT_MS: '2500',
   FLAGPOST_MAX_STREAMS_PER_CLIENT: '5',
   FLAGPOST_STREAM_HEARTBEAT_MS: '1500',
+  FLAGPOST_FLAGD_SYNC_PORT: '8013',
+  FLAGPOST_FLAGD_SYNC_HOST: '::1',
   FLAGPOST_DASHBOARD_DIR: '/tmp/web',
   LOG_LEVEL: 'debug',
   FLAGPOST_BODY_LIMIT_BYTES: '2048',
@@ -65,6 +67,7 @@ describe('loadConfig', () => {
     assert.equal(config.forms.maxFileBytes, 1_048_576);
     assert.equal(config.forms.maxFiles, 5);
     assert.equal(config.publicUrl, 'http://localhost:3000');
+    assert.deepEqual(config.flagdSync, { port: undefined, host: '0.0.0.0' }, 'the flagd sync service is off unless a port is set');
     assert.ok(Object.isFrozen(config) && Object.isFrozen(config.forms));
   });
 
@@ -80,6 +83,7 @@ describe('loadConfig', () => {
       passwordWork: { concurrency: 3, queue: 9, perClient: 4 },
       publicUrl: 'https://flags.example.com',
       streams: { perClient: 5, heartbeatMs: 1500 },
+      flagdSync: { port: 8013, host: '::1' },
       captcha: {
         urls: { turnstile: 'http://127.0.0.1:9001/turnstile', hcaptcha: 'http://127.0.0.1:9001/hcaptcha', recaptcha: 'http://127.0.0.1:9001/recaptcha' },
         timeoutMs: 2500,

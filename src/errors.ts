@@ -67,6 +67,11 @@ export const messages = {
   adminFormNotFound: 'Form with key {formKey} does not exist',
   submissionNotFound: 'Submission {id} does not exist in form {formKey}',
   submissionFileNotFound: 'File {fileId} does not exist in submission {id}',
+  flagdSyncRefused: 'The selector is not a valid flagd sync token of this Flagpost',
+  flagdSyncThrottled: 'Too many refused selectors from this address; try again in {seconds} s',
+  flagdSyncTooManyStreams: 'Too many open sync streams from this address',
+  flagdSyncUnavailable: 'The flags of this environment cannot be read right now; try again',
+  flagdSyncShuttingDown: 'Flagpost is shutting down; reconnect',
 } as const;
 
 export type MessageKey = keyof typeof messages;

@@ -54,6 +54,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.flagdSync.port !== undefined) {
+    const port = await services.flagdSyncServer.listen(config.flagdSync.host, config.flagdSync.port);
+    app.log.info({ port, host: config.flagdSync.host }, 'flagd sync service listening');
+  }
   app.log.info({ database: handle.dialect }, 'Flagpost is ready');
 }
 

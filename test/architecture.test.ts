@@ -16,6 +16,7 @@ const CAPABILITIES = new Set([
   'code-refs',
   'dashboard',
   'feedback',
+  'flagd-sync',
   'flags',
   'forms',
   'outbox',

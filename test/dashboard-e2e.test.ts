@@ -192,6 +192,16 @@ for (const dialect of dialects()) {
       await page.getByRole('button', { name: 'Create API key' }).click();
       const token = await page.getByLabel('New API key').inputValue();
       assert.match(token, /^fpk_/);
+      // Local evaluation: an environment's flagd sync token created (selector shown once), then rotated.
+      await page.getByRole('button', { name: `Create token for ${production.name}` }).click();
+      const selector = await page.getByLabel(`Selector for ${production.name}`).inputValue();
+      assert.match(selector, /^flagpost:fps_/);
+      const syncToken = await ctx.admin('GET', `/admin/v1/projects/${project.key}/environments/${production.key}/flagd-sync-token`);
+      assert.equal(syncToken.json().prefix, selector.slice('flagpost:'.length, 'flagpost:'.length + 8));
+      await page.getByRole('button', { name: `Rotate token of ${production.name}` }).click();
+      const selectorField = page.getByLabel(`Selector for ${production.name}`);
+      for (let i = 0; i < 100 && (await selectorField.inputValue()) === selector; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.notEqual(await selectorField.inputValue(), selector, 'rotation shows a new selector');
       const codeRefs = (key: string) =>
         fetch(`${base}/v1/flags/code-refs`, {
           method: 'POST',

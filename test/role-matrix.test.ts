@@ -48,6 +48,10 @@ const ROUTES: Record<string, Access> = {
   'DELETE /admin/v1/projects/{projectKey}/segments/{segmentKey}': 'editor',
   'GET /admin/v1/projects/{projectKey}/environments/{envKey}/flagd': 'viewer',
   'PUT /admin/v1/projects/{projectKey}/environments/{envKey}/flagd': 'editor',
+  // The sync token is a secret shown only in the answer that creates it: viewers see whether one exists.
+  'GET /admin/v1/projects/{projectKey}/environments/{envKey}/flagd-sync-token': 'viewer',
+  'POST /admin/v1/projects/{projectKey}/environments/{envKey}/flagd-sync-token': 'editor',
+  'DELETE /admin/v1/projects/{projectKey}/environments/{envKey}/flagd-sync-token': 'editor',
   // The playground only reads: it evaluates for a context it is given, as OFREP does.
   'POST /admin/v1/projects/{projectKey}/environments/{envKey}/evaluate': 'viewer',
   'GET /admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/feedback': 'viewer',

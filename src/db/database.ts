@@ -5,6 +5,7 @@ import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
+import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
@@ -35,6 +36,7 @@ export interface Database {
   access_tokens: AccessTokensTable;
   throttles: ThrottlesTable;
   segments: SegmentsTable;
+  flagd_sync_tokens: FlagdSyncTokensTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

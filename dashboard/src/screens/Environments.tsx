@@ -3,6 +3,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { api, type ApiKey } from '../api.ts';
 import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
+import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { FlagdTransfer } from './FlagdTransfer.tsx';
 
@@ -90,6 +91,7 @@ if (flag.enabled) {
           With npm: <code>npm install @basestack/flags-js</code>. OpenFeature providers use the OFREP endpoints with the same keys (docs/api.md).
         </p>
       </Section>
+      <FlagdSyncTokens projectKey={params.key} environments={environments} />
       <ApiKeys projectKey={params.key} />
       <FlagdTransfer projectKey={params.key} environments={environments} />
     </>

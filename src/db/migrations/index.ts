@@ -11,6 +11,7 @@ import * as m0009 from './0009_audit_log.ts';
 import * as m0010 from './0010_accounts.ts';
 import * as m0011 from './0011_signin_hardening.ts';
 import * as m0012 from './0012_targeting.ts';
+import * as m0013 from './0013_flagd_sync.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_accounts': m0010,
   '0011_signin_hardening': m0011,
   '0012_targeting': m0012,
+  '0013_flagd_sync': m0013,
 };

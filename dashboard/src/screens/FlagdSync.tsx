@@ -1,0 +1,94 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { api } from '../api.ts';
+import { CopyButton, ErrorMessage, formatDate, Section } from '../ui.tsx';
+import { useCanWrite } from '../session.ts';
+
+interface SyncToken {
+  configured: boolean;
+  prefix: string | null;
+  createdAt: string | null;
+  token?: string;
+  selector?: string;
+}
+
+/** Sync tokens of flagd in-process providers, one per environment (docs/adr/0027-flagd-sync.md). */
+export function FlagdSyncTokens({ projectKey, environments }: { projectKey: string; environments: Array<{ key: string; name: string }> }) {
+  const [created, setCreated] = useState<{ environment: string; selector: string } | undefined>();
+  const selectorId = useId();
+  return (
+    <Section title="Local evaluation (flagd)">
+      <p className="muted">
+        flagd in-process providers read an environment's flags from Flagpost's flagd sync port (FLAGPOST_FLAGD_SYNC_PORT) with the environment's sync token as
+        their selector. A token is shown once, when it is created; creating another one disconnects providers using the old one.
+      </p>
+      {created && (
+        <div className="notice" role="status">
+          <div className="field">
+            <label htmlFor={selectorId}>Selector for {created.environment}</label>
+            <input id={selectorId} readOnly value={created.selector} />
+          </div>
+          <CopyButton text={created.selector} label="Copy selector" /> <strong>Shown once:</strong> store it now.
+        </div>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Environment</th>
+            <th scope="col">Sync token</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {environments.map((e) => (
+            <SyncTokenRow key={e.key} projectKey={projectKey} environment={e} onCreated={(selector) => setCreated({ environment: e.name, selector })} />
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
+
+function SyncTokenRow({
+  projectKey,
+  environment,
+  onCreated,
+}: {
+  projectKey: string;
+  environment: { key: string; name: string };
+  onCreated: (selector: string) => void;
+}) {
+  const canWrite = useCanWrite();
+  const url = `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(environment.key)}/flagd-sync-token`;
+  const token = useQuery({ queryKey: ['flagd-sync-token', projectKey, environment.key], queryFn: () => api<SyncToken>('GET', url) });
+  const rotate = useMutation({
+    mutationFn: () => api<SyncToken>('POST', url),
+    onSuccess: (answer) => answer.selector && onCreated(answer.selector),
+  });
+  const revoke = useMutation({ mutationFn: () => api('DELETE', url) });
+  return (
+    <tr>
+      <th scope="row">{environment.name}</th>
+      <td>
+        {token.data?.configured ? (
+          <>
+            <code>{token.data.prefix}…</code> created {formatDate(token.data.createdAt)}
+          </>
+        ) : (
+          token.data && 'None'
+        )}
+        <ErrorMessage error={token.error ?? rotate.error ?? revoke.error} />
+      </td>
+      <td>
+        <button type="button" className="small" disabled={rotate.isPending || !canWrite} onClick={() => rotate.mutate()}>
+          {token.data?.configured ? `Rotate token of ${environment.name}` : `Create token for ${environment.name}`}
+        </button>{' '}
+        {token.data?.configured && (
+          <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => revoke.mutate()}>
+            Revoke token of {environment.name}
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,205 @@
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { Logger } from 'pino';
+
+import { message } from '../errors.ts';
+import { clientKey } from '../http/client-key.ts';
+import type { SyncGrant } from './flagd-sync-token.ts';
+import type { FlagdSyncService } from './flagd-sync.service.ts';
+import { SyncEnvironments } from './sync-environments.ts';
+import { SyncRefusals } from './sync-refusals.ts';
+
+// flagd's sync service (issue 21, docs/adr/0027-flagd-sync.md) on a port of its own: plaintext gRPC
+// (h2c), one server stream per provider, each answered with its environment's flagd definition and
+// again after every change of that environment. Changes come from the read model's watchers, which hear
+// this instance's writes and, on PostgreSQL, the other instances' through the one LISTEN connection.
+
+const PROTO = path.join(import.meta.dirname, 'flagd-sync.proto');
+const SELECTOR_HEADER = 'flagd-selector';
+
+export interface FlagdSyncServerOptions {
+  service: FlagdSyncService;
+  /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
+  watch: (watcher: (environmentId: string | undefined) => void) => void;
+  log: Logger;
+  /** Open streams one client address (IPv6: its /64) may hold. */
+  perClient: number;
+  /** Milliseconds between two checks that the tokens of open streams are still valid (default 5000). */
+  recheckMs?: number;
+  /** Refused selectors one address may send per window before it is refused outright. */
+  maxFailures?: number;
+  failureWindowMs?: number;
+}
+
+interface RequestWithSelector {
+  selector?: string;
+}
+
+interface StatusError {
+  code: grpc.status;
+  details: string;
+}
+
+const statusError = (code: grpc.status, details: string): StatusError & Error => Object.assign(new Error(details), { code, details });
+
+export class FlagdSyncServer {
+  private readonly server: grpc.Server;
+  private readonly environments: SyncEnvironments;
+  /** Refused selectors per address: the same window counter as sign-in failures. */
+  private readonly refusals: SyncRefusals;
+  private readonly perClient = new Map<string, number>();
+  private closing = false;
+
+  constructor(private readonly options: FlagdSyncServerOptions) {
+    this.environments = new SyncEnvironments(options.service, options.log, options.recheckMs ?? 5000);
+    this.refusals = new SyncRefusals(options.maxFailures ?? 10, options.failureWindowMs ?? 60_000);
+    options.watch((environmentId) => this.environments.changed(environmentId));
+    const definition = protoLoader.loadSync(PROTO, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+      flagd: { sync: { v1: { FlagSyncService: grpc.ServiceClientConstructor } } };
+    };
+    this.server = new grpc.Server({
+      // Idle providers are pinged, so that a half-open connection (a vanished host) ends its stream.
+      'grpc.keepalive_time_ms': 60_000,
+      'grpc.keepalive_timeout_ms': 20_000,
+      // flagd providers ping every keepAliveTime ms when configured; allow it down to 10 s.
+      'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+    });
+    this.server.addService(loaded.flagd.sync.v1.FlagSyncService.service, {
+      SyncFlags: (call: grpc.ServerWritableStream<RequestWithSelector, unknown>) => void this.syncFlags(call),
+      FetchAllFlags: (call: grpc.ServerUnaryCall<RequestWithSelector, unknown>, callback: grpc.sendUnaryData<unknown>) =>
+        void this.fetchAllFlags(call, callback),
+      GetMetadata: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => void this.getMetadata(call, callback),
+    });
+  }
+
+  /** Listens on host and port (0: any free port); answers the port bound. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    });
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.environments.streamCount;
+  }
+
+  /**
+   * Ends every stream with UNAVAILABLE, so that providers reconnect (to another instance, or to this one
+   * after its restart), then stops the server. A clean end would tell a provider the sync is over.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.environments.closeAll(statusError(grpc.status.UNAVAILABLE, message('flagdSyncShuttingDown')));
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, 2000);
+      force.unref();
+      this.server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  }
+
+  private async syncFlags(call: grpc.ServerWritableStream<RequestWithSelector, unknown>): Promise<void> {
+    const client = clientOf(call.getPeer());
+    let grant: SyncGrant;
+    try {
+      grant = await this.admit(client, call.metadata, call.request);
+    } catch (error) {
+      call.emit('error', error);
+      return;
+    }
+    if (call.cancelled) return;
+    if ((this.perClient.get(client) ?? 0) >= this.options.perClient) {
+      call.emit('error', statusError(grpc.status.RESOURCE_EXHAUSTED, message('flagdSyncTooManyStreams')));
+      return;
+    }
+    this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left <= 0) this.perClient.delete(client);
+      else this.perClient.set(client, left);
+    };
+    call.on('cancelled', release);
+    call.on('close', release);
+    call.on('finish', release);
+    call.on('error', release);
+    const opened = await this.environments.open(
+      grant,
+      (document) => call.write({ flagConfiguration: document }),
+      (error) => call.emit('error', error),
+    );
+    if (!opened) {
+      release();
+      call.emit('error', statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable')));
+      return;
+    }
+    const closeStream = () => {
+      opened.remove();
+      release();
+    };
+    call.on('cancelled', closeStream);
+    call.on('close', closeStream);
+    if (call.cancelled || this.closing) closeStream();
+  }
+
+  private async fetchAllFlags(call: grpc.ServerUnaryCall<RequestWithSelector, unknown>, callback: grpc.sendUnaryData<unknown>): Promise<void> {
+    try {
+      const grant = await this.admit(clientOf(call.getPeer()), call.metadata, call.request);
+      const document = await this.environments.current(grant);
+      if (document === undefined) throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable'));
+      callback(null, { flagConfiguration: document });
+    } catch (error) {
+      callback(error as StatusError & Error);
+    }
+  }
+
+  /** Deprecated upstream (sync_context replaces it); answers which environment the selector names. */
+  private async getMetadata(call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>): Promise<void> {
+    try {
+      const grant = await this.admit(clientOf(call.getPeer()), call.metadata, {});
+      const text = (value: string) => ({ stringValue: value });
+      callback(null, { metadata: { fields: { flagpostProject: text(grant.projectKey), flagpostEnvironment: text(grant.environmentKey) } } });
+    } catch (error) {
+      callback(error as StatusError & Error);
+    }
+  }
+
+  /** The environment the caller's selector names; refusals are counted per address and throttled. */
+  private async admit(client: string, metadata: grpc.Metadata, request: RequestWithSelector): Promise<SyncGrant> {
+    if (this.closing) throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncShuttingDown'));
+    const wait = this.refusals.retryAfter(client);
+    if (wait > 0) throw statusError(grpc.status.RESOURCE_EXHAUSTED, message('flagdSyncThrottled', { seconds: wait }));
+    const header = metadata.get(SELECTOR_HEADER)[0];
+    const selector = typeof header === 'string' && header !== '' ? header : (request.selector ?? '');
+    let grant: SyncGrant | undefined;
+    try {
+      grant = await this.environments.grantOf(selector);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'flagd sync: a selector could not be checked');
+      throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable'));
+    }
+    if (!grant) {
+      this.refusals.failed(client);
+      throw statusError(grpc.status.UNAUTHENTICATED, message('flagdSyncRefused'));
+    }
+    return grant;
+  }
+}
+
+/** The counting key of a gRPC peer (`address:port`, IPv6 unbracketed): per address, IPv6 per /64. */
+export function clientOf(peer: string): string {
+  const colon = peer.lastIndexOf(':');
+  const address = (colon > 0 ? peer.slice(0, colon) : peer).replace(/^\[|\]$/g, '');
+  return clientKey(address);
+}
