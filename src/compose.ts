@@ -63,6 +63,8 @@ export interface Services {
   healthy(): Promise<boolean>;
   /** Log lines dropped so far because stdout did not keep up. */
   droppedLogLines(): number;
+  /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
+  flushLogs(deadlineMs: number): Promise<void>;
   /** Stops background work; the database handle is closed by its owner. */
   stop(): Promise<void>;
 }
@@ -79,7 +81,7 @@ const SIGN_IN_WINDOW_MS = 15 * 60_000;
  */
 export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services> {
   const clock = ports.clock ?? (() => new Date());
-  const logger = ports.log ? { log: ports.log, dropped: () => 0 } : createLogger(config.logLevel);
+  const logger = ports.log ? { log: ports.log, dropped: () => 0, flush: async () => {} } : createLogger(config.logLevel);
   const { log } = logger;
   const { db } = handle;
   const events = new DomainEvents(log);
@@ -179,6 +181,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     retention,
     healthy: () => handle.healthy(),
     droppedLogLines: logger.dropped,
+    flushLogs: logger.flush,
     async stop() {
       streams.closeAll();
       await retention.stop();
