@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
-import { AccountService, AccountStore, SignInThrottle } from './accounts/index.ts';
+import { AccountService, AccountStore, type ScryptCost, SignInThrottle } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
@@ -22,6 +22,8 @@ export interface Ports {
   log: Logger;
   /** Name resolution of webhook targets (tests stub it so that no name is resolved on the network). */
   lookup: Lookup;
+  /** scrypt's cost for new password hashes; the production default unless a test makes it cheap. */
+  scryptCost: ScryptCost;
 }
 
 export interface Services {
@@ -108,7 +110,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
-  const accounts = new AccountService({ db, store: new AccountStore(handle.dialect), settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
+  const accounts = new AccountService({
+    db,
+    store: new AccountStore(handle.dialect),
+    settings,
+    audit,
+    clock,
+    invitationTtlMs: INVITATION_TTL_MS,
+    scryptCost: ports.scryptCost,
+  });
   const signInThrottle = new SignInThrottle(SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, () => clock().getTime());
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });

@@ -7,7 +7,7 @@ import { AppError, message, messages } from '../errors.ts';
 import type { Principal } from '../http/admin-auth.ts';
 import { type AccessToken, type Invitation, normalizeEmail, type Role, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
-import { hashPassword, NO_USER_HASH, verifyPassword } from './password.ts';
+import { hashPassword, noUserHash, type ScryptCost, verifyPassword } from './password.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'fpt_';
 const INVITATION_PREFIX = 'fpi_';
@@ -20,6 +20,8 @@ export interface AccountServiceDeps {
   clock: () => Date;
   /** How long an invitation link stays valid. */
   invitationTtlMs: number;
+  /** scrypt's cost for new password hashes (password.ts's default unless a test makes it cheap). */
+  scryptCost?: ScryptCost;
 }
 
 const VIEWERS_SEE_SUBMISSIONS = 'viewers_see_submissions';
@@ -36,7 +38,7 @@ export class AccountService {
     const email = normalizeEmail(input.email);
     const now = nowIso(this.deps.clock);
     const user: User = { id: newId(), email, role: input.role, createdAt: now, updatedAt: now };
-    const hash = await hashPassword(input.password);
+    const hash = await hashPassword(input.password, this.deps.scryptCost);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.lockMembers(trx);
       if (await this.deps.store.findUserByEmail(trx, email)) throw new AppError('conflict', messages.userExists);
@@ -109,7 +111,7 @@ export class AccountService {
    */
   async verifyCredentials(email: string, password: string): Promise<User | undefined> {
     const found = await this.deps.store.findUserByEmail(this.deps.db, normalizeEmail(email));
-    const ok = await verifyPassword(password, found?.passwordHash ?? NO_USER_HASH);
+    const ok = await verifyPassword(password, found?.passwordHash ?? noUserHash(this.deps.scryptCost));
     if (!found || !ok) return undefined;
     const { passwordHash: _hash, ...user } = found;
     return user;
@@ -120,7 +122,7 @@ export class AccountService {
     if (!hash || !(await verifyPassword(current, hash))) {
       throw AppError.validation([{ field: 'body.currentPassword', reason: 'is not your current password' }]);
     }
-    const nextHash = await hashPassword(next);
+    const nextHash = await hashPassword(next, this.deps.scryptCost);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.updatePassword(trx, userId, nextHash, nowIso(this.deps.clock));
       // The log says that the password changed, never a hash of it.
@@ -180,7 +182,7 @@ export class AccountService {
   async acceptInvitation(token: string, password: string): Promise<User> {
     const invalid = () => new AppError('validation', messages.invitationInvalid);
     if (!token.startsWith(INVITATION_PREFIX) || token.length > 200) throw invalid();
-    const hash = await hashPassword(password);
+    const hash = await hashPassword(password, this.deps.scryptCost);
     return this.deps.db.transaction().execute(async (trx) => {
       const now = nowIso(this.deps.clock);
       const invitation = await this.deps.store.findOpenInvitationByHash(trx, hashToken(token), now);
