@@ -43,7 +43,7 @@ describe('the server process', () => {
     assert.equal(await second.exited, 0);
   });
 
-  it('stops within a second and a half on SIGTERM while stdout is a pipe nobody reads', async (t) => {
+  it('stops cleanly on SIGTERM, before its 10 s grace period, while stdout is a pipe nobody reads', async (t) => {
     // Issue 19: the built server used to hang forever here (a thread-pool write blocked on the full pipe,
     // and process.exit waited for it); the TypeScript sources through tsx did not.
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
@@ -64,10 +64,11 @@ describe('the server process', () => {
     }
     const stopping = Date.now();
     server.child.kill('SIGTERM');
-    const code = await Promise.race([server.exited, new Promise<string>((r) => setTimeout(() => r('still running'), 5000))]);
-    const took = Date.now() - stopping;
-    assert.equal(code, 0, `exit code after ${took} ms`);
-    assert.ok(took < 1500, `took ${took} ms`);
+    // Exit code 0 is a clean shutdown: not the 10 s grace period's forced exit (1), not a hang. Idle, it
+    // takes about 1.2 s (the last log lines wait for the stuck pipe 1 s at most).
+    const code = await Promise.race([server.exited, new Promise<string>((r) => setTimeout(() => r('still running'), 12_000))]);
+    t.diagnostic(`exited with ${code} after ${Date.now() - stopping} ms`);
+    assert.equal(code, 0);
   });
 
   it('runs from the bundle that npm start builds, loading the preview renderer on demand', async (t) => {
