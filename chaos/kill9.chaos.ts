@@ -16,9 +16,8 @@ const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 for (const dialect of dialects()) {
   describe(`kill -9 during concurrent submissions [${dialect}]`, () => {
     let database: TestDatabase;
-    let server: ServerProcess | undefined;
+    let server: ServerProcess;
     after(async () => {
-      server?.child.kill('SIGKILL');
       await database?.drop();
     });
 
@@ -26,7 +25,7 @@ for (const dialect of dialects()) {
       database = await createTestDatabase(dialect);
       const port = freePort();
       const env = { ...database.env, PORT: String(port), FLAGPOST_ADMIN_TOKEN: TOKEN, FLAGPOST_MAX_UPLOADS_PER_CLIENT: '100', FLAGPOST_RATE_LIMIT_MAX: '0' };
-      server = startServerProcess(env);
+      server = startServerProcess(t, env);
       await waitForHealth(port, 30_000);
       const base = `http://127.0.0.1:${port}`;
       const form = await (
@@ -68,7 +67,7 @@ for (const dialect of dialects()) {
       t.diagnostic(`${acknowledged.size} submissions acknowledged before kill -9`);
       assert.ok(acknowledged.size > 20, 'the run acknowledged submissions before the kill');
 
-      server = startServerProcess(env);
+      server = startServerProcess(t, env);
       await waitForHealth(port, 30_000);
       const stored = new Map<string, { files: Array<{ id: string }> }>();
       let cursor: string | null = null;

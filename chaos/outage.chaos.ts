@@ -18,6 +18,7 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
   let database: TestDatabase;
   let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
   let server: ServerProcess;
+  const cleanups: Array<() => unknown> = [];
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   let flagHeaders: Record<string, string>;
@@ -32,14 +33,17 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
     proxy = await startTcpProxy(Number(direct.port || 5432), direct.hostname);
     const viaProxy = new URL(direct);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
-    server = startServerProcess({
-      ...database.env,
-      DATABASE_URL: viaProxy.toString(),
-      PORT: String(port),
-      FLAGPOST_ADMIN_TOKEN: TOKEN,
-      FLAGPOST_OUTBOX_POLL_MS: '100',
-      LOG_LEVEL: 'info',
-    });
+    server = startServerProcess(
+      { after: (fn) => cleanups.push(fn) },
+      {
+        ...database.env,
+        DATABASE_URL: viaProxy.toString(),
+        PORT: String(port),
+        FLAGPOST_ADMIN_TOKEN: TOKEN,
+        FLAGPOST_OUTBOX_POLL_MS: '100',
+        LOG_LEVEL: 'info',
+      },
+    );
     await waitForHealth(port);
     const project = await (await fetch(`${base}/admin/v1/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Shop' }) })).json();
     const created = await fetch(`${base}/admin/v1/projects/${project.key}/flags`, {
@@ -55,7 +59,7 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
   });
 
   after(async () => {
-    server?.child.kill('SIGKILL');
+    for (const cleanup of cleanups) await cleanup();
     await proxy?.close();
     await database?.drop();
   });

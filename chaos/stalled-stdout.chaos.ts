@@ -17,12 +17,11 @@ describe('a stalled stdout', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
     dirs.push(dataDir);
     const port = freePort();
+    // The built server, as `npm start` runs it: until issue 19 it hung forever here, in a futex wait at exit.
     const server = start(
+      t,
       { PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: 'stalled-admin-token-0123456789', LOG_LEVEL: 'info' },
-      undefined,
-      {
-        readStdout: false,
-      },
+      { readStdout: false },
     );
     await waitForHealth(port);
     // One log line per request, about 200 bytes: far more than a pipe holds (64 KiB).
@@ -43,7 +42,6 @@ describe('a stalled stdout', () => {
     server.child.kill('SIGTERM');
     const code = await Promise.race([server.exited, new Promise<string>((r) => setTimeout(() => r('still running'), 12_000))]);
     t.diagnostic(`exited with ${code} after ${Date.now() - stopping} ms`);
-    if (code === 'still running') server.child.kill('SIGKILL');
     assert.equal(code, 0, 'exits within the 10 s grace period');
   });
 });

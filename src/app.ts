@@ -24,6 +24,7 @@ import { requestIdOf } from './http/request-id.ts';
 import { trustProxyOf } from './http/trust-proxy.ts';
 import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
+import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { segmentAdminRoutes } from './segments/index.ts';
 import { sessionRoutes } from './sessions/index.ts';
@@ -67,6 +68,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       // Wrong types are errors, not coerced (contract D10); unknown fields are kept unless a schema forbids them.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
     },
+    // Each route's request schema is compiled on its first request, not at start (issue 19).
+    schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
     // While closing, requests already on open connections are still answered normally; Fastify's own
     // 503 body would not be the specification's error object (contract D8).
     return503OnClosing: false,

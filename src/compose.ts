@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
-import { AccountService, AccountStore, PasswordWork, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
+import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
@@ -34,6 +34,8 @@ export interface Ports {
   log: Logger;
   /** Name resolution of webhook targets (tests stub it so that no name is resolved on the network). */
   lookup: Lookup;
+  /** scrypt's cost for new password hashes; the production default unless a test makes it cheap. */
+  scryptCost: ScryptCost;
 }
 
 export interface Services {
@@ -89,6 +91,8 @@ export interface Services {
   healthy(): Promise<boolean>;
   /** Log lines dropped so far because stdout did not keep up. */
   droppedLogLines(): number;
+  /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
+  flushLogs(deadlineMs: number): Promise<void>;
   /** Stops background work; the database handle is closed by its owner. */
   stop(): Promise<void>;
 }
@@ -107,7 +111,7 @@ const FAILED_SIGN_INS_AUDITED_PER_MINUTE = 60;
  */
 export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services> {
   const clock = ports.clock ?? (() => new Date());
-  const logger = ports.log ? { log: ports.log, dropped: () => 0 } : createLogger(config.logLevel);
+  const logger = ports.log ? { log: ports.log, dropped: () => 0, flush: async () => {} } : createLogger(config.logLevel);
   const { log } = logger;
   const { db } = handle;
   const events = new DomainEvents(log);
@@ -143,7 +147,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
   const accountStore = new AccountStore(handle.dialect);
-  const accounts = new AccountService({ db, store: accountStore, settings, audit, clock, invitationTtlMs: INVITATION_TTL_MS });
+  const accounts = new AccountService({
+    db,
+    store: accountStore,
+    settings,
+    audit,
+    clock,
+    invitationTtlMs: INVITATION_TTL_MS,
+    scryptCost: ports.scryptCost,
+  });
   const signInThrottles = new SignInThrottles({
     db,
     store: new ThrottleStore(),
@@ -158,6 +170,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     clock,
     failedPerMinute: FAILED_SIGN_INS_AUDITED_PER_MINUTE,
+    scryptCost: ports.scryptCost,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
 
@@ -238,6 +251,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     retention,
     healthy: () => handle.healthy(),
     droppedLogLines: logger.dropped,
+    flushLogs: logger.flush,
     async stop() {
       streams.closeAll();
       await flagdSyncServer.close();

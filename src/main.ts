@@ -4,8 +4,15 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 
+/**
+ * At exit, how long the last log lines may wait for stdout, at most: a log collector that does not read
+ * must not keep a stopping server alive (issue 19).
+ */
+const LOG_FLUSH_MS = 1000;
+
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
+  warnOnOldNode(process.versions.node);
   let config: Config;
   try {
     config = loadConfig(process.env);
@@ -37,16 +44,19 @@ async function main(): Promise<void> {
     app.log.info({ signal, droppedLogLines: services.droppedLogLines() }, 'shutting down');
     const force = setTimeout(() => {
       app.log.error('shutdown took longer than 10 s, exiting');
-      process.exit(1);
+      void services.flushLogs(LOG_FLUSH_MS).then(() => process.exit(1));
     }, 10_000);
     force.unref();
     try {
       await app.close(); // stops accepting, lets requests in flight finish
       await services.stop();
       await handle.close();
+      app.log.info('stopped');
+      await services.flushLogs(LOG_FLUSH_MS);
       process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
+      await services.flushLogs(LOG_FLUSH_MS);
       process.exit(1);
     }
   };
@@ -59,6 +69,16 @@ async function main(): Promise<void> {
     app.log.info({ port, host: config.flagdSync.host }, 'flagd sync service listening');
   }
   app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+}
+
+/** Node 20 still runs Flagpost, but gets no security fixes since 2026-04-30: say so on every start. */
+function warnOnOldNode(version: string): void {
+  const major = Number(version.split('.')[0]);
+  if (major >= 22) return;
+  process.stderr.write(
+    `Warning: Node.js ${version} is end of life since 2026-04-30 and gets no security fixes. ` +
+      'Flagpost is developed and tested on Node.js 24 LTS and supports 22.12 or later: upgrade Node.js.\n',
+  );
 }
 
 main().catch((error) => {

@@ -1,28 +1,24 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, type TestContext } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { freePort, ROOT, startServerProcess, waitForHealth } from './support/process.ts';
+import { freePort, startProcess, startServerProcess, waitForHealth } from './support/process.ts';
 
 // Issue 11, operator commands: an online SQLite backup taken while submissions are being written holds
 // every submission acknowledged before it began and passes SQLite's integrity check; resetting the
 // admin token replaces it (after a restart) without editing the database by hand.
 
-function flagpost(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs `npm run flagpost -- <args>` (the operator commands, src/cli.ts through tsx); `t.after` stops it. */
+async function flagpost(t: TestContext, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startProcess(t, ['--import', 'tsx', 'src/cli.ts', ...args], { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env });
+  let stdout = '';
+  let stderr = '';
+  run.child.stdout!.on('data', (d) => (stdout += d));
+  run.child.stderr!.on('data', (d) => (stderr += d));
+  const code = await run.exited;
+  return { code, stdout, stderr };
 }
 
 describe('the flagpost operator commands', () => {
@@ -36,12 +32,12 @@ describe('the flagpost operator commands', () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('backs up SQLite while 200 submissions are written: everything acknowledged before is in the copy', { timeout: 120_000 }, async () => {
+  it('backs up SQLite while 200 submissions are written: everything acknowledged before is in the copy', { timeout: 120_000 }, async (t) => {
     const dataDir = tempDir();
     const port = freePort();
     const token = 'cli-test-admin-token-0123456789';
     const env = { FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: token };
-    const server = startServerProcess({ ...env, PORT: String(port), FLAGPOST_RATE_LIMIT_MAX: '0' });
+    const server = startServerProcess(t, { ...env, PORT: String(port), FLAGPOST_RATE_LIMIT_MAX: '0' });
     try {
       await waitForHealth(port);
       const base = `http://127.0.0.1:${port}`;
@@ -69,7 +65,7 @@ describe('the flagpost operator commands', () => {
       while (acknowledged.length < 60) await new Promise((r) => setTimeout(r, 10));
       const before = [...acknowledged];
       const file = path.join(tempDir(), 'backup.db');
-      const backup = await flagpost(['backup', file], env);
+      const backup = await flagpost(t, ['backup', file], env);
       await Promise.all(writers);
       assert.equal(backup.code, 0, backup.stderr);
       assert.match(backup.stdout, /integrity ok/);
@@ -91,7 +87,7 @@ describe('the flagpost operator commands', () => {
         copy.close();
       }
       // A second backup to the same file is refused rather than overwriting it.
-      const again = await flagpost(['backup', file], env);
+      const again = await flagpost(t, ['backup', file], env);
       assert.equal(again.code, 1);
       assert.match(again.stderr, /exists/);
     } finally {
@@ -100,11 +96,11 @@ describe('the flagpost operator commands', () => {
     }
   });
 
-  it('resets the admin token: the new one works after a restart, the old one and its sessions no longer', { timeout: 60_000 }, async () => {
+  it('resets the admin token: the new one works after a restart, the old one and its sessions no longer', { timeout: 60_000 }, async (t) => {
     const dataDir = tempDir();
     const port = freePort();
     const env = { FLAGPOST_DATA_DIR: dataDir };
-    const first = startServerProcess({ ...env, PORT: String(port) });
+    const first = startServerProcess(t, { ...env, PORT: String(port) });
     await waitForHealth(port);
     const old = /(fpa_[\w-]+)/.exec(first.output())![1]!;
     const signedIn = await fetch(`http://127.0.0.1:${port}/admin/v1/sessions`, {
@@ -114,14 +110,14 @@ describe('the flagpost operator commands', () => {
     });
     assert.equal(signedIn.status, 201);
     const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
-    const reset = await flagpost(['reset-admin-token'], env);
+    const reset = await flagpost(t, ['reset-admin-token'], env);
     assert.equal(reset.code, 0, reset.stderr);
     const fresh = /(fpa_[\w-]+)/.exec(reset.stdout)![1]!;
     assert.notEqual(fresh, old);
     first.child.kill('SIGTERM');
     await first.exited;
 
-    const second = startServerProcess({ ...env, PORT: String(port) });
+    const second = startServerProcess(t, { ...env, PORT: String(port) });
     try {
       await waitForHealth(port);
       const call = (token: string) => fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
@@ -140,12 +136,12 @@ describe('the flagpost operator commands', () => {
       second.child.kill('SIGTERM');
       await second.exited;
     }
-    const pinned = await flagpost(['reset-admin-token'], { ...env, FLAGPOST_ADMIN_TOKEN: 'a-token-from-the-environment' });
+    const pinned = await flagpost(t, ['reset-admin-token'], { ...env, FLAGPOST_ADMIN_TOKEN: 'a-token-from-the-environment' });
     assert.equal(pinned.code, 2);
     assert.match(pinned.stderr, /FLAGPOST_ADMIN_TOKEN is set/);
   });
 
-  it('converts an older SQLite file so that deleted data gives its space back (vacuum)', async () => {
+  it('converts an older SQLite file so that deleted data gives its space back (vacuum)', async (t) => {
     const dataDir = tempDir();
     const file = path.join(dataDir, 'flagpost.db');
     const old = new SQLite(file);
@@ -156,25 +152,25 @@ describe('the flagpost operator commands', () => {
     old.close();
     const before = fs.statSync(file).size;
     assert.equal(new SQLite(file).pragma('auto_vacuum', { simple: true }), 0);
-    const res = await flagpost(['vacuum'], { FLAGPOST_DATA_DIR: dataDir });
+    const res = await flagpost(t, ['vacuum'], { FLAGPOST_DATA_DIR: dataDir });
     assert.equal(res.code, 0, res.stderr);
     const db = new SQLite(file);
     assert.equal(db.pragma('auto_vacuum', { simple: true }), 2, 'incremental from now on');
     db.close();
     assert.ok(fs.statSync(file).size < before / 10, `${fs.statSync(file).size} < ${before}`);
-    const onPostgres = await flagpost(['vacuum'], { DATABASE_URL: 'postgres://flagpost@127.0.0.1:5432/none' });
+    const onPostgres = await flagpost(t, ['vacuum'], { DATABASE_URL: 'postgres://flagpost@127.0.0.1:5432/none' });
     assert.equal(onPostgres.code, 2);
     assert.match(onPostgres.stderr, /VACUUM FULL/);
   });
 
-  it('explains pg_dump on PostgreSQL and answers usage errors with exit code 2', async () => {
-    const onPostgres = await flagpost(['backup', '/tmp/never-written.db'], { DATABASE_URL: 'postgres://flagpost@127.0.0.1:5432/none' });
+  it('explains pg_dump on PostgreSQL and answers usage errors with exit code 2', async (t) => {
+    const onPostgres = await flagpost(t, ['backup', '/tmp/never-written.db'], { DATABASE_URL: 'postgres://flagpost@127.0.0.1:5432/none' });
     assert.equal(onPostgres.code, 2);
     assert.match(onPostgres.stderr, /pg_dump --format=custom/);
     assert.equal(fs.existsSync('/tmp/never-written.db'), false);
-    assert.equal((await flagpost(['backup'], {})).code, 2);
-    assert.equal((await flagpost(['frobnicate'], {})).code, 2);
-    const help = await flagpost(['help'], {});
+    assert.equal((await flagpost(t, ['backup'], {})).code, 2);
+    assert.equal((await flagpost(t, ['frobnicate'], {})).code, 2);
+    const help = await flagpost(t, ['help'], {});
     assert.equal(help.code, 0);
     assert.match(help.stdout, /backup <file>/);
   });

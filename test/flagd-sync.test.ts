@@ -369,7 +369,7 @@ describe('flagd sync across a restart of the Flagpost process', () => {
     const httpPort = freePort();
     const syncPort = freePort();
     const env = { ...database.env, FLAGPOST_ADMIN_TOKEN: ADMIN_TOKEN, PORT: String(httpPort), FLAGPOST_FLAGD_SYNC_PORT: String(syncPort) };
-    let server = startServerProcess(env);
+    let server = startServerProcess(t, env);
     const providers: Array<Awaited<ReturnType<typeof connectProvider>>> = [];
     t.after(async () => {
       for (const p of providers) await p.close();
@@ -404,7 +404,7 @@ describe('flagd sync across a restart of the Flagpost process', () => {
     assert.equal(await client.getNumberValue('limit', -1, pro), 100, 'evaluates from its copy while Flagpost is down');
     assert.equal(await client.getNumberValue('limit', -1, { plan: 'free' }), 10);
 
-    server = startServerProcess(env);
+    server = startServerProcess(t, env);
     await waitForHealth(httpPort, 60_000).catch((error) => assert.fail(`${error}: ${server.output()}`));
     const ready = new Promise<void>((resolve) => client.addHandler(ProviderEvents.Ready, () => resolve()));
     await ready;

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,10 +6,7 @@ import { after, describe, it } from 'node:test';
 import { openDb } from '../src/db/connect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createTestDatabase, dialects } from './support/context.ts';
-import { freePort, ROOT, startServerProcess, waitForHealth } from './support/process.ts';
-
-const root = ROOT;
-const start = startServerProcess;
+import { freePort, startServerProcess as start, waitForHealth } from './support/process.ts';
 
 describe('the server process', () => {
   const dirs: string[] = [];
@@ -18,17 +14,17 @@ describe('the server process', () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('names every bad variable at once and exits non-zero', async () => {
-    const { exited, output } = start({ PORT: 'x', DATABASE_URL: 'mysql://nope', LOG_LEVEL: 'loud' });
+  it('names every bad variable at once and exits non-zero', async (t) => {
+    const { exited, output } = start(t, { PORT: 'x', DATABASE_URL: 'mysql://nope', LOG_LEVEL: 'loud' });
     assert.equal(await exited, 1);
     for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL']) assert.match(output(), new RegExp(name));
   });
 
-  it('starts on SQLite, prints a created admin token once, and stops cleanly on SIGTERM', async () => {
+  it('starts on SQLite, prints a created admin token once, and stops cleanly on SIGTERM', async (t) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
     dirs.push(dataDir);
     const port = freePort();
-    const first = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
+    const first = start(t, { PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
     await waitForHealth(port);
     const token = /(fpa_[\w-]+)/.exec(first.output())?.[1];
     assert.ok(token, first.output());
@@ -38,7 +34,7 @@ describe('the server process', () => {
     assert.equal(await first.exited, 0);
     assert.ok(fs.existsSync(path.join(dataDir, 'flagpost.db')));
 
-    const second = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
+    const second = start(t, { PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
     await waitForHealth(port);
     assert.doesNotMatch(second.output(), /fpa_/);
     const again = await fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
@@ -47,13 +43,40 @@ describe('the server process', () => {
     assert.equal(await second.exited, 0);
   });
 
-  it('runs from the bundle that npm start builds, loading the preview renderer on demand', async () => {
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
+  it('stops cleanly on SIGTERM, before its 10 s grace period, while stdout is a pipe nobody reads', async (t) => {
+    // Issue 19: the built server used to hang forever here (a thread-pool write blocked on the full pipe,
+    // and process.exit waited for it); the TypeScript sources through tsx did not.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
+    dirs.push(dataDir);
+    const port = freePort();
+    const server = start(
+      t,
+      { PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: 'stalled-admin-token-0123456789', LOG_LEVEL: 'info' },
+      { readStdout: false },
+    );
+    await waitForHealth(port);
+    // One log line of about 1.2 KB per request: 1.2 MB, far more than the pipe holds.
+    for (let round = 0; round < 20; round++) {
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, () => fetch(`http://127.0.0.1:${port}/healthz?padding=${'x'.repeat(1000)}`).then((r) => r.status)),
+      );
+      assert.deepEqual([...new Set(statuses)], [200]);
+    }
+    const stopping = Date.now();
+    server.child.kill('SIGTERM');
+    // Exit code 0 is a clean shutdown: not the 10 s grace period's forced exit (1), not a hang. Idle, it
+    // takes about 1.2 s (the last log lines wait for the stuck pipe 1 s at most).
+    const code = await Promise.race([server.exited, new Promise<string>((r) => setTimeout(() => r('still running'), 12_000))]);
+    t.diagnostic(`exited with ${code} after ${Date.now() - stopping} ms`);
+    assert.equal(code, 0);
+  });
+
+  it('runs from the bundle that npm start builds, loading the preview renderer on demand', async (t) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
     dirs.push(dataDir);
     const port = freePort();
     const token = 'bundle-admin-token-0123456789';
-    const server = start({ PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: token }, ['dist/main.js']);
+    const server = start(t, { PORT: String(port), FLAGPOST_DATA_DIR: dataDir, FLAGPOST_ADMIN_TOKEN: token });
     await waitForHealth(port);
     const base = `http://127.0.0.1:${port}`;
     const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

@@ -7,7 +7,7 @@ import { AppError, message, messages } from '../errors.ts';
 import type { Principal } from '../http/admin-auth.ts';
 import { type AccessToken, type Invitation, normalizeEmail, type Role, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
-import { hashPassword } from './password.ts';
+import { hashPassword, type ScryptCost } from './password.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'fpt_';
 /** Personal access tokens live 90 days unless their creator chooses otherwise, a year at most. */
@@ -23,6 +23,8 @@ export interface AccountServiceDeps {
   clock: () => Date;
   /** How long an invitation link stays valid. */
   invitationTtlMs: number;
+  /** scrypt's cost for new password hashes (password.ts's default unless a test makes it cheap). */
+  scryptCost?: ScryptCost;
 }
 
 const VIEWERS_SEE_SUBMISSIONS = 'viewers_see_submissions';
@@ -39,7 +41,7 @@ export class AccountService {
     const email = normalizeEmail(input.email);
     const now = nowIso(this.deps.clock);
     const user: User = { id: newId(), email, role: input.role, createdAt: now, updatedAt: now };
-    const hash = await hashPassword(input.password);
+    const hash = await hashPassword(input.password, this.deps.scryptCost);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.lockMembers(trx);
       if (await this.deps.store.findUserByEmail(trx, email)) throw new AppError('conflict', messages.userExists);
@@ -111,7 +113,7 @@ export class AccountService {
    * member's personal access tokens end with the old password; the caller ends their other sessions.
    */
   async changePassword(userId: string, next: string, actor: Actor): Promise<void> {
-    const nextHash = await hashPassword(next);
+    const nextHash = await hashPassword(next, this.deps.scryptCost);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.updatePassword(trx, userId, nextHash, nowIso(this.deps.clock));
       const revoked = await this.deps.store.deleteAccessTokensOf(trx, userId);
@@ -184,7 +186,7 @@ export class AccountService {
   async acceptInvitation(token: string, password: string): Promise<User> {
     const invalid = () => new AppError('validation', messages.invitationInvalid);
     if (!token.startsWith(INVITATION_PREFIX) || token.length > 200) throw invalid();
-    const hash = await hashPassword(password);
+    const hash = await hashPassword(password, this.deps.scryptCost);
     return this.deps.db.transaction().execute(async (trx) => {
       const now = nowIso(this.deps.clock);
       const invitation = await this.deps.store.findOpenInvitationByHash(trx, hashToken(token), now);

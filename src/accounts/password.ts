@@ -4,12 +4,16 @@ import { randomBytes, scrypt as scryptCallback, type ScryptOptions, timingSafeEq
 // p = 1 (OWASP's minimum for scrypt), a 16-byte random salt and a 32-byte key. The parameters are stored
 // with each hash, so they can be raised later without invalidating existing passwords.
 
-const N = 2 ** 15;
-const R = 8;
-const P = 1;
+/** scrypt's cost parameters; each hash records the ones it was made with. */
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** What every new password gets in production. Tests pass a cheaper one (compose's `scryptCost` port). */
+export const DEFAULT_SCRYPT_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
-/** scrypt needs 128 * N * r bytes; the default limit (32 MiB) is exactly that, so allow twice. */
-const MAX_MEMORY = 128 * N * R * 2;
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 200;
@@ -18,10 +22,12 @@ function scrypt(password: string, salt: Buffer, keyLength: number, options: Scry
   return new Promise((resolve, reject) => scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: ScryptCost = DEFAULT_SCRYPT_COST): Promise<string> {
+  const { N, r, p } = cost;
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_LENGTH, { N, r: R, p: P, maxmem: MAX_MEMORY });
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+  // scrypt needs 128 * N * r bytes; the default limit (32 MiB) is exactly that for N = 2^15, so allow twice.
+  const key = await scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: 128 * N * r * 2 });
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 /** True when `password` matches `stored`; a malformed hash matches nothing. */
@@ -37,4 +43,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A hash of no password, checked when the e-mail is unknown, so that sign-in takes as long either way. */
-export const NO_USER_HASH = `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+export function noUserHash({ N, r, p }: ScryptCost = DEFAULT_SCRYPT_COST): string {
+  return `scrypt$${N}$${r}$${p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`;
+}

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import { AppError, messages } from '../errors.ts';
 import { normalizeEmail, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
-import { NO_USER_HASH, verifyPassword } from './password.ts';
+import { noUserHash, type ScryptCost, verifyPassword } from './password.ts';
 import type { SignInThrottles } from './sign-in-throttles.ts';
 import { type AuditBudgetState, auditBudget } from './throttle.ts';
 
@@ -15,6 +15,8 @@ export interface SignInServiceDeps {
   clock: () => Date;
   /** Failed sign-ins written to the audit log per minute and instance at most (the rest are counted). */
   failedPerMinute: number;
+  /** The cost of the hash an unknown address is checked against: that of new passwords, so both take as long. */
+  scryptCost?: ScryptCost;
 }
 
 /** How someone signed in. */
@@ -43,7 +45,7 @@ export class SignInService {
     const attempt = await this.deps.throttles.reserveAccount(address);
     if (attempt.retryAfter > 0) throw new AppError('rate_limited', messages.tooManyRequests, { retryAfterSeconds: attempt.retryAfter });
     const found = await this.deps.store.findUserByEmail(this.deps.db, address);
-    const ok = await verifyPassword(password, found?.passwordHash ?? NO_USER_HASH);
+    const ok = await verifyPassword(password, found?.passwordHash ?? noUserHash(this.deps.scryptCost));
     if (!found || !ok) {
       await this.recordFailure('password', address.slice(0, 320), client);
       throw new AppError('unauthorized', messages.invalidCredentials);
