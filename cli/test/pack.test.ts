@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -11,13 +12,29 @@ import { CLI_DIR, cleanEnv, commitAll, initRepo, tmpDir, write } from './support
 
 // The published artefact: `npm pack` the workspace, install the tarball alone in a scratch folder (its
 // own two dependencies, nothing of the server), and run its `flagpost` binary against a live server.
-// `--offline`: the dependencies come from npm's cache, which `npm ci` filled; the test never leaves loopback.
+// Offline, with an empty npm cache of its own: the two dependencies are packed from this checkout's
+// install at the versions the scanner pins, so the test never leaves loopback and does not depend on
+// what npm's cache holds (`npm ci` fills it with tarballs, not with the metadata an install by name needs).
 
 const run = promisify(execFile);
 
 /** npm without the variables of an enclosing `npm test` (npm_config_local_prefix would point at this repository). */
 function npmEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD'));
+}
+
+/** The folder of an installed package as the scanner resolves it (its package.json is not always exported). */
+function packageDir(name: string): string {
+  let dir = path.dirname(createRequire(path.join(CLI_DIR, 'package.json')).resolve(name));
+  while (
+    !fs.existsSync(path.join(dir, 'package.json')) ||
+    (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name
+  ) {
+    const parent = path.dirname(dir);
+    assert.notEqual(parent, dir, `no package.json of ${name}`);
+    dir = parent;
+  }
+  return dir;
 }
 
 let bin: string;
@@ -40,9 +57,22 @@ before(async () => {
     paths.join(),
   );
 
+  const pinned = (JSON.parse(fs.readFileSync(path.join(CLI_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  const dependencies: string[] = [];
+  for (const [name, version] of Object.entries(pinned)) {
+    const dir = packageDir(name);
+    assert.equal((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version, version, name);
+    const dep = await run('npm', ['pack', '--json', '--pack-destination', out, dir], { env: npmEnv() });
+    dependencies.push(path.join(out, (JSON.parse(dep.stdout) as Array<{ filename: string }>)[0]!.filename));
+  }
+
   scratch = tmpDir('flagpost-install-');
   fs.writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }));
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: scratch, env: npmEnv() });
+  const cache = tmpDir('flagpost-npm-cache-');
+  await run('npm', ['install', '--offline', '--cache', cache, '--no-audit', '--no-fund', '--loglevel=error', tarball, ...dependencies], {
+    cwd: scratch,
+    env: npmEnv(),
+  });
   bin = path.join(scratch, 'node_modules/.bin/flagpost');
 });
 
