@@ -6,12 +6,11 @@ import { prepareContext } from './context.ts';
 import { compileLogic, type Program } from './logic.ts';
 import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
 
-// The compiled, immutable snapshot of one environment's flags. Every targeted flag is evaluated by
-// flagd-core's own FeatureFlag (the same class FlagdCore stores), so that Flagpost's semantics are
-// flagd's by construction. FeatureFlag objects are built lazily on first evaluation and carried over
-// from the previous snapshot when a flag's inputs did not change: building one costs about a
-// millisecond (object hashing and JSON Logic compilation), far too much to redo for 5,000 flags on
-// every change.
+// The compiled, immutable snapshot of one environment's flags. Every targeted flag's JSON Logic is
+// evaluated with flagd-core's semantics: by Flagpost's own closures (logic.ts) when they reproduce all
+// of it — everything compile.ts emits — else by flagd-core's own FeatureFlag (the class FlagdCore
+// stores). Both are built lazily on first evaluation and carried over from the previous snapshot when a
+// flag's inputs did not change (docs/adr/0024).
 
 export interface CompileOptions {
   /** Clock for extension conditions that compare with `now` (ms since the epoch). */
@@ -296,7 +295,12 @@ function programOf(record: FlagRecord): Program | null {
   // flagd-core refuses a default variant missing from the variants when it builds the flag: leave that to it.
   if (record.defaultVariant && !Object.prototype.hasOwnProperty.call(record.variants, record.defaultVariant)) return null;
   if (logic === null || typeof logic !== 'object' || Array.isArray(logic) || Object.keys(logic).length !== 1) return null;
-  const program = compileLogic(logic);
+  let program: Program | undefined;
+  try {
+    program = compileLogic(logic);
+  } catch {
+    program = undefined; // never expected; flagd-core then answers, as for logic outside the subset
+  }
   if (!program) return null;
   record.variantMap = new Map(Object.entries(record.variants));
   return program;
