@@ -135,10 +135,48 @@ function context(r: Rng): Record<string, unknown> {
   return ctx;
 }
 
+/** Values of the wrong type or shape for every attribute: numbers as strings, null, booleans as strings, huge numbers, unicode. */
+const WILD: unknown[] = [
+  null,
+  '',
+  '0',
+  '31',
+  31,
+  -5,
+  1e308,
+  -1e308,
+  2 ** 53 + 2,
+  0.5,
+  'true',
+  true,
+  false,
+  'v2.1.0',
+  'V1',
+  '1.2',
+  'ünï@corp.com',
+  '😀',
+  [],
+  ['admin'],
+  {},
+  { id: 'org-1' },
+];
+
+function wildContext(r: Rng): Record<string, unknown> {
+  const ctx = context(r);
+  for (const attribute of ['targetingKey', 'country', 'plan', 'age', 'version', 'email', 'beta', 'org', 'roles']) {
+    if (!r.chance(0.3)) continue;
+    if (attribute === 'targetingKey') ctx.targetingKey = r.pick(['', 'ü😀', `user-${r.int(1000)}`, '\u0000x']);
+    else ctx[attribute] = r.pick(WILD);
+  }
+  return ctx;
+}
+
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
 describe('differential: Flagpost engine vs flagd-core on Flagpost export', () => {
-  for (let seed = 1; seed <= 40; seed++) {
+  for (let seed = 1; seed <= 80; seed++) {
+    // Seeds above 40 also send values of the wrong type for every attribute.
+    const draw = seed > 40 ? wildContext : context;
     it(`agrees on value, variant and reason (seed ${seed})`, () => {
       const r = prng(seed);
       const { flags, segments } = environment(r);
@@ -147,7 +185,7 @@ describe('differential: Flagpost engine vs flagd-core on Flagpost export', () =>
       const core = new FlagdCore(undefined, silent);
       core.setConfigurations(JSON.stringify(toFlagdDefinition(flags, segments)));
       for (let n = 0; n < 60; n++) {
-        const ctx = context(r);
+        const ctx = draw(r);
         for (const flag of flags) {
           const mine = ours.evaluate(flag.key, ctx)!;
           const theirs = core.resolve(flag.type, flag.key, undefined as never, ctx as EvaluationContext, silent);

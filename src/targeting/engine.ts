@@ -3,14 +3,14 @@ import { FeatureFlag } from '@openfeature/flagd-core';
 import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
 import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
 import { prepareContext } from './context.ts';
+import { compileLogic, type Program } from './logic.ts';
 import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
 
-// The compiled, immutable snapshot of one environment's flags. Every targeted flag is evaluated by
-// flagd-core's own FeatureFlag (the same class FlagdCore stores), so that Flagpost's semantics are
-// flagd's by construction. FeatureFlag objects are built lazily on first evaluation and carried over
-// from the previous snapshot when a flag's inputs did not change: building one costs about a
-// millisecond (object hashing and JSON Logic compilation), far too much to redo for 5,000 flags on
-// every change.
+// The compiled, immutable snapshot of one environment's flags. Every targeted flag's JSON Logic is
+// evaluated with flagd-core's semantics: by Flagpost's own closures (logic.ts) when they reproduce all
+// of it — everything compile.ts emits — else by flagd-core's own FeatureFlag (the class FlagdCore
+// stores). Both are built lazily on first evaluation and carried over from the previous snapshot when a
+// flag's inputs did not change (docs/adr/0024).
 
 export interface CompileOptions {
   /** Clock for extension conditions that compare with `now` (ms since the epoch). */
@@ -44,13 +44,12 @@ interface Decoded {
   metadata: Metadata;
 }
 
-/** One flag, compiled. Shared between snapshots when its inputs are unchanged (see cacheKey). */
+/** One flag, compiled. Shared between snapshots when its inputs are unchanged (see compileEnvironment). */
 interface FlagRecord {
   readonly key: string;
   /** The inputs it was compiled from, kept to recognise them (by identity, else by content) on the next rebuild. */
   readonly source: TargetedFlag;
   readonly deps: ReadonlyArray<Segment | TargetedFlag | undefined>;
-  cacheKey?: string;
   /** The answer of a flag that does not read the context. */
   readonly fixed?: Evaluation;
   readonly logic?: unknown;
@@ -60,6 +59,10 @@ interface FlagRecord {
   /** Encoded variant name -> what to answer; undefined for imported JSON Logic (names as they are). */
   readonly decode?: ReadonlyMap<string, Decoded>;
   readonly extensions: ReadonlyArray<readonly [string, ExtensionTest]>;
+  /** The logic as closures (logic.ts); null when it needs flagd-core (see compileLogic). Built on first use. */
+  program?: Program | null;
+  /** The variants by name, as flagd-core holds them. */
+  variantMap?: ReadonlyMap<string, VariantValue>;
   flagd?: FeatureFlag;
 }
 
@@ -73,20 +76,15 @@ interface FlagRecord {
 export function compileEnvironment(flags: readonly TargetedFlag[], segments: readonly Segment[], options: CompileOptions = {}): CompiledEnvironment {
   const now = options.now ?? Date.now;
   const env = buildIndex(flags, segments);
-  const segmentJson = new Map<string, string>();
-  for (const s of segments) segmentJson.set(s.key, JSON.stringify(s));
   const previous = options.previous instanceof Environment ? options.previous.records : undefined;
   const records = new Map<string, FlagRecord>();
   for (const flag of flags) {
     const deps = dependenciesOf(flag, env);
     const old = previous?.get(flag.key);
     // Same objects as last time: nothing to compare. Otherwise compare contents (a store may rebuild every object).
-    if (old && old.source === flag && sameObjects(old.deps, deps)) {
-      records.set(flag.key, old);
-      continue;
-    }
-    const cacheKey = cacheKeyOf(flag, deps, segmentJson);
-    records.set(flag.key, old && keyOf(old) === cacheKey ? { ...old, source: flag, deps, cacheKey } : compileFlag(flag, env, deps, cacheKey));
+    if (old && old.source === flag && sameObjects(old.deps, deps)) records.set(flag.key, old);
+    else if (old && sameJson(old.source, flag) && sameDeps(old.deps, deps)) records.set(flag.key, { ...old, source: flag, deps });
+    else records.set(flag.key, compileFlag(flag, env, deps));
   }
   return new Environment(records, now);
 }
@@ -111,23 +109,36 @@ function dependenciesOf(flag: TargetedFlag, env: EnvironmentIndex): Array<Segmen
 }
 
 const sameObjects = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
 
-/** Everything a flag's compiled form depends on, as text: itself, the segments and prerequisites it reads. */
-function cacheKeyOf(flag: TargetedFlag, deps: ReadonlyArray<Segment | TargetedFlag | undefined>, segmentJson?: Map<string, string>): string {
-  const parts = [JSON.stringify(flag)];
-  for (const d of deps) parts.push(d === undefined ? '' : 'match' in d ? (segmentJson?.get(d.key) ?? JSON.stringify(d)) : JSON.stringify(d));
-  return parts.join('\n');
+/**
+ * True when two JSON values are alike, keys in the same order (so their JSON texts are equal): what
+ * a flag compiles to depends on nothing else. Walks both at once and stops at the first difference,
+ * without serializing either (a rebuild compares every flag of the environment).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
-function keyOf(record: FlagRecord): string {
-  record.cacheKey ??= cacheKeyOf(record.source, record.deps);
-  return record.cacheKey;
-}
-
-function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord['deps'], cacheKey: string): FlagRecord {
+function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord['deps']): FlagRecord {
   const t = flag.targeting;
   const metadata: Metadata = Object.freeze({ ...(t.metadata ?? {}) });
-  const base = { key: flag.key, source: flag, deps, cacheKey, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [] };
+  const base = { key: flag.key, source: flag, deps, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [] };
   if (t.state === 'DISABLED') return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'DISABLED', metadata }) };
   const typed = t.jsonLogic === undefined;
   const logic = targetingLogic(flag, env, { encode: typed, refSegments: false });
@@ -227,7 +238,14 @@ class Environment implements CompiledEnvironment {
   }
 
   private run(record: FlagRecord, context: Record<string, unknown>): Evaluation {
-    let r;
+    if (record.program === undefined) record.program = programOf(record);
+    const r = record.program ? evaluateProgram(record, record.program, context) : this.runFlagd(record, context);
+    if (r === undefined)
+      return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: 'the flag could not be evaluated', metadata: record.metadata };
+    return this.answer(record, r);
+  }
+
+  private runFlagd(record: FlagRecord, context: Record<string, unknown>): Resolution | undefined {
     try {
       record.flagd ??= new FeatureFlag(
         record.key,
@@ -239,10 +257,13 @@ class Environment implements CompiledEnvironment {
         },
         silent,
       );
-      r = record.flagd.evaluate(context as EvaluationContext, silent);
+      return record.flagd.evaluate(context as EvaluationContext, silent) as Resolution;
     } catch {
-      return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: 'the flag could not be evaluated', metadata: record.metadata };
+      return undefined;
     }
+  }
+
+  private answer(record: FlagRecord, r: Resolution): Evaluation {
     if (r.reason === 'ERROR') {
       const errorCode = r.errorCode === 'PARSE_ERROR' ? 'PARSE_ERROR' : 'GENERAL';
       return { key: record.key, reason: 'ERROR', errorCode, errorDetails: r.errorMessage, metadata: record.metadata };
@@ -257,6 +278,54 @@ class Environment implements CompiledEnvironment {
       return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: `variant '${r.variant}' not found`, metadata: record.metadata };
     return { key: record.key, value: decoded.value, variant: decoded.variant, reason: decoded.reason, metadata: decoded.metadata };
   }
+}
+
+/** What flagd-core's FeatureFlag.evaluate answers (the fields read here). */
+interface Resolution {
+  reason: string;
+  variant?: string;
+  value?: unknown;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+/** The flag's logic as closures when logic.ts reproduces all of it; null to evaluate it with flagd-core. */
+function programOf(record: FlagRecord): Program | null {
+  const logic = record.logic;
+  // flagd-core refuses a default variant missing from the variants when it builds the flag: leave that to it.
+  if (record.defaultVariant && !Object.prototype.hasOwnProperty.call(record.variants, record.defaultVariant)) return null;
+  if (logic === null || typeof logic !== 'object' || Array.isArray(logic) || Object.keys(logic).length !== 1) return null;
+  let program: Program | undefined;
+  try {
+    program = compileLogic(logic);
+  } catch {
+    program = undefined; // never expected; flagd-core then answers, as for logic outside the subset
+  }
+  if (!program) return null;
+  record.variantMap = new Map(Object.entries(record.variants));
+  return program;
+}
+
+/** FeatureFlag.evaluate of flagd-core with the targeting evaluated by a compiled program. */
+function evaluateProgram(record: FlagRecord, program: Program, context: Record<string, unknown>): Resolution {
+  let variant: string | undefined;
+  let reason: string;
+  try {
+    const result = program(context, record);
+    if (result === null || result === undefined) {
+      variant = record.defaultVariant || undefined;
+      reason = 'DEFAULT';
+    } else {
+      variant = (result as { toString(): string }).toString();
+      reason = 'TARGETING_MATCH';
+    }
+  } catch {
+    return { reason: 'ERROR', errorCode: 'GENERAL', errorMessage: `Error evaluating targeting rule for flag '${record.key}'` };
+  }
+  if (variant === undefined) return { reason: 'DEFAULT' };
+  const value = record.variantMap!.get(variant);
+  if (value === undefined) return { reason: 'ERROR', errorCode: 'GENERAL', errorMessage: `Variant '${variant}' not found in flag with key '${record.key}'` };
+  return { reason, variant, value };
 }
 
 function withExtensions(context: Record<string, unknown>, extensions: ReadonlyArray<readonly [string, ExtensionTest]>, nowMs: number): Record<string, unknown> {
