@@ -1,32 +1,9 @@
+import { OPERATORS } from '../targeting/index.ts';
 import { SEGMENT_KEY_MAX_LENGTH, SEGMENT_KEY_PATTERN } from './segment.ts';
 
 // JSON schemas of the targeting model's shapes (src/targeting/targeting.ts) as the admin API takes and
 // answers them. They check shape; the engine's validation (`targetingProblem`) checks meaning (known
 // variants, operands an operator can use, bounded regular expressions) and names the path of a problem.
-
-const OPERATORS = [
-  'equals',
-  'in',
-  'startsWith',
-  'endsWith',
-  'contains',
-  'lt',
-  'lte',
-  'gt',
-  'gte',
-  'semverEq',
-  'semverLt',
-  'semverLte',
-  'semverGt',
-  'semverGte',
-  'semverCaret',
-  'semverTilde',
-  'before',
-  'after',
-  'exists',
-  'inCidr',
-  'matches',
-] as const;
 
 export const conditionSchema = {
   type: 'object',

@@ -17,28 +17,31 @@ export type Variants = Record<string, VariantValue>;
 /** The variants every boolean flag starts with; today's switch picks one of them. */
 export const BOOLEAN_VARIANTS: Readonly<Variants> = Object.freeze({ on: true, off: false });
 
-export type Operator =
-  | 'equals'
-  | 'in'
-  | 'startsWith'
-  | 'endsWith'
-  | 'contains'
-  | 'lt'
-  | 'lte'
-  | 'gt'
-  | 'gte'
-  | 'semverEq'
-  | 'semverLt'
-  | 'semverLte'
-  | 'semverGt'
-  | 'semverGte'
-  | 'semverCaret'
-  | 'semverTilde'
-  | 'before'
-  | 'after'
-  | 'exists'
-  | 'inCidr'
-  | 'matches';
+/** The condition operators, in the order the API documents them. */
+export const OPERATORS = [
+  'equals',
+  'in',
+  'startsWith',
+  'endsWith',
+  'contains',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'semverEq',
+  'semverLt',
+  'semverLte',
+  'semverGt',
+  'semverGte',
+  'semverCaret',
+  'semverTilde',
+  'before',
+  'after',
+  'exists',
+  'inCidr',
+  'matches',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
 
 /** One test of one context attribute. */
 export interface Condition {

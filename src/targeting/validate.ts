@@ -3,7 +3,7 @@ import { ISO_DATE, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 import * as L from './limits.ts';
 import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
-import { CURRENT_BUCKETING, FLAG_TYPES, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
+import { CURRENT_BUCKETING, FLAG_TYPES, OPERATORS, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
 
 // What a flag's targeting, a segment and a whole environment must satisfy before they are stored or
 // compiled. Each check answers the first problem with a JSON-path-style location (`/rules/0/conditions/1/values`),
@@ -19,29 +19,7 @@ export interface EnvironmentProblem extends TargetingProblem {
   segmentKey?: string;
 }
 
-const OPERATORS = new Set([
-  'equals',
-  'in',
-  'startsWith',
-  'endsWith',
-  'contains',
-  'lt',
-  'lte',
-  'gt',
-  'gte',
-  'semverEq',
-  'semverLt',
-  'semverLte',
-  'semverGt',
-  'semverGte',
-  'semverCaret',
-  'semverTilde',
-  'before',
-  'after',
-  'exists',
-  'inCidr',
-  'matches',
-]);
+const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
 const CASE_OPERATORS = new Set(['equals', 'in', 'startsWith', 'endsWith', 'contains', 'matches']);
 const FORBIDDEN_PARTS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Segment keys are referenced as `{"$ref": "<key>"}` in flagd definitions: no quotes, no spaces. */
@@ -74,7 +52,7 @@ export function conditionProblem(c: Condition): TargetingProblem | undefined {
   if (!isObject(c)) return problem('', 'a condition must be an object');
   const attr = attributeProblem(c.attribute);
   if (attr) return problem('/attribute', attr);
-  if (typeof c.operator !== 'string' || !OPERATORS.has(c.operator)) return problem('/operator', `unknown operator; one of ${[...OPERATORS].join(', ')}`);
+  if (typeof c.operator !== 'string' || !OPERATOR_SET.has(c.operator)) return problem('/operator', `unknown operator; one of ${[...OPERATORS].join(', ')}`);
   if (c.negate !== undefined && typeof c.negate !== 'boolean') return problem('/negate', 'negate must be a boolean');
   if (c.caseInsensitive !== undefined && typeof c.caseInsensitive !== 'boolean') return problem('/caseInsensitive', 'caseInsensitive must be a boolean');
   if (c.caseInsensitive === true && !CASE_OPERATORS.has(c.operator))
