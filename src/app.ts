@@ -45,7 +45,7 @@ export interface BuildAppOptions {
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   // One per-IP counter for the routes and the fast path (contract D20).
-  const limiter = await createRateLimiter(config, services.log);
+  const limiter = await createRateLimiter(config, services.log, services.worker);
   // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
   const trustProxy = trustProxyOf(config.trustProxy);
   const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);

@@ -4,6 +4,7 @@ import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
+import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
@@ -36,6 +37,8 @@ export interface Ports {
   lookup: Lookup;
   /** scrypt's cost for new password hashes; the production default unless a test makes it cheap. */
   scryptCost: ScryptCost;
+  /** This process's link to the primary when it is one of FLAGPOST_WORKERS > 1 workers; undefined for one process. */
+  worker: WorkerLink | undefined;
 }
 
 export interface Services {
@@ -43,6 +46,8 @@ export interface Services {
   readonly handle: DbHandle;
   /** The process's logger; the HTTP server logs through it too. */
   readonly log: Logger;
+  /** The link to the primary of FLAGPOST_WORKERS > 1 (rate limit counters, changes to the other workers). */
+  readonly worker: WorkerLink | undefined;
   readonly events: DomainEvents;
   readonly adminTokens: AdminTokenService;
   /** Dashboard sign-in sessions. */
@@ -136,6 +141,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
     streamLimits: config.streams,
+    peers: ports.worker,
   });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
@@ -204,7 +210,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     leaseMs: config.outbox.webhookTimeoutMs + 60_000,
     clock,
   });
-  outbox.start();
+  // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
+  // still delivers what its own submissions wake (a claimed delivery is leased to one process).
+  const runsJobs = ports.worker?.runsJobs ?? true;
+  if (runsJobs) outbox.start();
   const retention = new RetentionJob({
     db,
     dialect: handle.dialect,
@@ -215,12 +224,13 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     intervalMs: config.retentionIntervalMs,
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune()],
   });
-  retention.start();
+  if (runsJobs) retention.start();
 
   return {
     config,
     handle,
     log,
+    worker: ports.worker,
     events,
     adminTokens,
     sessions,

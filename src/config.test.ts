@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.ts';
@@ -55,6 +56,7 @@ const EVERY_VARIABLE = {
   SMTP_FROM: 'Forms <forms@example.com>',
   FLAGPOST_TRUST_PROXY: '10.0.0.0/8, loopback',
   FLAGPOST_FLAG_FAST_PATH: 'false',
+  FLAGPOST_WORKERS: '3',
 };
 
 describe('loadConfig', () => {
@@ -113,7 +115,15 @@ describe('loadConfig', () => {
       mailFrom: 'Forms <forms@example.com>',
       trustProxy: ['10.0.0.0/8', 'loopback'],
       flagFastPath: false,
+      workers: 3,
     });
+  });
+
+  it('runs one process unless FLAGPOST_WORKERS asks for more, and one worker per core for auto', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ FLAGPOST_WORKERS: 'auto' }).workers, os.availableParallelism());
+    assert.throws(() => loadConfig({ FLAGPOST_WORKERS: '0' }), /FLAGPOST_WORKERS must be between 1 and 1024/);
+    assert.throws(() => loadConfig({ FLAGPOST_WORKERS: 'many' }), /FLAGPOST_WORKERS must be a whole number/);
   });
 
   it('gives every variable a non-default test value: leaving any one out changes the config', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -91,6 +92,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
   readonly flagFastPath: boolean;
+  /** Worker processes behind the port (FLAGPOST_WORKERS, `auto`: one per core); 1 runs everything in this process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -254,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
     trustProxy: proxies('FLAGPOST_TRUST_PROXY'),
     flagFastPath: bool('FLAGPOST_FLAG_FAST_PATH', true),
+    workers: env.FLAGPOST_WORKERS?.trim().toLowerCase() === 'auto' ? os.availableParallelism() : int('FLAGPOST_WORKERS', 1, 1, 1024),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
