@@ -173,7 +173,10 @@ class Primary {
     }
     if (waiting.size === 0) return void this.send(origin, { fp: 'delivered', seq: originSeq });
     const timer = setTimeout(() => {
-      this.log.warn({ workers: [...(this.pending.get(seq)?.waiting ?? [])] }, 'workers did not apply a change within 1 s; they catch up at their next re-check');
+      this.log.warn(
+        { workers: [...(this.pending.get(seq)?.waiting ?? [])] },
+        'workers did not apply a change within 1 s; they catch up at their next re-check',
+      );
       this.settle(seq);
     }, BROADCAST_TIMEOUT_MS);
     timer.unref();

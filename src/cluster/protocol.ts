@@ -17,10 +17,7 @@ export type ToPrimary =
   /** This worker applied the peer message `seq` of the primary. */
   | { fp: 'ack'; seq: number };
 
-export type ToWorker =
-  | { fp: 'counted'; seq: number; states: CountStates }
-  | { fp: 'peer'; seq: number; body: unknown }
-  | { fp: 'delivered'; seq: number };
+export type ToWorker = { fp: 'counted'; seq: number; states: CountStates } | { fp: 'peer'; seq: number; body: unknown } | { fp: 'delivered'; seq: number };
 
 /** What the primary tells a worker it forks, through its environment. */
 export const SLOT_VARIABLE = 'FLAGPOST_WORKER_SLOT';

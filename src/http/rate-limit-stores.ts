@@ -104,19 +104,21 @@ export class BatchedStore implements RateLimitStore {
   private flush(windowMs: number): void {
     const batch = this.batch;
     this.batch = [];
-    this.counter.count(
-      batch.map((entry) => entry.key),
-      windowMs,
-    ).then(
-      (states) => {
-        batch.forEach((entry, i) => {
-          const [current, ttl] = states[i] ?? [0, 0];
-          entry.cb(null, { current, ttl });
-        });
-      },
-      (error: Error) => {
-        for (const entry of batch) entry.cb(error, { current: 0, ttl: 0 });
-      },
-    );
+    this.counter
+      .count(
+        batch.map((entry) => entry.key),
+        windowMs,
+      )
+      .then(
+        (states) => {
+          batch.forEach((entry, i) => {
+            const [current, ttl] = states[i] ?? [0, 0];
+            entry.cb(null, { current, ttl });
+          });
+        },
+        (error: Error) => {
+          for (const entry of batch) entry.cb(error, { current: 0, ttl: 0 });
+        },
+      );
   }
 }

@@ -40,7 +40,7 @@ export interface FlagReadPath {
 /**
  * The client read path: the read model, fed by the committed domain events of admin writes. Several
  * instances share PostgreSQL, so there changes also travel to the others by LISTEN/NOTIFY; the workers of
- * one instance on SQLite tell each other through the cluster's primary (peer-flag-changes.ts).
+ * one instance (FLAGPOST_WORKERS > 1) also tell each other through their primary (peer-flag-changes.ts).
  */
 export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagReadPath> {
   const { db, store, segments, projects, events } = deps;
@@ -63,16 +63,18 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   );
   const streams = new OfrepStreams(reads, deps.streamLimits);
   let changes: FlagChanges;
-  if (deps.dialect === 'postgres' && deps.databaseUrl) {
-    const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl, reads, log: deps.log });
+  const onPostgres = deps.dialect === 'postgres' && deps.databaseUrl !== undefined;
+  if (onPostgres) {
+    const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl!, reads, log: deps.log });
     await feed.start();
-    changes = feed;
-  } else if (deps.peers) {
-    const feed = new PeerFlagChanges({ db, reads, peers: deps.peers, log: deps.log });
-    feed.start();
     changes = feed;
   } else {
     changes = new LocalFlagChanges(reads);
+  }
+  if (deps.peers) {
+    const feed = new PeerFlagChanges({ db, reads, peers: deps.peers, inner: changes, log: deps.log, recheckMs: onPostgres ? undefined : 5000 });
+    feed.start();
+    changes = feed;
   }
   // New keys: remembered unknown key pairs may now be known.
   events.onCommit('project.created', () => changes.publish({ kind: 'keys' }));

@@ -18,18 +18,21 @@ export interface PeerFlagChangesOptions {
   db: Db;
   reads: FlagReadModel;
   peers: PeerChannel;
+  /** How this worker's own read model (and, on PostgreSQL, the other instances) learn a change. */
+  inner: FlagChanges;
   log: OutageLog;
-  /** Milliseconds between two re-checks (default 5000). */
-  recheckMs?: number;
+  /** Milliseconds between two re-checks on SQLite (default 5000); undefined: no re-check (PostgreSQL has its own). */
+  recheckMs: number | undefined;
 }
 
-// Workers on one SQLite file (docs/adr/0029-workers.md). SQLite has no LISTEN/NOTIFY, so a write applies
-// its change to this worker's read model, then hands it to every other worker through the primary and
-// waits until they applied it before it answers: once a write is answered, every worker reads it. A
-// change that never arrived (the writer died between its commit and the message, or a worker did not
-// answer within the primary's 1 s) is caught by a periodic re-check, as on PostgreSQL: `PRAGMA
-// data_version` tells cheaply whether another connection committed anything, and only then a
-// fingerprint of every environment's flags is compared.
+// The workers of one instance (docs/adr/0029-workers.md). A write applies its change through `inner` (this
+// worker's read model, and NOTIFY to the other instances on PostgreSQL), then hands it to every other
+// worker through the primary and waits until they applied it before it answers: once a write is
+// answered, every worker of the instance reads it, on both engines. On SQLite, which has no
+// LISTEN/NOTIFY, a change that never arrived (the writer died between its commit and the message, or a
+// worker did not answer within the primary's 1 s) is caught by a periodic re-check, as PostgreSQL's feed
+// does: `PRAGMA data_version` tells cheaply whether another connection committed anything, and only then
+// a fingerprint of every environment's flags is compared.
 export class PeerFlagChanges implements FlagChanges {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -48,7 +51,8 @@ export class PeerFlagChanges implements FlagChanges {
   }
 
   start(): void {
-    const every = this.options.recheckMs ?? 5000;
+    const every = this.options.recheckMs;
+    if (every === undefined) return;
     const tick = () => {
       this.timer = setTimeout(() => {
         this.recheck()
@@ -66,13 +70,14 @@ export class PeerFlagChanges implements FlagChanges {
   }
 
   async publish(change: FlagChange): Promise<void> {
-    this.options.reads.apply(change);
+    await this.options.inner.publish(change);
     await this.options.peers.broadcast(change);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.options.inner.stop();
   }
 
   /** The safety net; the first run only records what it saw. */
