@@ -101,7 +101,8 @@ class Primary {
       clearTimeout(slot.restartTimer);
       const worker = slot.worker;
       if (!worker || worker.isDead()) continue;
-      exits.push(new Promise((resolve) => worker.once('exit', (code: number | null) => resolve(code === 0))));
+      // A worker still starting has no handler yet and ends by the signal itself: it had nothing to drain.
+      exits.push(new Promise((resolve) => worker.once('exit', (code: number | null, signal: string | null) => resolve(code === 0 || signal === 'SIGTERM'))));
       worker.process.kill('SIGTERM');
     }
     let timer: NodeJS.Timeout | undefined;
