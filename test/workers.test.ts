@@ -239,6 +239,22 @@ for (const dialect of dialects()) {
       assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 6);
     });
 
+    it('takes concurrent writes through both workers without refusing any (SQLite: one writer at a time)', async () => {
+      const form = await admin(port, 'POST', '/admin/v1/forms', { name: 'Busy' });
+      const { key } = JSON.parse(form.body) as { key: string };
+      const writes = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          i % 2 === 0 ? toggle(i % 4 === 0) : send(port, 'POST', `/v1/s/${key}?mode=rest`, { body: { email: `busy${i}@example.com` } }),
+        ),
+      );
+      assert.deepEqual(
+        writes.map((w) => w.status),
+        Array<number>(24).fill(200),
+        writes.map((w) => w.body).join('\n'),
+      );
+      assert.equal(new Set(writes.map((w) => w.worker)).size, 2, 'both workers wrote');
+    });
+
     it('replaces a worker that was killed and keeps answering', async () => {
       const before = workerPids(server.output());
       const victim = before.get(2)!;
