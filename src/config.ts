@@ -257,11 +257,22 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
     trustProxy: proxies('FLAGPOST_TRUST_PROXY'),
     flagFastPath: bool('FLAGPOST_FLAG_FAST_PATH', true),
-    workers: env.FLAGPOST_WORKERS?.trim().toLowerCase() === 'auto' ? os.availableParallelism() : int('FLAGPOST_WORKERS', 1, 1, 1024),
+    workers: workerCount(env.FLAGPOST_WORKERS, (raw) => problems.push(`FLAGPOST_WORKERS must be auto or a whole number from 1 to 1024, got "${raw}"`)),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+/** FLAGPOST_WORKERS: `auto` is one worker per core (what the process may use: cgroup and affinity limits count). */
+function workerCount(raw: string | undefined, problem: (raw: string) => void): number {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '') return 1;
+  if (value === 'auto') return os.availableParallelism();
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && n <= 1024) return n;
+  problem(raw!);
+  return 1;
 }
 
 function deepFreeze<T extends object>(value: T): T {
