@@ -223,6 +223,18 @@ for (const dialect of dialects()) {
       );
     });
 
+    it('refuses password sign-ins of one e-mail address after five failures over both workers', async () => {
+      // Every attempt from another client address: only the per-account throttle can refuse.
+      const answers: Answer[] = [];
+      for (let i = 0; i < 10; i++)
+        answers.push(await send(port, 'POST', '/admin/v1/sessions', { body: { email: 'nobody@example.com', password: 'wrong password' } }));
+      assert.equal(new Set(answers.map((a) => a.worker)).size, 2, 'both workers answered');
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [...Array<number>(5).fill(401), ...Array<number>(5).fill(429)],
+      );
+    });
+
     it('delivers the webhook of each submission once, whichever worker took it', async () => {
       const receiver = await startWebhookReceiver();
       receivers.push(receiver);
