@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   }
   if (worker) {
     worker.ready();
-    app.log.info({ database: handle.dialect, slot: worker.slot }, 'worker ready');
+    app.log.info({ database: handle.dialect, slot: worker.slot, periodicJobs: worker.runsJobs }, 'worker ready');
   } else {
     app.log.info({ database: handle.dialect }, 'Flagpost is ready');
   }

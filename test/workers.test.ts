@@ -160,9 +160,12 @@ for (const dialect of dialects()) {
       (JSON.parse(answer.body) as { flags: Array<{ key: string; value: unknown }> }).flags.find((f) => f.key === 'checkout')?.value;
     const toggle = (enabled: boolean) => admin(port, 'PATCH', `/admin/v1/projects/${project.key}/environments/${environment()}/flags/checkout`, { enabled });
 
-    it('migrates once in the primary and prints no end-of-life warning per worker', () => {
+    it('starts two workers after the primary, runs the periodic jobs in slot 1 only, and warns about an old Node once', () => {
       const output = server.output();
       assert.equal(workerPids(output).size, 2, output);
+      // The outbox poll, the retention job and any other periodic work start in slot 1 only.
+      assert.equal([...output.matchAll(/"slot":1,"periodicJobs":true,"msg":"worker ready"/g)].length, 1, output);
+      assert.equal([...output.matchAll(/"slot":2,"periodicJobs":false,"msg":"worker ready"/g)].length, 1, output);
       assert.ok(output.split('\n').filter((line) => line.includes('is end of life')).length <= 1);
     });
 
