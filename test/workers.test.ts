@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, dialects, type TestDatabase } from './support/context.ts';
 import { startWebhookReceiver, waitFor } from './support/forms.ts';
@@ -112,6 +113,20 @@ const isAlive = (pid: number) => {
     return false;
   }
 };
+
+describe('FLAGPOST_WORKERS=2 when a worker cannot start', () => {
+  it('stops the primary with exit code 1 instead of replacing it forever (the port is taken)', async (t) => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => taken.close());
+    const database = await createTestDatabase('sqlite');
+    t.after(() => database.drop());
+    const port = (taken.address() as AddressInfo).port;
+    const server = startServerProcess(t, { ...database.env, PORT: String(port), FLAGPOST_WORKERS: '2', FLAGPOST_ADMIN_TOKEN: TOKEN, LOG_LEVEL: 'info' });
+    assert.equal(await server.exited, 1, server.output());
+    assert.match(server.output(), /a worker exited while starting; stopping/);
+  });
+});
 
 for (const dialect of dialects()) {
   describe(`FLAGPOST_WORKERS=2 [${dialect}]`, () => {
