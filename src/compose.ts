@@ -12,6 +12,7 @@ import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/
 import {
   type FlagChanges,
   FlagdService,
+  ProjectDocumentService,
   type FlagReadModel,
   FlagService,
   PlaygroundService,
@@ -55,6 +56,8 @@ export interface Services {
   readonly segments: SegmentService;
   /** flagd import and export of an environment (issue 18). */
   readonly flagd: FlagdService;
+  /** Flags as code: a project exported as one document, and documents applied (issue 21). */
+  readonly documents: ProjectDocumentService;
   /** Evaluates flags for a typed context, with why (issue 18). */
   readonly playground: PlaygroundService;
   /** Sync tokens of flagd in-process providers (issue 21). */
@@ -123,6 +126,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
   const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
   const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
@@ -229,6 +233,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flags,
     segments,
     flagd,
+    documents,
     playground,
     flagdSync,
     flagdSyncServer,

@@ -2,6 +2,8 @@ export { flagAdminRoutes } from './flag.admin-routes.ts';
 export { flagdAdminRoutes } from './flagd.admin-routes.ts';
 export { FlagdService } from './flagd.service.ts';
 export { PlaygroundService } from './playground.service.ts';
+export { projectDocumentRoutes } from './project-document.routes.ts';
+export { ProjectDocumentService } from './project-document.service.ts';
 export { flagPublicRoutes } from './flag.routes.ts';
 export { FlagService } from './flag.service.ts';
 export { keyHeaders } from './flag.schemas.ts';
