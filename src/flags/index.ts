@@ -4,6 +4,7 @@ export { FlagdService } from './flagd.service.ts';
 export { PlaygroundService } from './playground.service.ts';
 export { projectDocumentRoutes } from './project-document.routes.ts';
 export { ProjectDocumentService } from './project-document.service.ts';
+export { applyCommand, CommandError, exportCommand, remoteOptions } from './project-document.cli.ts';
 export { flagPublicRoutes } from './flag.routes.ts';
 export { FlagService } from './flag.service.ts';
 export { keyHeaders } from './flag.schemas.ts';
