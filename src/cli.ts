@@ -11,6 +11,7 @@ import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { applyCommand, CommandError, exportCommand, remoteOptions } from './flags/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
+import { importUnleashCommand } from './unleash/index.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
 // same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,
@@ -37,6 +38,10 @@ personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
                         Make the project match the document in one transaction: flags and segments not in
                         it are deleted, environments never. --dry-run prints the differences only. Without
                         --project, the project named in the document (created when there is none).
+  import unleash <file> [--project <projectKey>] [--name <projectName>] [--environment <name>] [--dry-run]
+                        Import an Unleash admin export or client state (JSON) into a new project (or
+                        --project): toggles, strategies, segments, variants, dependencies; prints what
+                        could not be carried over.
 
   help                  This text.
 `;
@@ -55,9 +60,9 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (command === 'export' || command === 'apply') {
+  if (command === 'export' || command === 'apply' || command === 'import') {
     const options = remoteOptions(process.env, (text) => process.stdout.write(text));
-    await (command === 'export' ? exportCommand(args, options) : applyCommand(args, options));
+    await (command === 'export' ? exportCommand(args, options) : command === 'apply' ? applyCommand(args, options) : importUnleashCommand(args, options));
     return;
   }
   let config: Config;

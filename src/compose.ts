@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
+import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
 import {
   type FlagChanges,
@@ -58,6 +59,8 @@ export interface Services {
   readonly flagd: FlagdService;
   /** Flags as code: a project exported as one document, and documents applied (issue 21). */
   readonly documents: ProjectDocumentService;
+  /** Migration from Unleash exports (issue 21). */
+  readonly unleash: UnleashImportService;
   /** Evaluates flags for a typed context, with why (issue 18). */
   readonly playground: PlaygroundService;
   /** Sync tokens of flagd in-process providers (issue 21). */
@@ -127,6 +130,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
   const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const unleash = new UnleashImportService({ documents });
   const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
@@ -234,6 +238,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     segments,
     flagd,
     documents,
+    unleash,
     playground,
     flagdSync,
     flagdSyncServer,

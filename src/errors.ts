@@ -40,6 +40,7 @@ export const messages = {
   flagIsPrerequisite: 'Flag {slug} is a prerequisite of these flags: {flags}',
   flagdInvalid: 'Invalid flagd definition at {path}: {reason}',
   flagdTypeConflict: 'Flag {slug} is a {existing} flag; the definition makes it a {imported} flag',
+  unleashInvalid: 'Invalid Unleash export at {path}: {reason}',
   documentTypeConflict: 'Flag {slug} is a {existing} flag; the document makes it a {wanted} flag (delete the flag first to change its type)',
   documentProjectAmbiguous: '{count} projects are named {name}: say which one with projectKey',
   documentDuplicateEnvironments: 'Project {projectKey} has two environments with the same name: a document names environments by name, so rename one first',

@@ -52,7 +52,8 @@ export function parseDocument(text: string, file: string): unknown {
   }
 }
 
-async function call(options: RemoteOptions, method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> {
+/** One admin API call; a refusal becomes a CommandError with the server's message and field problems. */
+export async function adminCall(options: RemoteOptions, method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> {
   let res: Response;
   try {
     res = await fetch(`${options.url}${route}`, {
@@ -85,7 +86,7 @@ async function call(options: RemoteOptions, method: 'GET' | 'POST', route: strin
 export async function exportCommand(args: string[], options: RemoteOptions): Promise<void> {
   const [projectKey, file] = args;
   if (!projectKey || !file || args.length > 2) throw new CommandError('export needs a project key and a file name.', 2);
-  const doc = await call(options, 'GET', `/admin/v1/projects/${encodeURIComponent(projectKey)}/document`);
+  const doc = await adminCall(options, 'GET', `/admin/v1/projects/${encodeURIComponent(projectKey)}/document`);
   fs.writeFileSync(file, formatDocument(doc, file));
   const { flags, segments } = doc as { flags: object; segments: object };
   options.out(`Exported project ${projectKey} to ${path.resolve(file)}: ${Object.keys(flags).length} flags, ${Object.keys(segments).length} segments.\n`);
@@ -105,7 +106,7 @@ export async function applyCommand(args: string[], options: RemoteOptions): Prom
     throw new CommandError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
   const document = parseDocument(text, file);
-  const result = (await call(options, 'POST', '/admin/v1/documents/apply', { document, dryRun, ...(projectKey ? { projectKey } : {}) })) as {
+  const result = (await adminCall(options, 'POST', '/admin/v1/documents/apply', { document, dryRun, ...(projectKey ? { projectKey } : {}) })) as {
     projectKey: string | null;
     changes: PlanStep[];
   };
@@ -119,14 +120,14 @@ export async function applyCommand(args: string[], options: RemoteOptions): Prom
   else options.out(`Applied ${file} to project ${target}: ${count} change(s):\n${lines}`);
 }
 
-function takeFlag(args: string[], name: string): boolean {
+export function takeFlag(args: string[], name: string): boolean {
   const at = args.indexOf(name);
   if (at === -1) return false;
   args.splice(at, 1);
   return true;
 }
 
-function takeOption(args: string[], name: string): string | undefined {
+export function takeOption(args: string[], name: string): string | undefined {
   const at = args.indexOf(name);
   if (at === -1) return undefined;
   const value = args[at + 1];

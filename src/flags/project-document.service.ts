@@ -36,6 +36,14 @@ export interface ProjectDocumentServiceDeps {
   clock: () => Date;
 }
 
+export interface ApplyOptions {
+  /** The project to change; without it, the one with the document's name (created when there is none). */
+  projectKey?: string;
+  /** Always create a new project with the document's name (an import into a new project). */
+  newProject?: boolean;
+  dryRun?: boolean;
+}
+
 export interface ApplyResult {
   projectKey: string | null;
   dryRun: boolean;
@@ -63,17 +71,17 @@ export class ProjectDocumentService {
 
   /**
    * Makes a project match the document, all or nothing: the project named by `projectKey`, or else the
-   * one named as the document names it (created when there is none). Flags and segments not in the
+   * one named as the document names it (created when there is none, or always with `newProject`). Flags and segments not in the
    * document are deleted; environments not in it are kept. A dry run answers the same plan and writes nothing.
    */
-  async apply(doc: ProjectDocument, options: { projectKey?: string; dryRun?: boolean }, actor: Actor): Promise<ApplyResult> {
+  async apply(doc: ProjectDocument, options: ApplyOptions, actor: Actor): Promise<ApplyResult> {
     const problems = [...documentProblems(doc, 'body.document'), ...(await contentProblems(doc))];
     for (const slug of Object.keys(doc.flags)) {
       if (RESERVED_SLUGS.has(slug)) problems.push({ field: `body.document.flags.${slug}`, reason: `"${slug}" is reserved by the flag interface` });
     }
     if (problems.length > 0) throw AppError.validation(problems);
     const dryRun = options.dryRun === true;
-    const target = await this.targetProject(doc, options.projectKey);
+    const target = options.newProject ? undefined : await this.targetProject(doc, options.projectKey);
     // A dry run reads in a transaction that it rolls back, so that it sees what an apply would see.
     const outcome = await this.deps.events
       .transaction(this.deps.db, async (trx, emit) => {
