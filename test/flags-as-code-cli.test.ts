@@ -104,6 +104,30 @@ describe('flags as code on the command line', () => {
     const refused = await flagpost(t, ['apply', file, '--project', 'nope'], env);
     assert.equal(refused.code, 1);
     assert.equal(refused.stderr, 'Flagpost answered 404: Project with key nope does not exist\n');
+    // An Unleash client state, imported into a new project from the command line.
+    const unleashFile = path.join(dir, 'unleash.json');
+    fs.writeFileSync(
+      unleashFile,
+      JSON.stringify({
+        version: 2,
+        features: [
+          {
+            name: 'search-v2',
+            enabled: true,
+            strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'search-v2' } }],
+          },
+          { name: 'host-only', enabled: true, strategies: [{ name: 'applicationHostname', parameters: { hostNames: 'web-1' } }] },
+        ],
+      }),
+    );
+    const migrated = await flagpost(t, ['import', 'unleash', unleashFile, '--name', 'Migrated', '--environment', 'production'], env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, /^Imported .* into project \S+: 3 change\(s\):\n {2}\+ project Migrated\n {2}\+ flag search-v2\n {2}\+ flag host-only\n/);
+    assert.match(
+      migrated.stdout,
+      /Not carried over \(2\):\n {2}search-v2 in production: flexibleRollout at 50% with default stickiness: .*\n {2}host-only in production: strategy applicationHostname: /,
+    );
+
     const noToken = await flagpost(t, ['apply', file], { FLAGPOST_URL: base });
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /^Set FLAGPOST_TOKEN/);
