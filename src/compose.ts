@@ -9,10 +9,12 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
+import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
 import {
   type FlagChanges,
   FlagdService,
+  ProjectDocumentService,
   type FlagReadModel,
   FlagService,
   PlaygroundService,
@@ -60,6 +62,10 @@ export interface Services {
   readonly segments: SegmentService;
   /** flagd import and export of an environment (issue 18). */
   readonly flagd: FlagdService;
+  /** Flags as code: a project exported as one document, and documents applied (issue 21). */
+  readonly documents: ProjectDocumentService;
+  /** Migration from Unleash exports (issue 21). */
+  readonly unleash: UnleashImportService;
   /** Evaluates flags for a typed context, with why (issue 18). */
   readonly playground: PlaygroundService;
   /** Sync tokens of flagd in-process providers (issue 21). */
@@ -128,6 +134,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
   const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const unleash = new UnleashImportService({ documents });
   const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
@@ -239,6 +247,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flags,
     segments,
     flagd,
+    documents,
+    unleash,
     playground,
     flagdSync,
     flagdSyncServer,
