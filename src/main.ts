@@ -3,12 +3,8 @@ import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-
-/**
- * At exit, how long the last log lines may wait for stdout, at most: a log collector that does not read
- * must not keep a stopping server alive (issue 19).
- */
-const LOG_FLUSH_MS = 1000;
+import { serveStartupProbes } from './http/health.ts';
+import { stopOnSignals } from './shutdown.ts';
 
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
@@ -24,10 +20,16 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // While migrations run and the read model loads, the port answers the probes (/livez 200, /readyz 503);
+  // a stop asked meanwhile ends the start (a migration's transaction rolls back whole).
+  const stopWhileStarting = () => process.exit(0);
+  process.once('SIGTERM', stopWhileStarting).once('SIGINT', stopWhileStarting);
+  const probes = config.port === 0 ? undefined : await serveStartupProbes(config.port, config.host);
   const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(handle.db);
   const services = await compose(config, handle);
   const app = await buildApp(services);
+  process.off('SIGTERM', stopWhileStarting).off('SIGINT', stopWhileStarting);
 
   if (services.createdAdminToken) {
     // Printed once, on the first start; only its hash is kept.
@@ -37,32 +39,9 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal, droppedLogLines: services.droppedLogLines() }, 'shutting down');
-    const force = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s, exiting');
-      void services.flushLogs(LOG_FLUSH_MS).then(() => process.exit(1));
-    }, 10_000);
-    force.unref();
-    try {
-      await app.close(); // stops accepting, lets requests in flight finish
-      await services.stop();
-      await handle.close();
-      app.log.info('stopped');
-      await services.flushLogs(LOG_FLUSH_MS);
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      await services.flushLogs(LOG_FLUSH_MS);
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  stopOnSignals({ app, services, closeDatabase: () => handle.close(), drainDelayMs: config.connections.drainDelayMs });
 
+  await probes?.close();
   await app.listen({ port: config.port, host: config.host });
   if (config.flagdSync.port !== undefined) {
     const port = await services.flagdSyncServer.listen(config.flagdSync.host, config.flagdSync.port);
