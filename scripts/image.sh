@@ -81,7 +81,7 @@ base_image() { # name tag [debootstrap args]
     step "debootstrap $name (cached for the next runs)"
   fi
   if ! docker image inspect "$tag" >/dev/null 2>&1; then
-    docker import -q -c 'CMD ["/bin/bash"]' "$CACHE/$name.tar" "$tag" >/dev/null
+    docker import -c 'CMD ["/bin/bash"]' "$CACHE/$name.tar" "$tag" >/dev/null
     imported+=("$tag")
   fi
 }
