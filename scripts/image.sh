@@ -112,13 +112,19 @@ build_started=$SECONDS
 DOCKER_BUILDKIT=0 docker build -q --network none -t "$IMAGE" "$ctx" >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
 step "image $IMAGE built in $((SECONDS - build_started)) s: $(docker image inspect -f '{{.Size}}' "$IMAGE") bytes, user $(docker image inspect -f '{{.Config.User}}' "$IMAGE")"
 [ "$mode" = build ] && { echo "Built $IMAGE. Run it: docs/production.md"; exit 0; }
+set +e # from here, each check counts its own failure
 
 pass=0
 fail=0
 check() { # description command...
   local what=$1
   shift
-  if "$@"; then echo "ok   $what"; pass=$((pass + 1)); else echo "FAIL $what"; fail=$((fail + 1)); fi
+  if "$@"; then echo "ok   $what"; pass=$((pass + 1)); else echo "FAIL $what"; fail=$((fail + 1)); return 1; fi
+}
+give_up() {
+  docker logs "$name" 2>&1 | tail -30
+  echo "image-test: $pass passed, $fail failed, stopped early, $((SECONDS - started)) s"
+  exit 1
 }
 name="flagpost-image-test-$$"
 volume="flagpost-image-test-$$"
@@ -158,14 +164,14 @@ check "no build tool, npm or source in the image" \
   '! command -v g++ && ! command -v make && ! command -v python3 && ! command -v npm && [ ! -e /app/src ] && [ ! -e /app/node_modules/esbuild ] && [ ! -e /app/node_modules/tsx ] && [ -z "$(find /app -name "*.ts" -not -name "*.d.ts" -not -path "*/node_modules/*" | head -1)" ]'
 run_at=$SECONDS
 run
-check "becomes healthy (HEALTHCHECK: node dist/cli.js healthcheck)" healthy
+check "becomes healthy (HEALTHCHECK: node dist/cli.js healthcheck)" healthy || give_up
 step "healthy $((SECONDS - run_at)) s after docker run"
 check "runs as uid 10001, not root" test "$(docker exec "$name" id -u)" = 10001
 check "/livez and /readyz answer on the loopback port" sh -c "curl -sf $base/livez | grep -q '\"ok\"' && curl -sf $base/readyz | grep -q '\"ready\"'"
 check "the healthcheck command says 1 for a port nobody listens on" sh -c "! docker exec -e PORT=3999 $name node /app/dist/cli.js healthcheck >/dev/null 2>&1"
 
 # The README's quick start, against the container.
-project=$(curl -sf -X POST "$base/admin/v1/projects" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d '{"name":"My app"}')
+project=$(curl -sf -X POST "$base/admin/v1/projects" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d '{"name":"My app"}') || give_up
 project_key=$(echo "$project" | json key)
 env_key=$(echo "$project" | json environments.0.key)
 check "quick start: creates a flag" curl -sf -o /dev/null -X POST "$base/admin/v1/projects/$project_key/flags" -H "Authorization: Bearer $token" \
@@ -174,10 +180,11 @@ flag() { curl -s "$base/v1/flags/new-checkout" -H "x-project-key: $project_key" 
 expected='{"slug":"new-checkout","enabled":true,"payload":null,"expiredAt":null,"description":"New checkout flow"}'
 check "quick start: reads the flag as the README shows" test "$(flag)" = "$expected"
 check "serves the dashboard" sh -c "curl -sf $base/ | grep -qi '<html'"
+check "backs up SQLite in the volume (docs/production.md)" sh -c "docker exec $name node dist/cli.js backup /data/backup.db >/dev/null && docker exec $name rm /data/backup.db"
 
 check "docker stop: exit code 0" stops_cleanly
 docker start "$name" >/dev/null
-check "healthy again after a restart" healthy
+check "healthy again after a restart" healthy || give_up
 check "the flag is still there (the volume keeps the data)" test "$(flag)" = "$expected"
 check "docker stop: exit code 0 after the restart" stops_cleanly
 if [ "$fail" -gt 0 ]; then docker logs "$name" 2>&1 | tail -30; fi

@@ -1,10 +1,13 @@
 // Copies what the built server needs at run time into <target>: dist/, package.json, and from
-// node_modules only the packages the bundle leaves external (the `--external:` flags of the build script
-// in package.json) with everything they depend on, as npm laid them out. Used by the Dockerfile, so that
+// node_modules only the packages the bundle leaves out, with everything they depend on, as npm laid them
+// out. The bundle leaves out the `--external:` packages of the build script in package.json, and what the
+// sources load at run time through a `createRequire` function (src/optional-packages.ts, the targeting
+// engine's CommonJS helpers): esbuild cannot see those. Used by the Dockerfile, so that
 // the image holds no build tool (esbuild, tsx), no dashboard source library and no development package.
 //
 //   node scripts/runtime-modules.mjs <target>
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const target = process.argv[2];
@@ -16,6 +19,25 @@ const root = process.cwd();
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const externals = [...manifest.scripts.build.matchAll(/--external:([^\s']+)/g)].map((m) => m[1]);
 if (externals.length === 0) throw new Error('no --external: flag in the build script');
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+const loadedAtRunTime = new Set();
+const sourcesOf = (dir) =>
+  fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sourcesOf(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+for (const file of sourcesOf(path.join(root, 'src'))) {
+  const text = fs.readFileSync(file, 'utf8');
+  for (const [, loader] of text.matchAll(/\bconst (\w+) = createRequire\(/g)) {
+    for (const [, specifier] of text.matchAll(new RegExp(`\\b${loader}\\(\\s*['"]([^'"]+)['"]`, 'g'))) {
+      if (!specifier.startsWith('.') && !specifier.startsWith('node:')) loadedAtRunTime.add(packageOf(specifier));
+    }
+  }
+}
+externals.push(...[...loadedAtRunTime].filter((name) => !externals.includes(name)));
 
 /** The folder `name` resolves to from the package folder `from`, as Node looks it up. */
 function resolvePackage(name, from) {
@@ -69,4 +91,7 @@ fs.writeFileSync(
   path.join(target, 'package.json'),
   JSON.stringify({ name: manifest.name, version: manifest.version, private: true, type: manifest.type, engines: manifest.engines }, null, 2) + '\n',
 );
+// Every package left out of the bundle must resolve from dist/ in the copy.
+const fromDist = createRequire(path.join(target, 'dist', 'main.js'));
+for (const name of externals) if (!name.endsWith('/*')) fromDist.resolve(`${name}/package.json`);
 process.stdout.write(`runtime: ${wanted.size} packages of node_modules (${externals.join(' ')}) and dist/ in ${target}\n`);
