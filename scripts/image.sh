@@ -34,10 +34,10 @@ cleanup() {
   set +e
   for c in "${containers[@]}"; do docker rm -f "$c" >/dev/null 2>&1; done
   for v in "${volumes[@]}"; do docker volume rm -f "$v" >/dev/null 2>&1; done
-  if [ "$mode" = test ]; then
-    docker image rm -f "$IMAGE" >/dev/null 2>&1
-    docker image prune -f >/dev/null 2>&1 # the build stage's dangling image
-    for i in "${imported[@]}"; do docker image rm -f "$i" >/dev/null 2>&1; done
+  # A daemon of this script's own goes away with its data root; in a daemon that was running already, remove
+  # what this run added (the image, its build stage, the base images it imported).
+  if [ "$mode" = test ] && [ -z "$own_dockerd" ]; then
+    docker image rm -f "$IMAGE" $(docker image ls -q -f "label=org.flagpost.build=$$") "${imported[@]}" >/dev/null 2>&1
   fi
   if [ -n "$own_dockerd" ]; then
     kill "$own_dockerd" 2>/dev/null
@@ -109,7 +109,7 @@ cp -r "$CACHE/npm-cache" "$ctx/.image/npm-cache"
 step "build context ready (Node $NODE_VERSION, npm $NPM_VERSION, npm cache $(du -sh "$CACHE/npm-cache" | cut -f1))"
 
 build_started=$SECONDS
-DOCKER_BUILDKIT=0 docker build -q --network none -t "$IMAGE" "$ctx" >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
+DOCKER_BUILDKIT=0 docker build -q --network none --build-arg "BUILD_ID=$$" -t "$IMAGE" "$ctx" >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
 step "image $IMAGE built in $((SECONDS - build_started)) s: $(docker image inspect -f '{{.Size}}' "$IMAGE") bytes, user $(docker image inspect -f '{{.Config.User}}' "$IMAGE")"
 [ "$mode" = build ] && { echo "Built $IMAGE. Run it: docs/production.md"; exit 0; }
 set +e # from here, each check counts its own failure
@@ -136,8 +136,9 @@ volumes+=("$volume")
 docker volume create "$volume" >/dev/null
 
 run() {
+  # Without IP forwarding Docker warns that "networking will not work": only the container's own egress.
   docker run -d --name "$name" --read-only --cap-drop ALL --security-opt no-new-privileges \
-    -p "127.0.0.1:$port:3000" -v "$volume:/data" -e FLAGPOST_ADMIN_TOKEN="$token" "$IMAGE" >/dev/null
+    -p "127.0.0.1:$port:3000" -v "$volume:/data" -e FLAGPOST_ADMIN_TOKEN="$token" "$IMAGE" 2>&1 >/dev/null | grep -v 'IPv4 forwarding is disabled' >&2
 }
 healthy() { # waits for Docker's HEALTHCHECK to say healthy
   for _ in $(seq 1 240); do
