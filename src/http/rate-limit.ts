@@ -15,7 +15,7 @@ export type { RateLimitState } from './rate-limit-stores.ts';
 // instance shares one count. One counter serves @fastify/rate-limit (every Fastify route) and the flag
 // read fast path (src/flags/read/flag.fast-path.ts), so a client has one budget however its request is answered.
 
-/** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
+/** Surfaces that count against the limit; admin, the health probes (/healthz, /livez, /readyz) and unknown routes never do. */
 export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'forms']);
 
 const REDIS_PREFIX = 'flagpost:ratelimit:';
