@@ -5,7 +5,6 @@ import { accountRoutes } from './accounts/index.ts';
 import { auditAdminRoutes } from './audit/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
-import { messages } from './errors.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { unleashRoutes } from './unleash/index.ts';
@@ -27,11 +26,11 @@ import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { registerHealth } from './http/health.ts';
 import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { bodyDeadline } from './http/request-deadline.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { trustProxyOf } from './http/trust-proxy.ts';
-import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -97,22 +96,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
 
   await registerOpenApi(app);
 
-  app.get(
-    '/healthz',
-    {
-      schema: {
-        summary: 'Health: 200 while the database answers, 503 otherwise',
-        response: {
-          200: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { type: 'string', const: 'ok' } } },
-          503: errorBody,
-        },
-      },
-    },
-    async (_request, reply) => {
-      if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
-      return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
-    },
-  );
+  await registerHealth(app, services.readiness);
 
   await app.register(flagPublicRoutes, {
     prefix: '/v1/flags',

@@ -28,6 +28,9 @@ Commands:
                         afterwards. Not available while FLAGPOST_ADMIN_TOKEN is set.
   create-owner <email>  Create an owner account (the first member), with the password in
                         FLAGPOST_OWNER_PASSWORD, or a generated one printed once.
+  healthcheck [--live]  Ask this machine's server whether it is ready (GET /readyz on PORT; with --live,
+                        whether it serves at all: GET /livez). Exit 0 yes, 1 no. For container health
+                        checks: needs no curl.
 
 Flags as code, against a running Flagpost (FLAGPOST_URL, default http://127.0.0.1:$PORT; FLAGPOST_TOKEN, a
 personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
@@ -48,6 +51,15 @@ personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
 
 /** How the audit log names the operator of these commands (they hold the database, like the admin token). */
 const COMMAND_LINE: Actor = { type: 'admin_token', id: null, label: 'command line' };
+
+/** Under Docker's and Kubernetes' usual probe timeouts (3 s and more). */
+const HEALTHCHECK_TIMEOUT_MS = 2500;
+
+/** The server's address on this machine: a wildcard listening address is reached through loopback. */
+function healthUrl(config: Config, path: string): string {
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}${path}`;
+}
 
 function fail(code: number, message: string): never {
   process.stderr.write(`${message}\n`);
@@ -71,6 +83,22 @@ async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) fail(1, error.message);
     throw error;
+  }
+
+  if (command === 'healthcheck') {
+    if (args.length > 1 || (args.length === 1 && args[0] !== '--live')) fail(2, `healthcheck takes only --live.\n\n${USAGE}`);
+    const url = healthUrl(config, args[0] === '--live' ? '/livez' : '/readyz');
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(HEALTHCHECK_TIMEOUT_MS) });
+      const body = await res.text();
+      if (res.status === 200) {
+        process.stdout.write(`${url}: ${res.status} ${body}\n`);
+        return;
+      }
+      fail(1, `${url}: ${res.status} ${body}`);
+    } catch (error) {
+      fail(1, `${url}: no answer (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)})`);
+    }
   }
 
   if (command === 'backup') {

@@ -8,6 +8,7 @@ import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
+import { Readiness } from './http/health.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
@@ -100,6 +101,8 @@ export interface Services {
   readonly retention: RetentionJob;
   /** True when the database answers. */
   healthy(): Promise<boolean>;
+  /** What /readyz answers; turned to draining on SIGTERM (src/shutdown.ts). */
+  readonly readiness: Readiness;
   /** Log lines dropped so far because stdout did not keep up. */
   droppedLogLines(): number;
   /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
@@ -270,6 +273,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     outbox,
     retention,
     healthy: () => handle.healthy(),
+    readiness: new Readiness(() => handle.healthy()),
     droppedLogLines: logger.dropped,
     flushLogs: logger.flush,
     async stop() {

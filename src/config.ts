@@ -81,6 +81,11 @@ export interface Config {
     readonly idleTimeoutMs: number;
     /** Open connections at most; more are refused at once. */
     readonly max: number;
+    /**
+     * After SIGTERM, how long /readyz answers 503 while everything else is still served, in ms, so that
+     * load balancers stop sending traffic before the port closes (src/shutdown.ts).
+     */
+    readonly drainDelayMs: number;
   };
   readonly redisUrl: string | undefined;
   readonly smtpUrl: string | undefined;
@@ -251,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int('FLAGPOST_REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
       idleTimeoutMs: int('FLAGPOST_IDLE_TIMEOUT_MS', 30_000, 1000, 3_600_000),
       max: int('FLAGPOST_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      drainDelayMs: int('FLAGPOST_DRAIN_DELAY_MS', 0, 0, 600_000),
     },
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),

@@ -6,12 +6,8 @@ import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-
-/**
- * At exit, how long the last log lines may wait for stdout, at most: a log collector that does not read
- * must not keep a stopping server alive (issue 19).
- */
-const LOG_FLUSH_MS = 1000;
+import { serveStartupProbes } from './http/health.ts';
+import { stopOnSignals } from './shutdown.ts';
 
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
@@ -32,10 +28,17 @@ async function main(): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const worker = WorkerLink.ofThisProcess();
 
+  // While migrations run and the read model loads, the port answers the probes (/livez 200, /readyz 503);
+  // a stop asked meanwhile ends the start (a migration's transaction rolls back whole). Workers share the
+  // port with each other, so only a single process holds it with the probe server while it starts.
+  const stopWhileStarting = () => process.exit(0);
+  process.once('SIGTERM', stopWhileStarting).once('SIGINT', stopWhileStarting);
+  const probes = config.port === 0 || worker ? undefined : await serveStartupProbes(config.port, config.host);
   const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (!worker) await migrateToLatest(handle.db); // a worker's primary migrated before forking it
   const services = await compose(config, handle, { worker });
   const app = await buildApp(services);
+  process.off('SIGTERM', stopWhileStarting).off('SIGINT', stopWhileStarting);
 
   if (services.createdAdminToken) {
     // Printed once, on the first start; only its hash is kept.
@@ -45,32 +48,9 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal, droppedLogLines: services.droppedLogLines() }, 'shutting down');
-    const force = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s, exiting');
-      void services.flushLogs(LOG_FLUSH_MS).then(() => process.exit(1));
-    }, 10_000);
-    force.unref();
-    try {
-      await app.close(); // stops accepting, lets requests in flight finish
-      await services.stop();
-      await handle.close();
-      app.log.info('stopped');
-      await services.flushLogs(LOG_FLUSH_MS);
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      await services.flushLogs(LOG_FLUSH_MS);
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  stopOnSignals({ app, services, closeDatabase: () => handle.close(), drainDelayMs: config.connections.drainDelayMs });
 
+  await probes?.close();
   // With reusePort each worker binds its own socket and the kernel spreads connections over them; without
   // it the cluster module shares the primary's socket.
   await app.listen({ port: config.port, host: config.host, ...(worker?.reusePort ? { exclusive: true, reusePort: true } : {}) });

@@ -16,7 +16,7 @@ export type { RateLimitState } from './rate-limit-stores.ts';
 // read fast path (src/flags/read/flag.fast-path.ts), so a client has one budget however its request is answered.
 // The workers of FLAGPOST_WORKERS > 1 without Redis count in their primary (BatchedStore).
 
-/** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
+/** Surfaces that count against the limit; admin, the health probes (/healthz, /livez, /readyz) and unknown routes never do. */
 export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'forms']);
 
 const REDIS_PREFIX = 'flagpost:ratelimit:';
