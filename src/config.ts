@@ -55,6 +55,22 @@ export interface Config {
     /** Field data of one admin listing page, at most, in JSON characters; a page ends early past it. */
     readonly listPageBytes: number;
   };
+  /** Where uploaded files go (issue 19, docs/adr/0030-file-storage.md). */
+  readonly files: {
+    /** `db`: in the database (the default, as before); `fs`: under `<dataDir>/files`; `s3`: in `s3.bucket`. */
+    readonly storage: 'db' | 'fs' | 's3';
+    /** The S3 bucket and how to reach it; set whenever FLAGPOST_S3_BUCKET is (files may stay there after a switch). */
+    readonly s3:
+      | {
+          readonly bucket: string;
+          readonly region: string;
+          readonly endpoint: string | undefined;
+          readonly forcePathStyle: boolean;
+          /** undefined: the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, instance roles...). */
+          readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+        }
+      | undefined;
+  };
   /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
   readonly outbox: {
     /** How often the worker looks for due deliveries, in ms; 0 leaves it to explicit runOnce() calls. */
@@ -184,6 +200,17 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
 
+  const fileStorage = oneOf('FLAGPOST_FILE_STORAGE', ['db', 'fs', 's3'] as const, 'db');
+  const s3Bucket = env.FLAGPOST_S3_BUCKET || undefined;
+  if (fileStorage === 's3' && !s3Bucket) problems.push('FLAGPOST_FILE_STORAGE=s3 needs FLAGPOST_S3_BUCKET');
+  const s3KeyId = env.FLAGPOST_S3_ACCESS_KEY_ID || undefined;
+  const s3Secret = env.FLAGPOST_S3_SECRET_ACCESS_KEY || undefined;
+  if ((s3KeyId === undefined) !== (s3Secret === undefined)) {
+    problems.push('FLAGPOST_S3_ACCESS_KEY_ID and FLAGPOST_S3_SECRET_ACCESS_KEY go together: set both, or neither to use the standard AWS environment');
+  }
+  const s3Endpoint = url('FLAGPOST_S3_ENDPOINT', ['http:', 'https:']);
+  const s3PathStyle = bool('FLAGPOST_S3_FORCE_PATH_STYLE', false);
+
   const config: Config = {
     port,
     host,
@@ -232,6 +259,18 @@ export function loadConfig(env: Env = process.env): Config {
       maxUploadsPerClient: int('FLAGPOST_MAX_UPLOADS_PER_CLIENT', 2, 1, 1000),
       maxTextBytes: int('FLAGPOST_MAX_TEXT_BYTES', 1024 * 1024, 1024),
       listPageBytes: int('FLAGPOST_LIST_PAGE_BYTES', 4 * 1024 * 1024, 1024),
+    },
+    files: {
+      storage: fileStorage,
+      s3: s3Bucket
+        ? {
+            bucket: s3Bucket,
+            region: env.FLAGPOST_S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+            endpoint: s3Endpoint,
+            forcePathStyle: s3PathStyle,
+            credentials: s3KeyId && s3Secret ? { accessKeyId: s3KeyId, secretAccessKey: s3Secret } : undefined,
+          }
+        : undefined,
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),
