@@ -20,7 +20,7 @@ import {
   openFlagReadPath,
   type StreamTokens,
 } from './flags/index.ts';
-import { FileObjectStore, FileStorage, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
+import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
@@ -275,7 +275,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
  * reach: the folder always, the bucket whenever one is configured (files stay where they were written
  * until `migrate-files` moves them).
  */
-export function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: Logger): FileStorage {
+export function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
   const objects: { fs: ObjectStore; s3?: ObjectStore } = { fs: new FsObjectStore(config.dataDir) };
   if (config.files.s3) objects.s3 = new S3ObjectStore(config.files.s3);
   return new FileStorage({

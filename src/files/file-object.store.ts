@@ -98,6 +98,11 @@ export class FileObjectStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Lets go of a deletion this process could not do, so that the next sweep takes it. */
+  async release(db: Executor, key: string): Promise<void> {
+    await db.updateTable('file_objects').set({ claimed_at: null }).where('object_key', '=', key).where('state', '=', 'deleting').execute();
+  }
+
   /** Forgets a deletion once its object is gone. */
   async removeDeleted(db: Executor, key: string): Promise<void> {
     await db.deleteFrom('file_objects').where('object_key', '=', key).where('state', '=', 'deleting').execute();

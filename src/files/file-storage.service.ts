@@ -135,6 +135,8 @@ export class FileStorage {
         deleted++;
       } catch (error) {
         this.deps.log.warn({ err: error, key: object.key }, 'object not deleted now; the sweep will retry');
+        // The next sweep may take it at once, rather than after this one's lease.
+        await this.deps.store.release(this.deps.db, object.key).catch(() => {});
         return deleted;
       }
     }

@@ -80,7 +80,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const answer = formErrorOf(error, deps.bodyLimit);
     if (answer.unexpected) request.log.error({ err: error }, 'form submission failed');
-    else if (answer.retryAfter) request.log.warn({ err: error }, 'form submission refused: database unavailable');
+    else if (answer.retryAfter) request.log.warn({ err: error }, 'form submission refused: database or file store unavailable');
     else request.log.info({ status: answer.status }, 'form submission refused');
     if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
     const ctx = request.formContext ?? { rest: (request.query as { mode?: string } | undefined)?.mode === 'rest', form: undefined, goBackUrl: undefined };
