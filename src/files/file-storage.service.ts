@@ -65,10 +65,16 @@ export class FileStorage {
    */
   async receive(fileId: string, source: AsyncIterable<Buffer>, contentType: string): Promise<ReceivedFile> {
     let size = 0;
+    let sourceFailed: { error: unknown } | undefined;
     const counted = (async function* () {
-      for await (const chunk of source) {
-        size += chunk.length;
-        yield chunk;
+      try {
+        for await (const chunk of source) {
+          size += chunk.length;
+          yield chunk;
+        }
+      } catch (error) {
+        sourceFailed = { error };
+        throw error;
       }
     })();
     if (this.deps.kind === 'db') {
@@ -83,6 +89,8 @@ export class FileStorage {
       await store.put(object.key, Readable.from(counted, { objectMode: false }), contentType);
     } catch (error) {
       await this.discard([{ size, location: object }]);
+      // A limit of the body, or the client gone: not the store's fault.
+      if (sourceFailed) throw sourceFailed.error;
       if (error instanceof ObjectStoreUnavailable) {
         this.deps.log.warn({ err: error }, 'file store unavailable: upload refused');
         throw unavailable();

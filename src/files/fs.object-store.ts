@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { isObjectKey } from './file-storage.ts';
 import { type ListedObject, type ObjectStore, ObjectStoreUnavailable } from './object-store.ts';
 
@@ -24,12 +23,12 @@ export class FsObjectStore implements ObjectStore {
     const file = this.pathOf(key);
     const temporary = `${file}.part`;
     let handle: fsp.FileHandle | undefined;
-    let bodyFailed = false;
-    body.once('error', () => (bodyFailed = true));
     try {
-      await this.folder();
+      await this.folder().catch((error: unknown) => {
+        throw new ObjectStoreUnavailable('fs', error);
+      });
       handle = await fsp.open(temporary, 'w', 0o600);
-      await pipeline(body, handle.createWriteStream({ autoClose: false }));
+      for await (const chunk of body) await handle.write(chunk as Buffer);
       await handle.sync();
       await handle.close();
       handle = undefined;
@@ -38,8 +37,7 @@ export class FsObjectStore implements ObjectStore {
     } catch (error) {
       await handle?.close().catch(() => {});
       await fsp.rm(temporary, { force: true }).catch(() => {});
-      if (bodyFailed) throw error;
-      throw new ObjectStoreUnavailable('fs', error);
+      throw error instanceof ObjectStoreUnavailable ? error : new ObjectStoreUnavailable('fs', error);
     }
   }
 

@@ -13,7 +13,11 @@ export interface ListedObject {
  */
 export interface ObjectStore {
   readonly kind: ObjectStorageKind;
-  /** Writes `body` to `key` as it arrives and resolves once the object is durable; a failed body leaves no object. */
+  /**
+   * Writes `body` to `key` as it arrives and resolves once the object is durable. Rejects with
+   * ObjectStoreUnavailable on any failure, the body's own included (the caller knows its body failed);
+   * a failed put leaves no object, or one the caller's ledger entry deletes.
+   */
   put(key: string, body: Readable, contentType: string): Promise<void>;
   /** The object's bytes, or undefined when there is no such object. */
   open(key: string): Promise<Readable | undefined>;

@@ -35,7 +35,8 @@ export class S3ObjectStore implements ObjectStore {
       region: settings.region,
       endpoint: settings.endpoint,
       forcePathStyle: settings.forcePathStyle,
-      credentials: settings.credentials,
+      // A copy: the SDK marks the object it is given, and the configuration is frozen.
+      credentials: settings.credentials ? { ...settings.credentials } : undefined,
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       // A store that is down is answered as such at once (503, Retry-After) rather than after long retries.
@@ -45,8 +46,6 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: Readable, contentType: string): Promise<void> {
-    let bodyFailed = false;
-    body.once('error', () => (bodyFailed = true));
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.settings.bucket, Key: this.checked(key), Body: body, ContentType: contentType },
@@ -58,7 +57,6 @@ export class S3ObjectStore implements ObjectStore {
     try {
       await upload.done();
     } catch (error) {
-      if (bodyFailed) throw error;
       throw new ObjectStoreUnavailable('s3', error);
     }
   }
