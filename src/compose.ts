@@ -285,7 +285,8 @@ export function openFileStorage(config: Config, handle: DbHandle, clock: () => D
     objects,
     clock,
     log,
-    // An upload holds its record at most its body's deadline, plus its wait in the group commit.
-    abandonAfterMs: config.forms.uploadTimeoutMs + 10 * 60_000,
+    // An upload holds its record at most its body's deadline, plus its wait in the group commit; a sweep
+    // that gives up a slower one makes its commit fail (503), never a row without its object.
+    abandonAfterMs: Math.max(config.files.sweepAgeMs, config.forms.uploadTimeoutMs),
   });
 }

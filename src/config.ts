@@ -59,11 +59,14 @@ export interface Config {
   readonly files: {
     /** `db`: in the database (the default, as before); `fs`: under `<dataDir>/files`; `s3`: in `s3.bucket`. */
     readonly storage: 'db' | 'fs' | 's3';
+    /** Unfinished uploads and unreferenced objects older than this are swept, in ms (at least the upload timeout). */
+    readonly sweepAgeMs: number;
     /** The S3 bucket and how to reach it; set whenever FLAGPOST_S3_BUCKET is (files may stay there after a switch). */
     readonly s3:
       | {
           readonly bucket: string;
-          readonly region: string;
+          /** undefined: the standard AWS environment (AWS_REGION, the profile). */
+          readonly region: string | undefined;
           readonly endpoint: string | undefined;
           readonly forcePathStyle: boolean;
           /** undefined: the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, instance roles...). */
@@ -262,10 +265,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     files: {
       storage: fileStorage,
+      sweepAgeMs: int('FLAGPOST_FILE_SWEEP_AGE_MS', 15 * 60_000, 1000, 7 * 86_400_000),
       s3: s3Bucket
         ? {
             bucket: s3Bucket,
-            region: env.FLAGPOST_S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+            // S3-compatible stores take any region, and most expect us-east-1; on AWS, undefined reads AWS_REGION or the profile.
+            region: env.FLAGPOST_S3_REGION || (s3Endpoint ? 'us-east-1' : undefined),
             endpoint: s3Endpoint,
             forcePathStyle: s3PathStyle,
             credentials: s3KeyId && s3Secret ? { accessKeyId: s3KeyId, secretAccessKey: s3Secret } : undefined,

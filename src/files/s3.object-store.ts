@@ -1,13 +1,14 @@
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
+import { loadS3, loadS3Upload } from '../optional-packages.ts';
 import { isObjectKey } from './file-storage.ts';
 import { type ListedObject, type ObjectStore, ObjectStoreUnavailable } from './object-store.ts';
 
 /** FLAGPOST_S3_*: the bucket and how to reach it; credentials from the standard AWS environment when not given. */
 export interface S3Settings {
   bucket: string;
-  region: string;
+  /** undefined: the standard AWS environment (AWS_REGION, the profile). */
+  region: string | undefined;
   /** An S3-compatible store's URL (MinIO, Garage, R2...); undefined: AWS. */
   endpoint: string | undefined;
   /** Bucket in the path (`endpoint/bucket/key`) rather than in the host name; most S3-compatible stores need it. */
@@ -29,9 +30,10 @@ const PART_BYTES = 5 * 1024 * 1024;
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   private readonly client: S3Client;
+  private readonly sdk = loadS3();
 
   constructor(private readonly settings: S3Settings) {
-    this.client = new S3Client({
+    this.client = new this.sdk.S3Client({
       region: settings.region,
       endpoint: settings.endpoint,
       forcePathStyle: settings.forcePathStyle,
@@ -46,7 +48,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: Readable, contentType: string): Promise<void> {
-    const upload = new Upload({
+    const upload = new (loadS3Upload().Upload)({
       client: this.client,
       params: { Bucket: this.settings.bucket, Key: this.checked(key), Body: body, ContentType: contentType },
       queueSize: 1,
@@ -63,17 +65,17 @@ export class S3ObjectStore implements ObjectStore {
 
   async open(key: string): Promise<Readable | undefined> {
     try {
-      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.checked(key) }));
+      const answer = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.checked(key) }));
       return answer.Body as Readable;
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
       throw new ObjectStoreUnavailable('s3', error);
     }
   }
 
   async delete(key: string): Promise<void> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.checked(key) }));
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.checked(key) }));
     } catch (error) {
       if ((error as { name?: string }).name === 'NoSuchKey') return;
       throw new ObjectStoreUnavailable('s3', error);
@@ -85,7 +87,7 @@ export class S3ObjectStore implements ObjectStore {
     do {
       let answer;
       try {
-        answer = await this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: 'files/', ContinuationToken: token }));
+        answer = await this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: 'files/', ContinuationToken: token }));
       } catch (error) {
         throw new ObjectStoreUnavailable('s3', error);
       }
