@@ -116,6 +116,7 @@ for (const dialect of dialects()) {
         if (s3) {
           const expected = [...stored.values()].flatMap((s) => s.files.map((f) => `files/${f.id}`)).sort();
           let keys = await s3.keys();
+          t.diagnostic(`${keys.length} objects in the bucket right after the restart, ${expected.length} files stored`);
           const started = Date.now();
           // Objects of uploads the kill cut short are swept once they are older than the sweep age.
           while (JSON.stringify(keys) !== JSON.stringify(expected) && Date.now() - started < 60_000) {
