@@ -141,7 +141,11 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ FLAGPOST_FILE_STORAGE: 'disk' }), /FLAGPOST_FILE_STORAGE must be one of db, fs, s3/);
     assert.throws(() => loadConfig({ FLAGPOST_S3_BUCKET: 'b', FLAGPOST_S3_ACCESS_KEY_ID: 'k' }), /go together/);
     const aws = loadConfig({ FLAGPOST_FILE_STORAGE: 's3', FLAGPOST_S3_BUCKET: 'b' }).files.s3;
-    assert.deepEqual(aws, { bucket: 'b', region: undefined, endpoint: undefined, forcePathStyle: false, credentials: undefined }, 'AWS: the standard environment');
+    assert.deepEqual(
+      aws,
+      { bucket: 'b', region: undefined, endpoint: undefined, forcePathStyle: false, credentials: undefined },
+      'AWS: the standard environment',
+    );
   });
 
   it('gives every variable a non-default test value: leaving any one out changes the config', () => {

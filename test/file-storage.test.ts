@@ -264,11 +264,14 @@ for (const dialect of dialects()) {
 
     it('refuses --to s3 without a bucket and an unknown target', async () => {
       const env = { PATH: process.env.PATH, ...ctx.database.env, LOG_LEVEL: 'silent' };
-      await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate-files', '--to', 's3'], { cwd: REPO, env }), (e: { code: number; stderr: string }) => {
-        assert.equal(e.code, 2);
-        assert.match(e.stderr, /FLAGPOST_S3_BUCKET/);
-        return true;
-      });
+      await assert.rejects(
+        run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate-files', '--to', 's3'], { cwd: REPO, env }),
+        (e: { code: number; stderr: string }) => {
+          assert.equal(e.code, 2);
+          assert.match(e.stderr, /FLAGPOST_S3_BUCKET/);
+          return true;
+        },
+      );
       await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate-files', '--to', 'ftp'], { cwd: REPO, env }), { code: 2 });
     });
   });

@@ -14,7 +14,10 @@ function chunks<T>(items: readonly T[]): T[][] {
 export class FileObjectStore {
   /** Records an upload about to start; committed on its own, before the first byte goes to the store. */
   async insertUploading(db: Executor, object: ObjectLocation, now: string): Promise<void> {
-    await db.insertInto('file_objects').values({ object_key: object.key, storage: object.storage, state: 'uploading', created_at: now, claimed_at: null }).execute();
+    await db
+      .insertInto('file_objects')
+      .values({ object_key: object.key, storage: object.storage, state: 'uploading', created_at: now, claimed_at: null })
+      .execute();
   }
 
   /**
@@ -119,7 +122,11 @@ export class FileObjectStore {
 
   /** Ledger rows per state (for tests and operators). */
   async counts(db: Executor): Promise<{ uploading: number; deleting: number }> {
-    const rows = await db.selectFrom('file_objects').select((eb) => ['state', eb.fn.countAll<string | number>().as('n')]).groupBy('state').execute();
+    const rows = await db
+      .selectFrom('file_objects')
+      .select((eb) => ['state', eb.fn.countAll<string | number>().as('n')])
+      .groupBy('state')
+      .execute();
     const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
     return { uploading: count('uploading'), deleting: count('deleting') };
   }

@@ -3,7 +3,15 @@ import { nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, messages } from '../errors.ts';
 import type { FileObjectStore } from './file-object.store.ts';
-import { type FileLocation, type FileStorageKind, type ObjectLocation, type ObjectStorageKind, objectKeyOf, objectOf, type ReceivedFile } from './file-storage.ts';
+import {
+  type FileLocation,
+  type FileStorageKind,
+  type ObjectLocation,
+  type ObjectStorageKind,
+  objectKeyOf,
+  objectOf,
+  type ReceivedFile,
+} from './file-storage.ts';
 import { type ObjectStore, ObjectStoreUnavailable } from './object-store.ts';
 
 export interface FileStorageLog {
@@ -119,7 +127,13 @@ export class FileStorage {
     const objects = files.map(objectOf).filter((o): o is ObjectLocation => o !== undefined);
     if (objects.length === 0) return;
     try {
-      const abandoned = new Set(await this.deps.store.abandonUploads(this.deps.db, objects.map((o) => o.key), nowIso(this.deps.clock)));
+      const abandoned = new Set(
+        await this.deps.store.abandonUploads(
+          this.deps.db,
+          objects.map((o) => o.key),
+          nowIso(this.deps.clock),
+        ),
+      );
       await this.purge(objects.filter((o) => abandoned.has(o.key)));
     } catch (error) {
       this.deps.log.warn({ err: error }, 'uploaded files not discarded now; the sweep will delete them');

@@ -175,7 +175,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
         }
         uploadsOf.set(ip, (uploadsOf.get(ip) ?? 0) + 1);
         try {
-          // Files stay in memory until they are committed: bound how many uploads do that at once.
+          // Files stay in memory until committed (or stream to the file store): bound how many uploads do that at once.
           const release = await uploads.acquire(client.signal);
           try {
             // A client that left while it waited would never end its body: the multipart parser starts
