@@ -8,8 +8,17 @@ import type { Services } from './compose.ts';
 import { messages } from './errors.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
+import { unleashRoutes } from './unleash/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
-import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagdAdminRoutes, flagPublicRoutes, ofrepRoutes } from './flags/index.ts';
+import {
+  answerUnroutableFlagRead,
+  FlagFastPath,
+  flagAdminRoutes,
+  flagdAdminRoutes,
+  flagPublicRoutes,
+  ofrepRoutes,
+  projectDocumentRoutes,
+} from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
 import { type Actor, AdminGate } from './http/admin-auth.ts';
@@ -45,7 +54,7 @@ export interface BuildAppOptions {
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   // One per-IP counter for the routes and the fast path (contract D20).
-  const limiter = await createRateLimiter(config, services.log);
+  const limiter = await createRateLimiter(config, services.log, services.worker);
   // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
   const trustProxy = trustProxyOf(config.trustProxy);
   const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);
@@ -182,6 +191,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
+      await admin.register(projectDocumentRoutes, { documents: services.documents });
+      await admin.register(unleashRoutes, { unleash: services.unleash });
       await admin.register(flagdSyncAdminRoutes, { flagdSync: services.flagdSync });
       await admin.register(feedbackAdminRoutes, { feedback: services.feedback });
       await admin.register(codeRefAdminRoutes, { codeRefs: services.codeRefs });

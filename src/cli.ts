@@ -11,8 +11,10 @@ import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { openFileStorage } from './compose.ts';
 import { FILE_STORAGE_KINDS, type FileStorageKind } from './files/index.ts';
+import { applyCommand, CommandError, exportCommand, remoteOptions } from './flags/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
 import { FileMigration, SubmissionStore } from './submissions/index.ts';
+import { importUnleashCommand } from './unleash/index.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
 // same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,
@@ -33,6 +35,21 @@ Commands:
                         Move every uploaded file that is not in the given storage there (database, the
                         data folder, or the S3 bucket of FLAGPOST_S3_*), one file at a time, while the
                         server runs. Safe to stop and to run again: it moves what is left.
+
+Flags as code, against a running Flagpost (FLAGPOST_URL, default http://127.0.0.1:$PORT; FLAGPOST_TOKEN, a
+personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
+  export <projectKey> <file>
+                        Write the project (environments, flags, variants, rules, segments, prerequisites;
+                        no keys, secrets or submissions) as one document, the same on every export.
+  apply <file> [--dry-run] [--project <projectKey>]
+                        Make the project match the document in one transaction: flags and segments not in
+                        it are deleted, environments never. --dry-run prints the differences only. Without
+                        --project, the project named in the document (created when there is none).
+  import unleash <file> [--project <projectKey>] [--name <projectName>] [--environment <name>] [--dry-run]
+                        Import an Unleash admin export or client state (JSON) into a new project (or
+                        --project): toggles, strategies, segments, variants, dependencies; prints what
+                        could not be carried over.
+
   help                  This text.
 `;
 
@@ -48,6 +65,11 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   if (!command || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command === 'export' || command === 'apply' || command === 'import') {
+    const options = remoteOptions(process.env, (text) => process.stdout.write(text));
+    await (command === 'export' ? exportCommand(args, options) : command === 'apply' ? applyCommand(args, options) : importUnleashCommand(args, options));
     return;
   }
   let config: Config;
@@ -188,4 +210,7 @@ async function main(argv: string[]): Promise<void> {
   fail(2, `Unknown command "${command}".\n\n${USAGE}`);
 }
 
-main(process.argv.slice(2)).catch((error) => fail(1, `flagpost: ${error instanceof Error ? error.message : String(error)}`));
+main(process.argv.slice(2)).catch((error) => {
+  if (error instanceof CommandError) fail(error.exitCode, error.exitCode === 2 ? `${error.message}\n\n${USAGE}` : error.message);
+  fail(1, `flagpost: ${error instanceof Error ? error.message : String(error)}`);
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.ts';
@@ -63,6 +64,7 @@ const EVERY_VARIABLE = {
   FLAGPOST_S3_FORCE_PATH_STYLE: 'true',
   FLAGPOST_S3_ACCESS_KEY_ID: 'flagpost',
   FLAGPOST_S3_SECRET_ACCESS_KEY: 'flagpost-secret',
+  FLAGPOST_WORKERS: '3',
 };
 
 describe('loadConfig', () => {
@@ -132,6 +134,7 @@ describe('loadConfig', () => {
           credentials: { accessKeyId: 'flagpost', secretAccessKey: 'flagpost-secret' },
         },
       },
+      workers: 3,
     });
   });
 
@@ -146,6 +149,15 @@ describe('loadConfig', () => {
       { bucket: 'b', region: undefined, endpoint: undefined, forcePathStyle: false, credentials: undefined },
       'AWS: the standard environment',
     );
+  });
+
+  it('runs one process unless FLAGPOST_WORKERS asks for more, and one worker per core for auto', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ FLAGPOST_WORKERS: 'auto' }).workers, os.availableParallelism());
+    assert.equal(loadConfig({ FLAGPOST_WORKERS: ' AUTO ' }).workers, os.availableParallelism());
+    for (const bad of ['0', 'many', '2.5', '1025']) {
+      assert.throws(() => loadConfig({ FLAGPOST_WORKERS: bad }), new RegExp(`FLAGPOST_WORKERS must be auto or a whole number from 1 to 1024, got "${bad}"`));
+    }
   });
 
   it('gives every variable a non-default test value: leaving any one out changes the config', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -110,6 +111,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
   readonly flagFastPath: boolean;
+  /** Worker processes behind the port (FLAGPOST_WORKERS, `auto`: one per core); 1 runs everything in this process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -298,10 +301,22 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
     trustProxy: proxies('FLAGPOST_TRUST_PROXY'),
     flagFastPath: bool('FLAGPOST_FLAG_FAST_PATH', true),
+    workers: workerCount(env.FLAGPOST_WORKERS, (raw) => problems.push(`FLAGPOST_WORKERS must be auto or a whole number from 1 to 1024, got "${raw}"`)),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+/** FLAGPOST_WORKERS: `auto` is one worker per core (what the process may use: cgroup and affinity limits count). */
+function workerCount(raw: string | undefined, problem: (raw: string) => void): number {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '') return 1;
+  if (value === 'auto') return os.availableParallelism();
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && n <= 1024) return n;
+  problem(raw!);
+  return 1;
 }
 
 function deepFreeze<T extends object>(value: T): T {

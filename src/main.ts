@@ -1,4 +1,7 @@
+import cluster from 'node:cluster';
 import { buildApp } from './app.ts';
+import { runPrimary } from './cluster/primary.ts';
+import { WorkerLink } from './cluster/worker-link.ts';
 import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
@@ -12,7 +15,7 @@ const LOG_FLUSH_MS = 1000;
 
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
-  warnOnOldNode(process.versions.node);
+  if (cluster.isPrimary) warnOnOldNode(process.versions.node);
   let config: Config;
   try {
     config = loadConfig(process.env);
@@ -24,9 +27,14 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // FLAGPOST_WORKERS > 1: this process becomes the primary (migrations, supervision) and forks the workers,
+  // each of which runs the rest of this function (docs/adr/0029-workers.md).
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
+  const worker = WorkerLink.ofThisProcess();
+
   const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateToLatest(handle.db);
-  const services = await compose(config, handle);
+  if (!worker) await migrateToLatest(handle.db); // a worker's primary migrated before forking it
+  const services = await compose(config, handle, { worker });
   const app = await buildApp(services);
 
   if (services.createdAdminToken) {
@@ -63,12 +71,20 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
-  if (config.flagdSync.port !== undefined) {
+  // With reusePort each worker binds its own socket and the kernel spreads connections over them; without
+  // it the cluster module shares the primary's socket.
+  await app.listen({ port: config.port, host: config.host, ...(worker?.reusePort ? { exclusive: true, reusePort: true } : {}) });
+  // One flagd sync service per deployment of workers: the worker of slot 1 serves it.
+  if (config.flagdSync.port !== undefined && (worker?.runsJobs ?? true)) {
     const port = await services.flagdSyncServer.listen(config.flagdSync.host, config.flagdSync.port);
     app.log.info({ port, host: config.flagdSync.host }, 'flagd sync service listening');
   }
-  app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+  if (worker) {
+    worker.ready();
+    app.log.info({ database: handle.dialect, slot: worker.slot, periodicJobs: worker.runsJobs }, 'worker ready');
+  } else {
+    app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+  }
 }
 
 /** Node 20 still runs Flagpost, but gets no security fixes since 2026-04-30: say so on every start. */
