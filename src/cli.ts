@@ -9,8 +9,11 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { openFileStorage } from './compose.ts';
+import { FILE_STORAGE_KINDS, type FileStorageKind } from './files/index.ts';
 import { applyCommand, CommandError, exportCommand, remoteOptions } from './flags/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
+import { FileMigration, SubmissionStore } from './submissions/index.ts';
 import { importUnleashCommand } from './unleash/index.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
@@ -31,6 +34,10 @@ Commands:
   healthcheck [--live]  Ask this machine's server whether it is ready (GET /readyz on PORT; with --live,
                         whether it serves at all: GET /livez). Exit 0 yes, 1 no. For container health
                         checks: needs no curl.
+  migrate-files --to <db|fs|s3>
+                        Move every uploaded file that is not in the given storage there (database, the
+                        data folder, or the S3 bucket of FLAGPOST_S3_*), one file at a time, while the
+                        server runs. Safe to stop and to run again: it moves what is left.
 
 Flags as code, against a running Flagpost (FLAGPOST_URL, default http://127.0.0.1:$PORT; FLAGPOST_TOKEN, a
 personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
@@ -193,6 +200,36 @@ async function main(argv: string[]): Promise<void> {
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );
     } finally {
+      await handle.close();
+    }
+    return;
+  }
+
+  if (command === 'migrate-files') {
+    const to = args[0] === '--to' ? args[1] : args[0]?.startsWith('--to=') ? args[0].slice(5) : undefined;
+    if (!to || args.length > (args[0] === '--to' ? 2 : 1) || !FILE_STORAGE_KINDS.includes(to as FileStorageKind)) {
+      fail(2, `migrate-files needs --to db, --to fs or --to s3.\n\n${USAGE}`);
+    }
+    if (to === 's3' && !config.files.s3) fail(2, 'migrate-files --to s3 needs the bucket: set FLAGPOST_S3_BUCKET (and FLAGPOST_S3_* or the AWS environment).');
+    const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+    const log = {
+      warn: (obj: object, msg: string) => process.stderr.write(`${msg}: ${String((obj as { err?: Error }).err?.message ?? '')}\n`),
+      error: (obj: object, msg: string) => process.stderr.write(`${msg}: ${String((obj as { err?: Error }).err?.message ?? '')}\n`),
+    };
+    const files = openFileStorage(config, handle, () => new Date(), log);
+    try {
+      await migrateToLatest(handle.db);
+      const started = Date.now();
+      const done = await new FileMigration({ db: handle.db, store: new SubmissionStore(), files }).run(to as FileStorageKind, (p) => {
+        if ((p.moved + p.skipped) % 100 === 0) process.stdout.write(`${p.moved} files moved...\n`);
+      });
+      process.stdout.write(
+        `Moved ${done.moved} files to ${to} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          (done.skipped > 0 ? ` (${done.skipped} deleted or moved meanwhile)` : '') +
+          `. Set FLAGPOST_FILE_STORAGE=${to} (and restart) so that new files go there too, then run this again for files received meanwhile.\n`,
+      );
+    } finally {
+      files.close();
       await handle.close();
     }
     return;

@@ -24,6 +24,7 @@ import {
   openFlagReadPath,
   type StreamTokens,
 } from './flags/index.ts';
+import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
@@ -99,6 +100,8 @@ export interface Services {
   readonly outbox: OutboxWorker;
   /** Deletes submissions past their form's retention, and delivered files where asked; `runOnce()` runs a round now. */
   readonly retention: RetentionJob;
+  /** Where uploaded files are (FLAGPOST_FILE_STORAGE) and the sweep of their objects. */
+  readonly files: FileStorage;
   /** True when the database answers. */
   healthy(): Promise<boolean>;
   /** What /readyz answers; turned to draining on SIGTERM (src/shutdown.ts). */
@@ -191,7 +194,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const passwordWork = new PasswordWork(config.passwordWork);
 
-  const forms = new FormService({ db, store: new FormStore(), audit, clock });
+  const forms = new FormService({ db, store: new FormStore(), audit, clock, events });
+  const files = openFileStorage(config, handle, clock, log);
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
   const submissions = new SubmissionService({
@@ -206,6 +210,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     captcha: new CaptchaVerifier(config.captcha, log),
     audit,
+    files,
   });
   const outbox = new OutboxWorker({
     db,
@@ -230,6 +235,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     dialect: handle.dialect,
     store: submissionStore,
     forms,
+    files,
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
@@ -272,6 +278,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     resultPageKey,
     outbox,
     retention,
+    files,
     healthy: () => handle.healthy(),
     readiness: new Readiness(() => handle.healthy()),
     droppedLogLines: logger.dropped,
@@ -282,6 +289,28 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await retention.stop();
       await changes.stop();
       await outbox.stop();
+      files.close();
     },
   };
+}
+
+/**
+ * The file storage of FLAGPOST_FILE_STORAGE, able to read and delete objects of every store it can
+ * reach: the folder always, the bucket whenever one is configured (files stay where they were written
+ * until `migrate-files` moves them).
+ */
+export function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
+  const objects: { fs: ObjectStore; s3?: ObjectStore } = { fs: new FsObjectStore(config.dataDir) };
+  if (config.files.s3) objects.s3 = new S3ObjectStore(config.files.s3);
+  return new FileStorage({
+    db: handle.db,
+    store: new FileObjectStore(),
+    kind: config.files.storage,
+    objects,
+    clock,
+    log,
+    // An upload holds its record at most its body's deadline, plus its wait in the group commit; a sweep
+    // that gives up a slower one makes its commit fail (503), never a row without its object.
+    abandonAfterMs: Math.max(config.files.sweepAgeMs, config.forms.uploadTimeoutMs),
+  });
 }

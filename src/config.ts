@@ -56,6 +56,25 @@ export interface Config {
     /** Field data of one admin listing page, at most, in JSON characters; a page ends early past it. */
     readonly listPageBytes: number;
   };
+  /** Where uploaded files go (issue 19, docs/adr/0030-file-storage.md). */
+  readonly files: {
+    /** `db`: in the database (the default, as before); `fs`: under `<dataDir>/files`; `s3`: in `s3.bucket`. */
+    readonly storage: 'db' | 'fs' | 's3';
+    /** Unfinished uploads and unreferenced objects older than this are swept, in ms (at least the upload timeout). */
+    readonly sweepAgeMs: number;
+    /** The S3 bucket and how to reach it; set whenever FLAGPOST_S3_BUCKET is (files may stay there after a switch). */
+    readonly s3:
+      | {
+          readonly bucket: string;
+          /** undefined: the standard AWS environment (AWS_REGION, the profile). */
+          readonly region: string | undefined;
+          readonly endpoint: string | undefined;
+          readonly forcePathStyle: boolean;
+          /** undefined: the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, instance roles...). */
+          readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+        }
+      | undefined;
+  };
   /** Delivery of webhooks and notification e-mails from the outbox (contract D18). */
   readonly outbox: {
     /** How often the worker looks for due deliveries, in ms; 0 leaves it to explicit runOnce() calls. */
@@ -192,6 +211,17 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
 
+  const fileStorage = oneOf('FLAGPOST_FILE_STORAGE', ['db', 'fs', 's3'] as const, 'db');
+  const s3Bucket = env.FLAGPOST_S3_BUCKET || undefined;
+  if (fileStorage === 's3' && !s3Bucket) problems.push('FLAGPOST_FILE_STORAGE=s3 needs FLAGPOST_S3_BUCKET');
+  const s3KeyId = env.FLAGPOST_S3_ACCESS_KEY_ID || undefined;
+  const s3Secret = env.FLAGPOST_S3_SECRET_ACCESS_KEY || undefined;
+  if ((s3KeyId === undefined) !== (s3Secret === undefined)) {
+    problems.push('FLAGPOST_S3_ACCESS_KEY_ID and FLAGPOST_S3_SECRET_ACCESS_KEY go together: set both, or neither to use the standard AWS environment');
+  }
+  const s3Endpoint = url('FLAGPOST_S3_ENDPOINT', ['http:', 'https:']);
+  const s3PathStyle = bool('FLAGPOST_S3_FORCE_PATH_STYLE', false);
+
   const config: Config = {
     port,
     host,
@@ -240,6 +270,20 @@ export function loadConfig(env: Env = process.env): Config {
       maxUploadsPerClient: int('FLAGPOST_MAX_UPLOADS_PER_CLIENT', 2, 1, 1000),
       maxTextBytes: int('FLAGPOST_MAX_TEXT_BYTES', 1024 * 1024, 1024),
       listPageBytes: int('FLAGPOST_LIST_PAGE_BYTES', 4 * 1024 * 1024, 1024),
+    },
+    files: {
+      storage: fileStorage,
+      sweepAgeMs: int('FLAGPOST_FILE_SWEEP_AGE_MS', 15 * 60_000, 1000, 7 * 86_400_000),
+      s3: s3Bucket
+        ? {
+            bucket: s3Bucket,
+            // S3-compatible stores take any region, and most expect us-east-1; on AWS, undefined reads AWS_REGION or the profile.
+            region: env.FLAGPOST_S3_REGION || (s3Endpoint ? 'us-east-1' : undefined),
+            endpoint: s3Endpoint,
+            forcePathStyle: s3PathStyle,
+            credentials: s3KeyId && s3Secret ? { accessKeyId: s3KeyId, secretAccessKey: s3Secret } : undefined,
+          }
+        : undefined,
     },
     outbox: {
       pollMs: int('FLAGPOST_OUTBOX_POLL_MS', 1000, 0, 3_600_000),

@@ -16,6 +16,7 @@ const CAPABILITIES = new Set([
   'code-refs',
   'dashboard',
   'feedback',
+  'files',
   'flagd-sync',
   'flags',
   'forms',

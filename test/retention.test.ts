@@ -27,6 +27,7 @@ for (const dialect of dialects()) {
         dialect,
         store: new SubmissionStore(),
         forms: instance.services.forms,
+        files: instance.services.files,
         clock,
         log: pino({ level: 'silent' }),
         intervalMs: 0,

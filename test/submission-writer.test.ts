@@ -33,6 +33,7 @@ forEachDialect('group commit of submissions (contract D18)', (ctx) => {
       store: new SubmissionStore(),
       outbox: new OutboxService(db, new OutboxStore(dialect)),
       events: new DomainEvents(),
+      files: ctx().services.files,
     });
     const submission = (id: string, n: number): Submission => ({
       id,

@@ -5,6 +5,7 @@ import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
+import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
@@ -37,6 +38,7 @@ export interface Database {
   throttles: ThrottlesTable;
   segments: SegmentsTable;
   flagd_sync_tokens: FlagdSyncTokensTable;
+  file_objects: FileObjectsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

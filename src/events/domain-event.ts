@@ -12,6 +12,8 @@ export type DomainEvent =
   | { type: 'segment.changed'; projectId: string; segmentKey: string; environmentIds: string[] }
   /** A segment is about to be deleted: `onTransaction` subscribers refuse while flags still use it. */
   | { type: 'segment.deleting'; projectId: string; segmentKey: string; environments: Array<{ id: string; name: string }> }
+  /** A form is about to be deleted with its submissions: `onTransaction` subscribers act in its transaction. */
+  | { type: 'form.deleting'; formId: string }
   /** A submission and its deliveries are stored; `deliveries` counts the deliveries queued with it. */
   | { type: 'submission.stored'; formId: string; submissionId: string; deliveries: number };
 

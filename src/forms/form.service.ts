@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
+import type { DomainEvents } from '../events/index.ts';
 import { AppError, message } from '../errors.ts';
 import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch, formView } from './form.ts';
 import type { FormStore } from './form.store.ts';
@@ -22,6 +23,8 @@ export interface FormServiceDeps {
   store: FormStore;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
+  /** Announces form.deleting in the delete's transaction (submissions forget the objects of their files). */
+  events: DomainEvents;
 }
 
 const REDACTED = '[redacted]';
@@ -147,7 +150,8 @@ export class FormService {
 
   async delete(formKey: string, actor: Actor): Promise<void> {
     const form = await this.get(formKey);
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      await emit({ type: 'form.deleting', formId: form.id });
       await this.deps.store.delete(trx, form.id);
       await this.deps.audit.record(trx, actor, { entity: 'form', entityId: formKey, action: 'form.deleted', changes: formChanges(form, null) });
     });

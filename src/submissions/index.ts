@@ -4,3 +4,4 @@ export { SubmissionService } from './submission.service.ts';
 export { SubmissionStore } from './submission.store.ts';
 export { CaptchaVerifier } from './captcha.ts';
 export { RetentionJob, type RetentionRound } from './retention.ts';
+export { FileMigration, type FileMigrationProgress } from './file-migration.ts';

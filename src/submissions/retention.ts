@@ -1,6 +1,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../db/database.ts';
+import type { Db, Dialect, Executor } from '../db/database.ts';
+import type { FileStorage, ObjectLocation } from '../files/index.ts';
 import { LoopBackoff, type OutageLog } from '../db/outage.ts';
 import type { FormService } from '../forms/index.ts';
 import type { SubmissionStore } from './submission.store.ts';
@@ -10,13 +11,16 @@ import type { SubmissionStore } from './submission.store.ts';
 // all of a submission's deliveries succeeded. Work is done in batches, each its own short transaction,
 // with a turn of the event loop between batches, so requests never wait behind it. On PostgreSQL every
 // batch first takes a transaction-scoped advisory lock: one instance deletes at a time, and an instance
-// that finds the lock taken leaves this round to the other.
+// that finds the lock taken leaves this round to the other. Files in an object store (issue 19) are
+// forgotten in their batch's transaction and deleted after it; each round ends with the file sweep
+// (FileStorage.sweep: abandoned uploads, deletions not done yet, objects nothing references).
 
 export interface RetentionDeps {
   db: Db;
   dialect: Dialect;
   store: SubmissionStore;
   forms: FormService;
+  files: FileStorage;
   clock: () => Date;
   log: OutageLog;
   /** Milliseconds between two rounds; 0: no automatic rounds. */
@@ -35,6 +39,9 @@ export interface RetentionRound {
   batches: number;
   /** True when another instance held the lock and this round stopped. */
   yielded: boolean;
+  /** Objects the file sweep deleted: of deleted files and abandoned uploads, and unreferenced ones. */
+  objectsDeleted: number;
+  orphansDeleted: number;
 }
 
 /** Any fixed number: the advisory lock of the retention job, the same on every instance. */
@@ -84,13 +91,18 @@ export class RetentionJob {
   }
 
   private async round(): Promise<RetentionRound> {
-    const result: RetentionRound = { deleted: 0, filesDeleted: 0, batches: 0, yielded: false };
+    const result: RetentionRound = { deleted: 0, filesDeleted: 0, batches: 0, yielded: false, objectsDeleted: 0, orphansDeleted: 0 };
     const forms = (await this.deps.forms.list()).filter((f) => f.retentionDays !== null || f.deleteFilesAfterDelivery);
     for (const form of forms) {
       if (form.retentionDays !== null) {
         const cutoff = new Date(this.deps.clock().getTime() - form.retentionDays * 86_400_000).toISOString();
         for (;;) {
-          const n = await this.batchOf((trx) => this.deps.store.deleteOlderThan(trx, form.id, cutoff, this.batch));
+          const n = await this.batchOf(async (trx) => {
+            const ids = await this.deps.store.idsOlderThan(trx, form.id, cutoff, this.batch);
+            const objects = await this.forget(trx, ids);
+            await this.deps.store.deleteMany(trx, ids);
+            return { n: ids.length, objects };
+          });
           if (n === undefined) return { ...result, yielded: true };
           result.batches++;
           result.deleted += n;
@@ -100,7 +112,12 @@ export class RetentionJob {
       }
       if (form.deleteFilesAfterDelivery) {
         for (;;) {
-          const n = await this.batchOf((trx) => this.deps.store.deleteDeliveredFiles(trx, form.id, this.batch));
+          const n = await this.batchOf(async (trx) => {
+            const ids = await this.deps.store.idsWithDeliveredFiles(trx, form.id, this.batch);
+            const objects = await this.forget(trx, ids);
+            await this.deps.store.deleteFilesOf(trx, ids);
+            return { n: ids.length, objects };
+          });
           if (n === undefined) return { ...result, yielded: true };
           result.batches++;
           result.filesDeleted += n;
@@ -111,6 +128,14 @@ export class RetentionJob {
     }
     let pruned = 0;
     for (const prune of this.deps.alsoPrune ?? []) pruned += await prune();
+    try {
+      const swept = await this.deps.files.sweep((keys) => this.deps.store.referencedKeys(this.deps.db, keys));
+      result.objectsDeleted = swept.deleted;
+      result.orphansDeleted = swept.orphans;
+    } catch (error) {
+      // A file store that is away: its objects wait for the next round; the retention work above is done.
+      this.deps.log.warn({ err: error }, 'file sweep not finished; the next round retries');
+    }
     if (result.deleted + result.filesDeleted + pruned > 0 && this.deps.dialect === 'sqlite') {
       // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL; see connect.ts).
       await sql`pragma incremental_vacuum`.execute(this.deps.db);
@@ -118,14 +143,27 @@ export class RetentionJob {
     return result;
   }
 
-  /** One batch in its own transaction; undefined when another instance holds the job's lock (PostgreSQL). */
-  private async batchOf(work: (trx: Db) => Promise<number>): Promise<number | undefined> {
-    return this.deps.db.transaction().execute(async (trx) => {
+  /**
+   * One batch in its own transaction; undefined when another instance holds the job's lock (PostgreSQL).
+   * The objects of the files it deleted are deleted once it committed.
+   */
+  private async batchOf(work: (trx: Db) => Promise<{ n: number; objects: ObjectLocation[] }>): Promise<number | undefined> {
+    const done = await this.deps.db.transaction().execute(async (trx) => {
       if (this.deps.dialect === 'postgres') {
         const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${LOCK}) as locked`.execute(trx);
         if (!rows[0]?.locked) return undefined;
       }
       return work(trx);
     });
+    if (!done) return undefined;
+    await this.deps.files.purge(done.objects);
+    return done.n;
+  }
+
+  /** In a batch's transaction: the objects of these submissions' files are to be deleted. */
+  private async forget(trx: Executor, submissionIds: readonly string[]): Promise<ObjectLocation[]> {
+    const objects = await this.deps.store.objectsOf(trx, submissionIds);
+    await this.deps.files.forget(trx, objects);
+    return objects;
   }
 }

@@ -84,7 +84,7 @@ export function goBackUrlOf(form: Form | undefined, referer: string | undefined)
  * body errors are named in the form interface's words; anything else is the generic 500 (contract D8).
  */
 export function formErrorOf(error: unknown, bodyLimit: number): { status: number; message: string; unexpected: boolean; retryAfter?: number } {
-  if (error instanceof AppError) return { status: error.status, message: error.message, unexpected: false };
+  if (error instanceof AppError) return { status: error.status, message: error.message, unexpected: false, retryAfter: error.options.retryAfterSeconds };
   const code = (error as Partial<FastifyError>).code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, message: message('formBodyTooLarge', { limit: formatSize(bodyLimit) }), unexpected: false };
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: messages.formUnsupportedMediaType, unexpected: false };

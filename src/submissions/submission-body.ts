@@ -1,6 +1,8 @@
 import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
+import { newId } from '../db/codec.ts';
 import { AppError, message } from '../errors.ts';
+import type { ReceivedFile } from '../files/index.ts';
 import { FieldCollector, type IncomingFile } from './submission.ts';
 
 /** Limits of one submission (contract D16), from the deployment's configuration. */
@@ -17,6 +19,12 @@ export interface SubmissionLimits {
   maxUploadsPerClient: number;
   /** All text of one submission together (names and values), in bytes, on every encoding. */
   maxTextBytes: number;
+}
+
+/** Where the files of a multipart body go while it is read (SubmissionService, over FileStorage). */
+export interface FileReceiver {
+  receiveFile(id: string, source: AsyncIterable<Buffer>, contentType: string): Promise<ReceivedFile>;
+  discardFiles(files: readonly ReceivedFile[]): Promise<void>;
 }
 
 /** Longest field name, in characters, on every encoding. */
@@ -129,10 +137,11 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
 
 /**
  * Reads a multipart body part by part, enforcing every limit while it streams (contract D16): a file is
- * read only up to one byte past its limit and the request is abandoned right there. A file part with an
- * empty name and no content (an unused file input of an HTML form) is skipped.
+ * read only up to one byte past its limit and the request is abandoned right there. Each file goes to
+ * `storage` while it is read (issue 19); when the body fails, what was stored is discarded. A file part
+ * with an empty name and no content (an unused file input of an HTML form) is skipped.
  */
-export async function readMultipart(request: FastifyRequest, uploadsEnabled: boolean, limits: SubmissionLimits): Promise<ReadBody> {
+export async function readMultipart(request: FastifyRequest, uploadsEnabled: boolean, limits: SubmissionLimits, storage: FileReceiver): Promise<ReadBody> {
   const fields = new FieldCollector();
   const budget = new TextBudget(limits);
   const files: IncomingFile[] = [];
@@ -170,13 +179,24 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
       if (part.fieldname.length > MAX_FIELD_NAME_LENGTH) throw nameTooLong();
       if (part.filename && !uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
       if (part.filename && files.length >= limits.maxFiles) throw tooManyFiles(limits);
-      const content = await readFile(part, limits);
-      if (content.length === 0 && !part.filename) continue;
-      if (!uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
-      if (files.length >= limits.maxFiles) throw tooManyFiles(limits);
-      files.push({ field: part.fieldname, name: part.filename || part.fieldname, contentType: part.mimetype || 'application/octet-stream', content });
+      const id = newId();
+      const contentType = part.mimetype || 'application/octet-stream';
+      const chunks = (part.file as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      if (!part.filename) {
+        // An unnamed part may be an unused file input: nothing is stored until it has a first byte.
+        const first = await firstChunk(chunks);
+        if (first === undefined) continue;
+        if (!uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
+        if (files.length >= limits.maxFiles) throw tooManyFiles(limits);
+        const received = await storage.receiveFile(id, withinLimit(part, chunks, limits, first), contentType);
+        files.push({ id, field: part.fieldname, name: part.fieldname, contentType, received });
+        continue;
+      }
+      const received = await storage.receiveFile(id, withinLimit(part, chunks, limits), contentType);
+      files.push({ id, field: part.fieldname, name: part.filename, contentType, received });
     }
   } catch (error) {
+    await storage.discardFiles(files.map((f) => f.received));
     throw toLimitError(error, limits);
   }
   return { data: fields.toObject(), files };
@@ -184,15 +204,29 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
 
 const hasNul = (text: string | undefined): boolean => text?.includes('\u0000') === true;
 
-async function readFile(part: MultipartFile, limits: SubmissionLimits): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/** The first non-empty chunk of a file part, or undefined when the part is empty (read to its end). */
+async function firstChunk(chunks: AsyncIterator<Buffer>): Promise<Buffer | undefined> {
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) return undefined;
+    if (next.value.length > 0) return next.value;
+  }
+}
+
+/** A file part's bytes (`first`, when given, then the rest), refused one byte past the file limit. */
+async function* withinLimit(part: MultipartFile, chunks: AsyncIterator<Buffer>, limits: SubmissionLimits, first?: Buffer): AsyncGenerator<Buffer> {
   let size = 0;
-  for await (const chunk of part.file as AsyncIterable<Buffer>) {
+  const take = (chunk: Buffer) => {
     size += chunk.length;
     if (size > limits.maxFileBytes) throw fileTooLarge(part.filename || part.fieldname, limits);
-    chunks.push(chunk);
+    return chunk;
+  };
+  if (first) yield take(first);
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) return;
+    yield take(next.value);
   }
-  return Buffer.concat(chunks);
 }
 
 function toLimitError(error: unknown, limits: SubmissionLimits): unknown {

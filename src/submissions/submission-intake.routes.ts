@@ -80,7 +80,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const answer = formErrorOf(error, deps.bodyLimit);
     if (answer.unexpected) request.log.error({ err: error }, 'form submission failed');
-    else if (answer.retryAfter) request.log.warn({ err: error }, 'form submission refused: database unavailable');
+    else if (answer.retryAfter) request.log.warn({ err: error }, 'form submission refused: database or file store unavailable');
     else request.log.info({ status: answer.status }, 'form submission refused');
     if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
     const ctx = request.formContext ?? { rest: (request.query as { mode?: string } | undefined)?.mode === 'rest', form: undefined, goBackUrl: undefined };
@@ -175,13 +175,19 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
         }
         uploadsOf.set(ip, (uploadsOf.get(ip) ?? 0) + 1);
         try {
-          // Files stay in memory until they are committed: bound how many uploads do that at once.
+          // Files stay in memory until committed (or stream to the file store): bound how many uploads do that at once.
           const release = await uploads.acquire(client.signal);
           try {
             // A client that left while it waited would never end its body: the multipart parser starts
             // listening for the close only now, too late to hear it.
             if (client.signal.aborted) throw new AppError('validation', messages.formUnreadable);
-            const body = await withinDeadline(readMultipart(request, form.uploadsEnabled, limits), limits.uploadTimeoutMs, () => request.raw.destroy());
+            const body = await withinDeadline(
+              readMultipart(request, form.uploadsEnabled, limits, submissions),
+              limits.uploadTimeoutMs,
+              () => request.raw.destroy(),
+              // A body that ended after its deadline was refused: its files go.
+              (late) => submissions.discardFiles(late.files.map((f) => f.received)),
+            );
             submission = await submissions.accept(form, { data: body.data, files: body.files, meta });
           } finally {
             release();
@@ -237,10 +243,11 @@ function whileConnected(request: FastifyRequest): { signal: AbortSignal; done: (
  * `work`, or a refusal once `ms` have passed (then `onTimeout` ends the request): an upload that drips
  * its bytes holds its slot for at most this long.
  */
-async function withinDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+async function withinDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => void, onLate: (late: T) => Promise<void>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      void work.then(onLate, () => {});
       onTimeout();
       reject(new AppError('validation', messages.formUnreadable));
     }, ms);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import type { DomainEvent, DomainEvents } from '../events/index.ts';
+import type { FileStorage } from '../files/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { IncomingFile, Submission } from './submission.ts';
 import type { SubmissionStore } from './submission.store.ts';
@@ -24,6 +25,7 @@ export interface SubmissionWriterDeps {
   store: SubmissionStore;
   outbox: OutboxService;
   events: DomainEvents;
+  files: FileStorage;
 }
 
 /** Most submissions committed together; bounds the size of one transaction. */
@@ -122,6 +124,11 @@ export class SubmissionWriter {
   private async insert(trx: Executor, write: SubmissionWrite): Promise<void> {
     const { submission, files, deliveries, formKey } = write;
     await this.deps.store.insert(trx, submission, files, formKey);
+    // The objects of the files are vouched for by their rows from this commit on (ADR 0030).
+    await this.deps.files.commit(
+      trx,
+      files.map((f) => f.received),
+    );
     await this.deps.outbox.enqueue(trx, submission, deliveries, submission.createdAt);
     await this.deps.events.runInTransaction(trx, storedEvent(write));
   }

@@ -206,14 +206,15 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
     },
     async (request, reply) => {
       const { formKey, id, fileId } = request.params;
-      const { file, content } = await submissions.getFile(formKey, id, fileId);
+      const { file, body } = await submissions.getFile(formKey, id, fileId);
       return reply
         .type(SAFE_TYPE.test(file.contentType) ? file.contentType : 'application/octet-stream')
         .header('content-disposition', attachment(file.name))
         .header('x-content-type-options', 'nosniff')
         .header('content-security-policy', "default-src 'none'; sandbox")
         .header('cache-control', 'no-store')
-        .send(content as never); // bytes, which the type provider does not model
+        .header('content-length', String(file.size))
+        .send(body as never); // bytes or a stream from the file store, which the type provider does not model
     },
   );
 };

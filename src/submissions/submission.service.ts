@@ -1,9 +1,11 @@
 import type { Actor, AuditLog } from '../audit/index.ts';
+import type { Readable } from 'node:stream';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { type Cursor, type Page, pageOf } from '../db/paging.ts';
 import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
+import type { FileStorage, ObjectLocation, ReceivedFile } from '../files/index.ts';
 import type { Form, FormService } from '../forms/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
@@ -30,6 +32,8 @@ export interface SubmissionServiceDeps {
   /** Verifies the CAPTCHA token of forms that ask for one (issue 12). */
   captcha: CaptchaVerifier;
   audit: Pick<AuditLog, 'record'>;
+  /** Where file bytes go (issue 19): the database, a folder or an S3 bucket. */
+  files: FileStorage;
 }
 
 /** Submissions read from the database at once while a page is assembled. */
@@ -46,6 +50,14 @@ export class SubmissionService {
 
   constructor(private readonly deps: SubmissionServiceDeps) {
     this.writer = new SubmissionWriter(deps);
+    // A deleted form takes its submissions and their file rows with it (foreign keys): their objects
+    // are forgotten in the same transaction and deleted once it committed.
+    deps.events.onTransaction('form.deleting', async (event, trx) => {
+      await deps.files.forget(trx, await deps.store.objectsOfForm(trx, event.formId));
+    });
+    deps.events.onCommit('form.deleting', async () => {
+      await deps.files.purgeDue();
+    });
   }
 
   /**
@@ -54,6 +66,16 @@ export class SubmissionService {
    * honeypot does not count as a field.
    */
   async accept(form: Form, incoming: IncomingSubmission): Promise<Submission> {
+    try {
+      return await this.store(form, incoming);
+    } catch (error) {
+      // Refused or not committed: the files already stored go (now, or by the sweep).
+      await this.deps.files.discard(incoming.files.map((f) => f.received));
+      throw error;
+    }
+  }
+
+  private async store(form: Form, incoming: IncomingSubmission): Promise<Submission> {
     if (form.captcha) {
       const refusal = await this.deps.captcha.check(form.captcha, incoming.data, incoming.meta.ip);
       if (refusal === 'missing') throw new AppError('validation', messages.formCaptchaMissing);
@@ -62,7 +84,7 @@ export class SubmissionService {
     }
     const { data, spam } = applyHoneypot(form, incoming.data);
     if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
-    const files: StoredFile[] = incoming.files.map((f) => ({ id: newId(), field: f.field, name: f.name, size: f.content.length, contentType: f.contentType }));
+    const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
     const submission: Submission = {
       id: newId(),
       formId: form.id,
@@ -75,6 +97,19 @@ export class SubmissionService {
     const deliveries = spam ? [] : this.deliveriesFor(form, submission);
     await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
     return submission;
+  }
+
+  /**
+   * Stores one uploaded file as its body is read, where FLAGPOST_FILE_STORAGE says (a store that is
+   * away is a 503 with Retry-After); it becomes part of a submission through `accept`.
+   */
+  receiveFile(id: string, source: AsyncIterable<Buffer>, contentType: string): Promise<ReceivedFile> {
+    return this.deps.files.receive(id, source, contentType);
+  }
+
+  /** Gives up received files of a body that failed before `accept`. */
+  discardFiles(files: readonly ReceivedFile[]): Promise<void> {
+    return this.deps.files.discard(files);
   }
 
   /** A page of a form's submissions, newest first. */
@@ -115,11 +150,12 @@ export class SubmissionService {
     return { submission, deliveries: await this.deps.outbox.deliveriesOf(id) };
   }
 
-  async getFile(formKey: string, id: string, fileId: string): Promise<{ file: StoredFile; content: Buffer }> {
+  /** A file of a submission with its bytes: inline ones whole, objects as a stream from their store (503 while it is away). */
+  async getFile(formKey: string, id: string, fileId: string): Promise<{ file: StoredFile; body: Buffer | Readable }> {
     const { submission } = await this.get(formKey, id);
-    const found = await this.deps.store.findFileContent(this.deps.db, submission.id, fileId);
+    const found = await this.deps.store.findFile(this.deps.db, submission.id, fileId);
     if (!found) throw new AppError('not_found', message('submissionFileNotFound', { fileId, id }));
-    return found;
+    return { file: found.file, body: await this.deps.files.open(found.location) };
   }
 
   /** Marks one submission as spam or not spam; answers it as `get` does. */
@@ -175,8 +211,11 @@ export class SubmissionService {
   /** Deletes a person's submissions across every form, with their files and deliveries; returns their ids. */
   async erasePerson(email: string, actor: Actor): Promise<string[]> {
     const ids = (await this.ofPerson(email)).map((s) => s.id);
+    let objects: ObjectLocation[] = [];
     // The log outlives the erasure: it keeps the address's fingerprint, not the address (ADR 0023).
     await this.deps.db.transaction().execute(async (trx) => {
+      objects = await this.deps.store.objectsOf(trx, ids);
+      await this.deps.files.forget(trx, objects);
       await this.deps.store.deleteMany(trx, ids);
       await this.deps.audit.record(trx, actor, {
         entity: 'personal_data',
@@ -185,6 +224,7 @@ export class SubmissionService {
         changes: { submissions: { before: ids } },
       });
     });
+    await this.deps.files.purge(objects);
     return ids;
   }
 
@@ -196,10 +236,14 @@ export class SubmissionService {
   /** Deletes one submission with its files and deliveries. */
   async delete(formKey: string, id: string, actor: Actor): Promise<void> {
     const form = await this.deps.forms.get(formKey);
+    let objects: ObjectLocation[] = [];
     await this.deps.db.transaction().execute(async (trx) => {
+      objects = await this.deps.store.objectsOf(trx, [id]);
+      await this.deps.files.forget(trx, objects);
       if (!(await this.deps.store.delete(trx, form.id, id))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
       await this.deps.audit.record(trx, actor, { entity: 'submission', entityId: id, action: 'submission.deleted', changes: { form: { before: formKey } } });
     });
+    await this.deps.files.purge(objects);
   }
 
   /**

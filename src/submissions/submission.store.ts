@@ -3,6 +3,7 @@ import { fromBool, fromJson, isForeignKeyViolation, toBool } from '../db/codec.t
 import type { Executor } from '../db/database.ts';
 import { type Cursor, newestFirst } from '../db/paging.ts';
 import { AppError, message } from '../errors.ts';
+import type { FileLocation, FileStorageKind, ObjectLocation, ObjectStorageKind } from '../files/index.ts';
 import type { IncomingFile, StoredFile, Submission } from './submission.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from './submission.table.ts';
 
@@ -27,6 +28,18 @@ const toSubmission = (row: Selectable<SubmissionsTable>, files: StoredFile[]): S
   meta: { ip: row.ip, userAgent: row.user_agent, referer: row.referer, origin: row.origin },
   createdAt: row.created_at,
 });
+
+/** The columns of a file row that say where its bytes are. */
+function columnsOf(location: FileLocation): { storage: string; object_key: string | null; content: Buffer } {
+  return location.storage === 'db'
+    ? { storage: 'db', object_key: null, content: location.content }
+    : { storage: location.storage, object_key: location.key, content: Buffer.alloc(0) };
+}
+
+function locationOf(row: { storage: string; object_key: string | null; content: Buffer | null }): FileLocation {
+  if (row.storage === 'db') return { storage: 'db', content: Buffer.from(row.content ?? Buffer.alloc(0)) };
+  return { storage: row.storage as ObjectStorageKind, key: row.object_key! };
+}
 
 export interface SubmissionFilter {
   /** undefined: spam and not spam. */
@@ -73,7 +86,7 @@ export class SubmissionStore {
           name: file.name,
           content_type: file.contentType,
           size: file.size,
-          content: contents[position]!.content,
+          ...columnsOf(contents[position]!.received.location),
         })
         .execute();
     }
@@ -91,14 +104,95 @@ export class SubmissionStore {
     return row ? (await this.withFiles(db, [row]))[0] : undefined;
   }
 
-  async findFileContent(db: Executor, submissionId: string, fileId: string): Promise<{ file: StoredFile; content: Buffer } | undefined> {
+  /** A file with where its bytes are: inline ones are read here, objects are named. */
+  async findFile(db: Executor, submissionId: string, fileId: string): Promise<{ file: StoredFile; location: FileLocation } | undefined> {
     const row = await db
       .selectFrom('submission_files')
-      .select([...FILE_COLUMNS, 'content'])
+      .select([...FILE_COLUMNS, 'storage', 'object_key', (eb) => eb.case().when('storage', '=', 'db').then(eb.ref('content')).else(null).end().as('content')])
       .where('submission_id', '=', submissionId)
       .where('id', '=', fileId)
       .executeTakeFirst();
-    return row ? { file: toFile(row), content: Buffer.from(row.content) } : undefined;
+    return row ? { file: toFile(row), location: locationOf(row) } : undefined;
+  }
+
+  /** The objects of these submissions' files (inline files have none), to forget with them. */
+  async objectsOf(db: Executor, submissionIds: readonly string[]): Promise<ObjectLocation[]> {
+    const objects: ObjectLocation[] = [];
+    for (let i = 0; i < submissionIds.length; i += 500) {
+      const rows = await db
+        .selectFrom('submission_files')
+        .select(['storage', 'object_key'])
+        .where('submission_id', 'in', submissionIds.slice(i, i + 500))
+        .where('object_key', 'is not', null)
+        .execute();
+      objects.push(...rows.map((r) => ({ storage: r.storage as ObjectStorageKind, key: r.object_key! })));
+    }
+    return objects;
+  }
+
+  /** The objects of every file of a form (about to be deleted with it). */
+  async objectsOfForm(db: Executor, formId: string): Promise<ObjectLocation[]> {
+    const rows = await db
+      .selectFrom('submission_files')
+      .innerJoin('submissions', 'submissions.id', 'submission_files.submission_id')
+      .select(['submission_files.storage', 'submission_files.object_key'])
+      .where('submissions.form_id', '=', formId)
+      .where('submission_files.object_key', 'is not', null)
+      .execute();
+    return rows.map((r) => ({ storage: r.storage as ObjectStorageKind, key: r.object_key! }));
+  }
+
+  /** Which of these object keys file rows point at. */
+  async referencedKeys(db: Executor, keys: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = await db
+        .selectFrom('submission_files')
+        .select('object_key')
+        .where('object_key', 'in', keys.slice(i, i + 500))
+        .execute();
+      for (const row of rows) found.add(row.object_key!);
+    }
+    return found;
+  }
+
+  /** Up to `limit` files not in `storage`, by id after `afterId` (migrate-files), without their bytes. */
+  async filesNotIn(
+    db: Executor,
+    storage: FileStorageKind,
+    afterId: string | undefined,
+    limit: number,
+  ): Promise<Array<{ id: string; contentType: string; storage: FileStorageKind; objectKey: string | null }>> {
+    let query = db
+      .selectFrom('submission_files')
+      .select(['id', 'content_type', 'storage', 'object_key'])
+      .where('storage', '<>', storage)
+      .orderBy('id')
+      .limit(limit);
+    if (afterId) query = query.where('id', '>', afterId);
+    const rows = await query.execute();
+    return rows.map((r) => ({ id: r.id, contentType: r.content_type, storage: r.storage as FileStorageKind, objectKey: r.object_key }));
+  }
+
+  /** The bytes of an inline file. */
+  async inlineContent(db: Executor, fileId: string): Promise<Buffer | undefined> {
+    const row = await db.selectFrom('submission_files').select('content').where('id', '=', fileId).where('storage', '=', 'db').executeTakeFirst();
+    return row ? Buffer.from(row.content) : undefined;
+  }
+
+  /** Points a file at its new place, only if it is still where `from` says; false when it moved or went meanwhile. */
+  async moveFile(db: Executor, fileId: string, from: FileStorageKind, to: FileLocation): Promise<boolean> {
+    const result = await db
+      .updateTable('submission_files')
+      .set({
+        storage: to.storage,
+        object_key: to.storage === 'db' ? null : to.key,
+        content: to.storage === 'db' ? to.content : Buffer.alloc(0),
+      })
+      .where('id', '=', fileId)
+      .where('storage', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Deletes a submission; its files and deliveries go with it (foreign keys cascade). */
@@ -148,8 +242,8 @@ export class SubmissionStore {
     return this.withFiles(db, await query.execute());
   }
 
-  /** Deletes up to `limit` submissions of a form created before `cutoff`, oldest first (files and deliveries cascade). */
-  async deleteOlderThan(db: Executor, formId: string, cutoff: string, limit: number): Promise<number> {
+  /** Up to `limit` submissions of a form created before `cutoff`, oldest first. */
+  async idsOlderThan(db: Executor, formId: string, cutoff: string, limit: number): Promise<string[]> {
     const ids = await db
       .selectFrom('submissions')
       .select('id')
@@ -158,17 +252,14 @@ export class SubmissionStore {
       .orderBy('created_at')
       .limit(limit)
       .execute();
-    return this.deleteMany(
-      db,
-      ids.map((r) => r.id),
-    );
+    return ids.map((r) => r.id);
   }
 
   /**
-   * Deletes the files of up to `limit` submissions of a form whose deliveries all succeeded (at least
+   * Up to `limit` submissions of a form that have files and whose deliveries all succeeded (at least
    * one): the delivery records live in the outbox, which points at submissions.
    */
-  async deleteDeliveredFiles(db: Executor, formId: string, limit: number): Promise<number> {
+  async idsWithDeliveredFiles(db: Executor, formId: string, limit: number): Promise<string[]> {
     const rows = await db
       .selectFrom('submissions')
       .select('submissions.id')
@@ -186,16 +277,17 @@ export class SubmissionStore {
       )
       .limit(limit)
       .execute();
-    if (rows.length === 0) return 0;
-    await db
-      .deleteFrom('submission_files')
-      .where(
-        'submission_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .execute();
-    return rows.length;
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes the files of these submissions (not the submissions). */
+  async deleteFilesOf(db: Executor, submissionIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < submissionIds.length; i += 500) {
+      await db
+        .deleteFrom('submission_files')
+        .where('submission_id', 'in', submissionIds.slice(i, i + 500))
+        .execute();
+    }
   }
 
   /** Deletes these submissions (files and deliveries cascade); returns how many went. */

@@ -21,6 +21,9 @@ export interface SubmissionFilesTable {
   name: string;
   content_type: string;
   size: number;
-  /** blob on SQLite, bytea on PostgreSQL. */
+  /** blob on SQLite, bytea on PostgreSQL; empty when the bytes are in an object store. */
   content: Buffer;
+  /** Where the bytes are: `db` (in `content`), `fs` or `s3` (the object `object_key`). Migration 0014. */
+  storage: string;
+  object_key: string | null;
 }

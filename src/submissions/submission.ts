@@ -1,3 +1,4 @@
+import type { ReceivedFile } from '../files/index.ts';
 import type { Form } from '../forms/index.ts';
 
 /** Request metadata kept with every submission (contract D18). */
@@ -8,12 +9,13 @@ export interface SubmissionMeta {
   origin: string | null;
 }
 
-/** A file as it arrived, read completely within the limits of contract D16. */
+/** A file as it arrived, read completely within the limits of contract D16, and where its bytes went. */
 export interface IncomingFile {
+  id: string;
   field: string;
   name: string;
   contentType: string;
-  content: Buffer;
+  received: ReceivedFile;
 }
 
 export interface IncomingSubmission {

@@ -1,9 +1,10 @@
 import { AppError, messages } from '../errors.ts';
 
 /**
- * Bounds how many multipart submissions are read and stored at once. Files live in the database, so a
+ * Bounds how many multipart submissions are read and stored at once. With files in the database, a
  * submission's files are held in memory from the first byte until its transaction commits; without a
- * bound, 50 concurrent uploads of five 1 MiB files hold 250 MiB and more. A waiting upload is not read,
+ * bound, 50 concurrent uploads of five 1 MiB files hold 250 MiB and more (with files in a folder or a
+ * bucket, an upload holds at most one 5 MiB part, and the gate bounds the store's concurrent writes). A waiting upload is not read,
  * so its bytes stay in the client's and the kernel's buffers (TCP back-pressure), not in ours.
  *
  * A slot must always come back: a waiter whose client went away is dropped from the queue (`signal`),
