@@ -9,7 +9,15 @@ import { messages } from './errors.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
-import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagdAdminRoutes, flagPublicRoutes, ofrepRoutes } from './flags/index.ts';
+import {
+  answerUnroutableFlagRead,
+  FlagFastPath,
+  flagAdminRoutes,
+  flagdAdminRoutes,
+  flagPublicRoutes,
+  flagUsageAdminRoutes,
+  ofrepRoutes,
+} from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
 import { type Actor, AdminGate } from './http/admin-auth.ts';
@@ -180,6 +188,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });
+      await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
       await admin.register(flagdSyncAdminRoutes, { flagdSync: services.flagdSync });

@@ -16,6 +16,8 @@ import {
   FlagService,
   PlaygroundService,
   FlagStore,
+  FlagUsage,
+  FlagUsageStore,
   type OfrepStreams,
   openFlagReadPath,
   type StreamTokens,
@@ -62,6 +64,8 @@ export interface Services {
   /** flagd's sync gRPC service; `main` starts it on FLAGPOST_FLAGD_SYNC_PORT (off unless set). */
   readonly flagdSyncServer: FlagdSyncServer;
   readonly reads: FlagReadModel;
+  /** Flag usage: flushes the read path's counts in hourly batches, answers usage questions (issue 23). */
+  readonly usage: FlagUsage;
   readonly changes: FlagChanges;
   /** OFREP event streams of this instance, and the tokens of their URLs. */
   readonly streams: OfrepStreams;
@@ -121,9 +125,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const flagStore = new FlagStore();
   const segmentStore = new SegmentStore();
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
-  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
     db,
@@ -137,12 +138,33 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
     streamLimits: config.streams,
   });
+  const usage = new FlagUsage({
+    db,
+    store: new FlagUsageStore(),
+    projects,
+    flags: flagStore,
+    tally: reads.usage,
+    events,
+    clock,
+    flushMs: config.usage.flushMs,
+    retentionDays: config.usage.retentionDays,
+    log,
+  });
+  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage });
+  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
-  const flagdSyncServer = new FlagdSyncServer({ service: flagdSync, watch: (watcher) => reads.watch(watcher), log, perClient: config.streams.perClient });
+  const flagdSyncServer = new FlagdSyncServer({
+    service: flagdSync,
+    watch: (watcher) => reads.watch(watcher),
+    log,
+    perClient: config.streams.perClient,
+    usage: reads.usage,
+  });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
-  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, audit, clock });
+  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, usage, audit, clock });
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
@@ -213,9 +235,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune(), () => signInThrottles.prune()],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune()],
   });
   retention.start();
+  usage.start();
 
   return {
     config,
@@ -233,6 +256,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flagdSync,
     flagdSyncServer,
     reads,
+    usage,
     changes,
     streams,
     streamTokens,
@@ -258,6 +282,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await retention.stop();
       await changes.stop();
       await outbox.stop();
+      // After the servers closed: every answered read is counted, and written before the database closes.
+      await usage.stop();
     },
   };
 }

@@ -30,6 +30,8 @@ export interface Config {
   readonly retentionIntervalMs: number;
   /** Audit log entries older than this many days are deleted by the retention job; 0 keeps them. */
   readonly auditRetentionDays: number;
+  /** Flag usage counting (docs/adr/0035-usage-counting.md): days of hourly counts kept, ms between two flushes (0: only at shutdown). */
+  readonly usage: { readonly retentionDays: number; readonly flushMs: number };
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
   /** The built dashboard (index.html and assets/), served at `/`. */
@@ -218,6 +220,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     retentionIntervalMs: int('FLAGPOST_RETENTION_INTERVAL_MS', 600_000, 0, 86_400_000),
     auditRetentionDays: int('FLAGPOST_AUDIT_RETENTION_DAYS', 365, 0, 36_500),
+    usage: {
+      retentionDays: int('FLAGPOST_USAGE_RETENTION_DAYS', 90, 1, 3650),
+      flushMs: int('FLAGPOST_USAGE_FLUSH_MS', 60_000, 0, 3_600_000),
+    },
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,
     logLevel,

@@ -7,6 +7,7 @@ import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
+import type { FlagUsageTable } from '../flags/usage/flag-usage.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
@@ -37,6 +38,7 @@ export interface Database {
   throttles: ThrottlesTable;
   segments: SegmentsTable;
   flagd_sync_tokens: FlagdSyncTokensTable;
+  flag_usage: FlagUsageTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

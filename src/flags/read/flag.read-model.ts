@@ -1,6 +1,7 @@
 import type { CompiledEnvironment } from '../../targeting/index.ts';
 import { loadPreviewRenderer } from '../preview-content.ts';
 import type { FlagChange } from './flag-changes.ts';
+import { FlagUsageTally } from './flag-usage-tally.ts';
 import { buildSnapshot, type CachedAnswer, type EnvironmentFlags, type EnvironmentSnapshot, previewAnswer } from './flag.snapshot.ts';
 
 export { answer, buildSnapshot, flagNotFoundAnswer } from './flag.snapshot.ts';
@@ -35,6 +36,9 @@ export class FlagReadModel {
   private generation = 0;
   /** The compiled flags of each key pair's last snapshot, kept past a change so that a rebuild compiles only what changed. */
   private readonly compiled = new Map<string, CompiledEnvironment>();
+
+  /** Evaluations answered by this process, counted in memory (flag-usage-tally.ts); flags/usage/ flushes them. */
+  readonly usage = new FlagUsageTally();
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
   private readonly watchers: Array<(environmentId: string | undefined) => void> = [];
