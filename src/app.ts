@@ -31,6 +31,7 @@ import { bodyDeadline } from './http/request-deadline.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { trustProxyOf } from './http/trust-proxy.ts';
 import { errorBody } from './http/schemas.ts';
+import { FastPathMetrics, registerHttpMetrics } from './http/http-metrics.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -88,6 +89,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  if (services.metrics) {
+    // Only when metrics are on: the hot path pays nothing otherwise.
+    registerHttpMetrics(app, services.metrics);
+    fastPath.observe = new FastPathMetrics(services.metrics).answered;
+  }
   app.addHook('onRequest', bodyDeadline(config.connections.requestTimeoutMs));
   app.addHook('preValidation', bodyGuard);
   // Before any route: the plugin hooks every route registered after it (contract D20).

@@ -24,6 +24,7 @@ import {
 } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
@@ -64,6 +65,8 @@ export interface Services {
   /** flagd's sync gRPC service; `main` starts it on FLAGPOST_FLAGD_SYNC_PORT (off unless set). */
   readonly flagdSyncServer: FlagdSyncServer;
   readonly reads: FlagReadModel;
+  /** Prometheus metrics of this process when FLAGPOST_METRICS_PORT is set; `main` serves them on that port. */
+  readonly metrics: Metrics | undefined;
   /** Flag usage: flushes the read path's counts in hourly batches, answers usage questions (issue 23). */
   readonly usage: FlagUsage;
   readonly changes: FlagChanges;
@@ -239,6 +242,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   retention.start();
   usage.start();
+  const metrics = config.metrics.port === undefined ? undefined : new Metrics({ reads, streams, flagdSync: flagdSyncServer, outbox, database: handle });
+  reads.observer = metrics;
 
   return {
     config,
@@ -256,6 +261,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flagdSync,
     flagdSyncServer,
     reads,
+    metrics,
     usage,
     changes,
     streams,

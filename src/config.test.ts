@@ -28,6 +28,8 @@ const EVERY_VARIABLE = {
   FLAGPOST_CAPTCHA_TIMEOUT_MS: '2500',
   FLAGPOST_MAX_STREAMS_PER_CLIENT: '5',
   FLAGPOST_STREAM_HEARTBEAT_MS: '1500',
+  FLAGPOST_METRICS_PORT: '9464',
+  FLAGPOST_METRICS_HOST: '127.0.0.2',
   FLAGPOST_FLAGD_SYNC_PORT: '8013',
   FLAGPOST_FLAGD_SYNC_HOST: '::1',
   FLAGPOST_DASHBOARD_DIR: '/tmp/web',
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
       passwordWork: { concurrency: 3, queue: 9, perClient: 4 },
       publicUrl: 'https://flags.example.com',
       streams: { perClient: 5, heartbeatMs: 1500 },
+      metrics: { port: 9464, host: '127.0.0.2' },
       flagdSync: { port: 8013, host: '::1' },
       captcha: {
         urls: { turnstile: 'http://127.0.0.1:9001/turnstile', hcaptcha: 'http://127.0.0.1:9001/hcaptcha', recaptcha: 'http://127.0.0.1:9001/recaptcha' },

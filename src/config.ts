@@ -22,6 +22,8 @@ export interface Config {
   readonly publicUrl: string;
   /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
   readonly streams: { readonly perClient: number; readonly heartbeatMs: number };
+  /** The Prometheus metrics listener (issue 23): off without a port; its host defaults to HOST. */
+  readonly metrics: { readonly port: number | undefined; readonly host: string };
   /** flagd's sync gRPC service (issue 21): off without a port; its host defaults to HOST. */
   readonly flagdSync: { readonly port: number | undefined; readonly host: string };
   /** CAPTCHA siteverify endpoints per provider and the longest wait for one (issue 12). */
@@ -205,6 +207,10 @@ export function loadConfig(env: Env = process.env): Config {
     streams: {
       perClient: int('FLAGPOST_MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
       heartbeatMs: int('FLAGPOST_STREAM_HEARTBEAT_MS', 20_000, 100, 600_000),
+    },
+    metrics: {
+      port: env.FLAGPOST_METRICS_PORT ? int('FLAGPOST_METRICS_PORT', 0, 1, 65535) : undefined,
+      host: env.FLAGPOST_METRICS_HOST || host,
     },
     flagdSync: {
       port: env.FLAGPOST_FLAGD_SYNC_PORT ? int('FLAGPOST_FLAGD_SYNC_PORT', 0, 1, 65535) : undefined,

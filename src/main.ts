@@ -3,6 +3,7 @@ import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { MetricsServer } from './metrics/metrics-server.ts';
 
 /**
  * At exit, how long the last log lines may wait for stdout, at most: a log collector that does not read
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     );
   }
 
+  let metricsServer: MetricsServer | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
     try {
       await app.close(); // stops accepting, lets requests in flight finish
       await services.stop();
+      await metricsServer?.close();
       await handle.close();
       app.log.info('stopped');
       await services.flushLogs(LOG_FLUSH_MS);
@@ -64,6 +67,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (services.metrics && config.metrics.port !== undefined) {
+    // Its own listener: metrics never reach the public port (docs/adr/0036-metrics-and-traces.md).
+    metricsServer = new MetricsServer(services.metrics, app.log);
+    const port = await metricsServer.listen(config.metrics.host, config.metrics.port);
+    app.log.info({ port, host: config.metrics.host }, 'metrics listening at /metrics');
+  }
   if (config.flagdSync.port !== undefined) {
     const port = await services.flagdSyncServer.listen(config.flagdSync.host, config.flagdSync.port);
     app.log.info({ port, host: config.flagdSync.host }, 'flagd sync service listening');

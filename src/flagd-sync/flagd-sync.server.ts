@@ -83,6 +83,11 @@ export class FlagdSyncServer {
     });
   }
 
+  /** Open sync streams of this process (metrics). */
+  get streamCount(): number {
+    return this.environments.streamCount;
+  }
+
   /** Listens on host and port (0: any free port); answers the port bound. */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {

@@ -16,6 +16,12 @@ export interface FlagReadModelSource {
   loadEnvironment(projectKey: string, environmentKey: string): Promise<EnvironmentFlags | undefined>;
 }
 
+/** What the metrics hear from the read path (src/metrics/metrics.ts). */
+export interface ReadModelObserver {
+  snapshotRebuilt(seconds: number): void;
+  changePropagated(seconds: number): void;
+}
+
 /** Most unknown key pairs remembered at once, so random keys cannot grow memory without bound. */
 const MAX_UNKNOWN = 10_000;
 /** A snapshot is reloaded for a client's newer flagConfigEtag at most this often. */
@@ -39,6 +45,8 @@ export class FlagReadModel {
 
   /** Evaluations answered by this process, counted in memory (flag-usage-tally.ts); flags/usage/ flushes them. */
   readonly usage = new FlagUsageTally();
+  /** Told how long each snapshot took to load and compile, and how long changes took to arrive from other instances (metrics). */
+  observer: ReadModelObserver | undefined = undefined;
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
   private readonly watchers: Array<(environmentId: string | undefined) => void> = [];
@@ -95,9 +103,11 @@ export class FlagReadModel {
 
   private async load(key: string, projectKey: string, environmentKey: string): Promise<EnvironmentSnapshot | undefined> {
     const generation = this.generation;
+    const started = performance.now();
     try {
       const env = await this.source.loadEnvironment(projectKey, environmentKey);
       const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous: this.compiled.get(key) }) : undefined;
+      if (snapshot) this.observer?.snapshotRebuilt((performance.now() - started) / 1000);
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);
