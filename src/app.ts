@@ -32,6 +32,7 @@ import { requestIdOf } from './http/request-id.ts';
 import { trustProxyOf } from './http/trust-proxy.ts';
 import { errorBody } from './http/schemas.ts';
 import { FastPathMetrics, registerHttpMetrics } from './http/http-metrics.ts';
+import { registerEvaluationEvents } from './tracing/evaluation-events.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -59,7 +60,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const trustProxy = trustProxyOf(config.trustProxy);
   const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);
   const app = Fastify({
-    serverFactory: config.flagFastPath ? fastPath.serverFactory : undefined,
+    // While tracing, every read goes through Fastify, where it gets its span and evaluation events.
+    serverFactory: config.flagFastPath && !services.tracing ? fastPath.serverFactory : undefined,
     ...(options.logger === undefined ? { loggerInstance: services.log } : { logger: options.logger }),
     logController: new OneLinePerRequest(),
     genReqId: requestIdOf,
@@ -98,7 +100,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   app.addHook('preValidation', bodyGuard);
   // Before any route: the plugin hooks every route registered after it (contract D20).
   await registerRateLimit(app, limiter);
-  if (config.flagFastPath) fastPath.attach(app);
+  if (config.flagFastPath && !services.tracing) fastPath.attach(app);
+  if (services.tracing) {
+    await services.tracing.register(app);
+    registerEvaluationEvents(app);
+  }
 
   await registerOpenApi(app);
 

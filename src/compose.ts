@@ -25,6 +25,7 @@ import {
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { startTracing, type Tracing } from './tracing/tracing.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
@@ -65,6 +66,8 @@ export interface Services {
   /** flagd's sync gRPC service; `main` starts it on FLAGPOST_FLAGD_SYNC_PORT (off unless set). */
   readonly flagdSyncServer: FlagdSyncServer;
   readonly reads: FlagReadModel;
+  /** Traces over OTLP when an OTEL_EXPORTER_OTLP_* endpoint is set; undefined (nothing loaded) otherwise. */
+  readonly tracing: Tracing | undefined;
   /** Prometheus metrics of this process when FLAGPOST_METRICS_PORT is set; `main` serves them on that port. */
   readonly metrics: Metrics | undefined;
   /** Flag usage: flushes the read path's counts in hourly batches, answers usage questions (issue 23). */
@@ -104,6 +107,8 @@ export interface Services {
   stop(): Promise<void>;
 }
 
+/** The version traces name (package.json's; the bundle has no package.json beside it to read). */
+const PACKAGE_VERSION = '0.1.0';
 /** An invitation link is valid for a week. */
 const INVITATION_TTL_MS = 7 * 86_400_000;
 /** Wrong passwords for one e-mail address before it is refused for the rest of the window (every instance together). */
@@ -244,6 +249,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   usage.start();
   const metrics = config.metrics.port === undefined ? undefined : new Metrics({ reads, streams, flagdSync: flagdSyncServer, outbox, database: handle });
   reads.observer = metrics;
+  const tracing =
+    config.tracing.otlpEndpoint !== undefined || config.tracing.otlpTracesEndpoint !== undefined
+      ? await startTracing(config.tracing, PACKAGE_VERSION)
+      : undefined;
 
   return {
     config,
@@ -262,6 +271,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flagdSyncServer,
     reads,
     metrics,
+    tracing,
     usage,
     changes,
     streams,
@@ -290,6 +300,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await outbox.stop();
       // After the servers closed: every answered read is counted, and written before the database closes.
       await usage.stop();
+      await tracing?.shutdown();
     },
   };
 }

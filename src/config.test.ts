@@ -29,6 +29,8 @@ const EVERY_VARIABLE = {
   FLAGPOST_MAX_STREAMS_PER_CLIENT: '5',
   FLAGPOST_STREAM_HEARTBEAT_MS: '1500',
   FLAGPOST_METRICS_PORT: '9464',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4319/v1/traces',
   FLAGPOST_METRICS_HOST: '127.0.0.2',
   FLAGPOST_FLAGD_SYNC_PORT: '8013',
   FLAGPOST_FLAGD_SYNC_HOST: '::1',
@@ -88,6 +90,7 @@ describe('loadConfig', () => {
       publicUrl: 'https://flags.example.com',
       streams: { perClient: 5, heartbeatMs: 1500 },
       metrics: { port: 9464, host: '127.0.0.2' },
+      tracing: { otlpEndpoint: 'http://127.0.0.1:4318', otlpTracesEndpoint: 'http://127.0.0.1:4319/v1/traces' },
       flagdSync: { port: 8013, host: '::1' },
       captcha: {
         urls: { turnstile: 'http://127.0.0.1:9001/turnstile', hcaptcha: 'http://127.0.0.1:9001/hcaptcha', recaptcha: 'http://127.0.0.1:9001/recaptcha' },

@@ -22,6 +22,11 @@ export interface Config {
   readonly publicUrl: string;
   /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
   readonly streams: { readonly perClient: number; readonly heartbeatMs: number };
+  /**
+   * Traces over OTLP/HTTP (issue 23): on when either endpoint is set; the exporter reads these and the
+   * other OTEL_EXPORTER_OTLP_* variables itself.
+   */
+  readonly tracing: { readonly otlpEndpoint: string | undefined; readonly otlpTracesEndpoint: string | undefined };
   /** The Prometheus metrics listener (issue 23): off without a port; its host defaults to HOST. */
   readonly metrics: { readonly port: number | undefined; readonly host: string };
   /** flagd's sync gRPC service (issue 21): off without a port; its host defaults to HOST. */
@@ -207,6 +212,10 @@ export function loadConfig(env: Env = process.env): Config {
     streams: {
       perClient: int('FLAGPOST_MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
       heartbeatMs: int('FLAGPOST_STREAM_HEARTBEAT_MS', 20_000, 100, 600_000),
+    },
+    tracing: {
+      otlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      otlpTracesEndpoint: url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']),
     },
     metrics: {
       port: env.FLAGPOST_METRICS_PORT ? int('FLAGPOST_METRICS_PORT', 0, 1, 65535) : undefined,
