@@ -20,7 +20,10 @@ export class ClusterMetrics implements MetricsSource {
 
   /** In a worker: the registry the primary's ClusterMetrics collects from this process. */
   static forWorker(registry: client.Registry): void {
-    if (cluster.isWorker) client.AggregatorRegistry.setRegistries([registry]);
+    if (!cluster.isWorker) return;
+    client.AggregatorRegistry.setRegistries([registry]);
+    // prom-client starts answering the primary's requests when an AggregatorRegistry is built.
+    new client.AggregatorRegistry();
   }
 
   async text(): Promise<string> {
