@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Metrics } from '../src/metrics/metrics.ts';
 import { MetricsServer } from '../src/metrics/metrics-server.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture } from './support/fixtures.ts';
@@ -130,4 +131,20 @@ describe('the metrics listener of the server process', () => {
       assert.equal(await server.exited, 0, server.output());
     }
   });
+});
+
+it('still answers a scrape while the database is away, with NaN for the outbox gauges', async () => {
+  const metrics = new Metrics({
+    reads: { usage: { bySurface: { v1_single: 3 } } },
+    streams: { size: 1 },
+    flagdSync: { streamCount: 0 },
+    outbox: { outcomes: { delivered: 2 }, queueStats: () => Promise.reject(new Error('connection refused')) },
+    database: {},
+  });
+  const text = await metrics.text();
+  const scraped = samples(text);
+  assert.ok(Number.isNaN(scraped.get('flagpost_outbox_pending_deliveries')));
+  assert.ok(Number.isNaN(scraped.get('flagpost_outbox_oldest_pending_age_seconds')));
+  assert.equal(scraped.get('flagpost_flag_reads_total{surface="v1_single"}'), 3);
+  assert.equal(scraped.get('flagpost_outbox_deliveries_total{outcome="delivered"}'), 2);
 });

@@ -94,20 +94,23 @@ export class Metrics {
       buckets: PROPAGATION_BUCKETS,
       registers,
     });
+    // One count/min query per gauge and scrape. While the database is away the scrape still answers (that
+    // is when it matters), with NaN for these two.
     new client.Gauge({
       name: 'flagpost_outbox_pending_deliveries',
       help: 'Webhook and e-mail deliveries waiting in the outbox (every instance: the table is shared)',
       registers,
       async collect() {
-        const stats = await sources.outbox.queueStats();
-        this.set(stats.pending);
-        oldest.set(stats.oldestPendingSeconds);
+        this.set((await sources.outbox.queueStats().catch(() => undefined))?.pending ?? Number.NaN);
       },
     });
-    const oldest = new client.Gauge({
+    new client.Gauge({
       name: 'flagpost_outbox_oldest_pending_age_seconds',
       help: 'Age of the oldest delivery waiting in the outbox, 0 when none waits',
       registers,
+      async collect() {
+        this.set((await sources.outbox.queueStats().catch(() => undefined))?.oldestPendingSeconds ?? Number.NaN);
+      },
     });
     new client.Counter({
       name: 'flagpost_outbox_deliveries_total',
