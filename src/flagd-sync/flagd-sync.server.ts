@@ -59,6 +59,7 @@ export class FlagdSyncServer {
   private closing = false;
   /** The flag keys of the last definition counted per environment, so that a document is parsed once. */
   private readonly countedFlags = new Map<string, { document: string; flags: Array<{ slug: string }> }>();
+  private closed: Promise<void> | undefined;
 
   constructor(private readonly options: FlagdSyncServerOptions) {
     this.environments = new SyncEnvironments(options.service, options.log, options.recheckMs ?? 5000);
@@ -105,7 +106,13 @@ export class FlagdSyncServer {
    * Ends every stream with UNAVAILABLE, so that providers reconnect (to another instance, or to this one
    * after its restart), then stops the server. A clean end would tell a provider the sync is over.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    // Called by the drain on SIGTERM (before HTTP requests drain) and again by services.stop().
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  private async shutdown(): Promise<void> {
     this.closing = true;
     this.environments.closeAll(statusError(grpc.status.UNAVAILABLE, message('flagdSyncShuttingDown')));
     await new Promise<void>((resolve) => {
