@@ -15,6 +15,7 @@ import {
   flagAdminRoutes,
   flagdAdminRoutes,
   flagPublicRoutes,
+  flagUsageAdminRoutes,
   ofrepRoutes,
   projectDocumentRoutes,
 } from './flags/index.ts';
@@ -31,6 +32,8 @@ import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { bodyDeadline } from './http/request-deadline.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { trustProxyOf } from './http/trust-proxy.ts';
+import { FastPathMetrics, registerHttpMetrics } from './http/http-metrics.ts';
+import { registerEvaluationEvents } from './tracing/evaluation-events.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -58,7 +61,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const trustProxy = trustProxyOf(config.trustProxy);
   const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);
   const app = Fastify({
-    serverFactory: config.flagFastPath ? fastPath.serverFactory : undefined,
+    // While tracing, every read goes through Fastify, where it gets its span and evaluation events.
+    serverFactory: config.flagFastPath && !services.tracing ? fastPath.serverFactory : undefined,
     ...(options.logger === undefined ? { loggerInstance: services.log } : { logger: options.logger }),
     logController: new OneLinePerRequest(),
     genReqId: requestIdOf,
@@ -88,11 +92,20 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  if (services.metrics) {
+    // Only when metrics are on: the hot path pays nothing otherwise.
+    registerHttpMetrics(app, services.metrics);
+    fastPath.observe = new FastPathMetrics(services.metrics).answered;
+  }
   app.addHook('onRequest', bodyDeadline(config.connections.requestTimeoutMs));
   app.addHook('preValidation', bodyGuard);
   // Before any route: the plugin hooks every route registered after it (contract D20).
   await registerRateLimit(app, limiter);
-  if (config.flagFastPath) fastPath.attach(app);
+  if (config.flagFastPath && !services.tracing) fastPath.attach(app);
+  if (services.tracing) {
+    await services.tracing.register(app);
+    registerEvaluationEvents(app);
+  }
 
   await registerOpenApi(app);
 
@@ -173,6 +186,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });
+      await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
       await admin.register(projectDocumentRoutes, { documents: services.documents });

@@ -20,6 +20,8 @@ import {
   FlagService,
   PlaygroundService,
   FlagStore,
+  FlagUsage,
+  FlagUsageStore,
   type OfrepStreams,
   openFlagReadPath,
   type StreamTokens,
@@ -27,6 +29,8 @@ import {
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { startTracing, type Tracing } from './tracing/tracing.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
@@ -75,6 +79,12 @@ export interface Services {
   /** flagd's sync gRPC service; `main` starts it on FLAGPOST_FLAGD_SYNC_PORT (off unless set). */
   readonly flagdSyncServer: FlagdSyncServer;
   readonly reads: FlagReadModel;
+  /** Traces over OTLP when an OTEL_EXPORTER_OTLP_* endpoint is set; undefined (nothing loaded) otherwise. */
+  readonly tracing: Tracing | undefined;
+  /** Prometheus metrics of this process when FLAGPOST_METRICS_PORT is set; `main` serves them on that port. */
+  readonly metrics: Metrics | undefined;
+  /** Flag usage: flushes the read path's counts in hourly batches, answers usage questions (issue 23). */
+  readonly usage: FlagUsage;
   readonly changes: FlagChanges;
   /** OFREP event streams of this instance, and the tokens of their URLs. */
   readonly streams: OfrepStreams;
@@ -114,6 +124,8 @@ export interface Services {
   stop(): Promise<void>;
 }
 
+/** The version traces name (package.json's; the bundle has no package.json beside it to read). */
+const PACKAGE_VERSION = '0.1.0';
 /** An invitation link is valid for a week. */
 const INVITATION_TTL_MS = 7 * 86_400_000;
 /** Wrong passwords for one e-mail address before it is refused for the rest of the window (every instance together). */
@@ -138,11 +150,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const flagStore = new FlagStore();
   const segmentStore = new SegmentStore();
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
-  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const unleash = new UnleashImportService({ documents });
-  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
     db,
@@ -157,12 +164,35 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     streamLimits: config.streams,
     peers: ports.worker,
   });
+  const usage = new FlagUsage({
+    db,
+    store: new FlagUsageStore(),
+    projects,
+    flags: flagStore,
+    tally: reads.usage,
+    events,
+    clock,
+    flushMs: config.usage.flushMs,
+    retentionDays: config.usage.retentionDays,
+    log,
+  });
+  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage });
+  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const unleash = new UnleashImportService({ documents });
+  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
-  const flagdSyncServer = new FlagdSyncServer({ service: flagdSync, watch: (watcher) => reads.watch(watcher), log, perClient: config.streams.perClient });
+  const flagdSyncServer = new FlagdSyncServer({
+    service: flagdSync,
+    watch: (watcher) => reads.watch(watcher),
+    log,
+    perClient: config.streams.perClient,
+    usage: reads.usage,
+  });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
-  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, audit, clock });
+  const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, usage, audit, clock });
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
@@ -239,9 +269,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune(), () => signInThrottles.prune()],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune()],
   });
   if (runsJobs) retention.start();
+  usage.start();
+  const metrics = config.metrics.port === undefined ? undefined : new Metrics({ reads, streams, flagdSync: flagdSyncServer, outbox, database: handle });
+  reads.observer = metrics;
+  const tracing =
+    config.tracing.otlpEndpoint !== undefined || config.tracing.otlpTracesEndpoint !== undefined
+      ? await startTracing(config.tracing, PACKAGE_VERSION)
+      : undefined;
 
   return {
     config,
@@ -262,6 +299,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flagdSync,
     flagdSyncServer,
     reads,
+    metrics,
+    tracing,
+    usage,
     changes,
     streams,
     streamTokens,
@@ -290,6 +330,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await changes.stop();
       await outbox.stop();
       files.close();
+      // After the servers closed: every answered read is counted, and written before the database closes.
+      await usage.stop();
+      await tracing?.shutdown();
     },
   };
 }

@@ -23,6 +23,13 @@ export interface Config {
   readonly publicUrl: string;
   /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
   readonly streams: { readonly perClient: number; readonly heartbeatMs: number };
+  /**
+   * Traces over OTLP/HTTP (issue 23): on when either endpoint is set; the exporter reads these and the
+   * other OTEL_EXPORTER_OTLP_* variables itself.
+   */
+  readonly tracing: { readonly otlpEndpoint: string | undefined; readonly otlpTracesEndpoint: string | undefined };
+  /** The Prometheus metrics listener (issue 23): off without a port; its host defaults to HOST. */
+  readonly metrics: { readonly port: number | undefined; readonly host: string };
   /** flagd's sync gRPC service (issue 21): off without a port; its host defaults to HOST. */
   readonly flagdSync: { readonly port: number | undefined; readonly host: string };
   /** CAPTCHA siteverify endpoints per provider and the longest wait for one (issue 12). */
@@ -31,6 +38,8 @@ export interface Config {
   readonly retentionIntervalMs: number;
   /** Audit log entries older than this many days are deleted by the retention job; 0 keeps them. */
   readonly auditRetentionDays: number;
+  /** Flag usage counting (docs/adr/0035-usage-counting.md): days of hourly counts kept, ms between two flushes (0: only at shutdown). */
+  readonly usage: { readonly retentionDays: number; readonly flushMs: number };
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
   /** The built dashboard (index.html and assets/), served at `/`. */
@@ -242,6 +251,14 @@ export function loadConfig(env: Env = process.env): Config {
       perClient: int('FLAGPOST_MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
       heartbeatMs: int('FLAGPOST_STREAM_HEARTBEAT_MS', 20_000, 100, 600_000),
     },
+    tracing: {
+      otlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      otlpTracesEndpoint: url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']),
+    },
+    metrics: {
+      port: env.FLAGPOST_METRICS_PORT ? int('FLAGPOST_METRICS_PORT', 0, 1, 65535) : undefined,
+      host: env.FLAGPOST_METRICS_HOST || host,
+    },
     flagdSync: {
       port: env.FLAGPOST_FLAGD_SYNC_PORT ? int('FLAGPOST_FLAGD_SYNC_PORT', 0, 1, 65535) : undefined,
       host: env.FLAGPOST_FLAGD_SYNC_HOST || host,
@@ -256,6 +273,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     retentionIntervalMs: int('FLAGPOST_RETENTION_INTERVAL_MS', 600_000, 0, 86_400_000),
     auditRetentionDays: int('FLAGPOST_AUDIT_RETENTION_DAYS', 365, 0, 36_500),
+    usage: {
+      retentionDays: int('FLAGPOST_USAGE_RETENTION_DAYS', 90, 1, 3650),
+      flushMs: int('FLAGPOST_USAGE_FLUSH_MS', 60_000, 0, 3_600_000),
+    },
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,
     logLevel,

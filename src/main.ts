@@ -8,6 +8,7 @@ import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { serveStartupProbes } from './http/health.ts';
 import { stopOnSignals } from './shutdown.ts';
+import { ClusterMetrics, MetricsServer } from './metrics/metrics-server.ts';
 
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
@@ -50,11 +51,24 @@ async function main(): Promise<void> {
 
   stopOnSignals({ app, services, closeDatabase: () => handle.close(), drainDelayMs: config.connections.drainDelayMs });
 
+  // Its own listener: metrics never reach the public port (docs/adr/0036-metrics-and-traces.md). A worker
+  // hands its registry to the primary, which serves every worker's metrics summed (cluster/primary.ts).
+  let metricsServer: MetricsServer | undefined;
+  if (services.metrics && worker) ClusterMetrics.forWorker(services.metrics.registry);
+  else if (services.metrics) {
+    metricsServer = new MetricsServer(services.metrics, app.log);
+    app.addHook('onClose', () => metricsServer!.close());
+  }
+
   await probes?.close();
   // With reusePort each worker binds its own socket and the kernel spreads connections over them; without
   // it the cluster module shares the primary's socket.
   await app.listen({ port: config.port, host: config.host, ...(worker?.reusePort ? { exclusive: true, reusePort: true } : {}) });
   // One flagd sync service per deployment of workers: the worker of slot 1 serves it.
+  if (metricsServer && config.metrics.port !== undefined) {
+    const port = await metricsServer.listen(config.metrics.host, config.metrics.port);
+    app.log.info({ port, host: config.metrics.host }, 'metrics listening at /metrics');
+  }
   if (config.flagdSync.port !== undefined && (worker?.runsJobs ?? true)) {
     const port = await services.flagdSyncServer.listen(config.flagdSync.host, config.flagdSync.port);
     app.log.info({ port, host: config.flagdSync.host }, 'flagd sync service listening');

@@ -41,6 +41,8 @@ const ROUTES: Record<string, Access> = {
   'GET /admin/v1/projects/{projectKey}/flags': 'viewer',
   'PATCH /admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}': 'editor',
   'DELETE /admin/v1/projects/{projectKey}/flags/{slug}': 'editor',
+  'GET /admin/v1/projects/{projectKey}/usage': 'viewer',
+  'GET /admin/v1/projects/{projectKey}/flags/{slug}/usage': 'viewer',
   'GET /admin/v1/projects/{projectKey}/segments': 'viewer',
   'POST /admin/v1/projects/{projectKey}/segments': 'editor',
   'GET /admin/v1/projects/{projectKey}/segments/{segmentKey}': 'viewer',

@@ -8,6 +8,7 @@ import { ProjectsScreen } from './screens/Projects.tsx';
 import { ProjectFlagsScreen } from './screens/ProjectFlags.tsx';
 import { EnvironmentsScreen } from './screens/Environments.tsx';
 import { StaleFlagsScreen } from './screens/StaleFlags.tsx';
+import { ProjectUsageScreen } from './screens/FlagUsage.tsx';
 import { ProjectHistoryScreen } from './screens/ProjectHistory.tsx';
 import { MembersScreen } from './screens/Members.tsx';
 import { AccountScreen } from './screens/Account.tsx';
@@ -42,6 +43,7 @@ export function App() {
               <Route path="/projects/:key" component={ProjectFlagsScreen} />
               <Route path="/projects/:key/environments" component={EnvironmentsScreen} />
               <Route path="/projects/:key/stale-flags" component={StaleFlagsScreen} />
+              <Route path="/projects/:key/usage" component={ProjectUsageScreen} />
               <Route path="/projects/:key/history" component={ProjectHistoryScreen} />
               <Route path="/projects/:key/segments">
                 {(params) => (

@@ -200,7 +200,7 @@ export interface CodeRefRemoval {
   lastReferences: Array<{ filePath: string; lineNumber: number; lineContent: string }>;
 }
 
-export type StaleRule = 'expired_but_referenced' | 'unreferenced' | 'unchanged';
+export type StaleRule = 'expired_but_referenced' | 'unreferenced' | 'unchanged' | 'not_evaluated';
 
 export interface StaleReport {
   generatedAt: string;

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { ClusterMetrics, MetricsServer } from '../metrics/metrics-server.ts';
 import { openDb } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { MemoryStore } from '../http/rate-limit-stores.ts';
@@ -61,6 +62,11 @@ export async function runPrimary(config: Config): Promise<void> {
     await logger.flush(LOG_FLUSH_MS);
     process.exit(1);
   });
+  if (config.metrics.port !== undefined) {
+    // Every worker's metrics, summed (docs/adr/0036-metrics-and-traces.md); the workers serve no metrics port.
+    const port = await new MetricsServer(new ClusterMetrics(), log).listen(config.metrics.host, config.metrics.port);
+    log.info({ port, host: config.metrics.host }, 'metrics of every worker listening at /metrics');
+  }
 }
 
 class Primary {

@@ -114,21 +114,22 @@ export const codeRefAdminRoutes: RoutePlugin<{ codeRefs: CodeRefService }> = asy
     '/projects/:projectKey/stale-flags',
     {
       schema: {
-        summary: 'Flags ready for clean-up: expired but referenced, unreferenced, or unchanged for N days',
+        summary: 'Flags ready for clean-up: expired but referenced, unreferenced, unchanged for N days, or not evaluated for N days',
         params: projectParams,
         querystring: staleFlagsQuery,
         response: { 200: staleReportSchema, ...adminErrors },
       },
     },
-    async (request) => codeRefs.staleReport(request.params.projectKey, readDays(request.query.days)),
+    async (request) =>
+      codeRefs.staleReport(request.params.projectKey, readDays(request.query.days, 'days'), readDays(request.query.unevaluatedDays, 'unevaluatedDays')),
   );
 };
 
-/** The `days` of the stale-flag report: a whole number from 1 to 3650, 30 when absent. */
-function readDays(text: string | undefined): number {
+/** The `days` and `unevaluatedDays` of the stale-flag report: a whole number from 1 to 3650, 30 when absent. */
+function readDays(text: string | undefined, name: string): number {
   if (text === undefined) return 30;
   if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3650) {
-    throw AppError.validation([{ field: 'querystring.days', reason: 'must be a whole number from 1 to 3650' }]);
+    throw AppError.validation([{ field: `querystring.${name}`, reason: 'must be a whole number from 1 to 3650' }]);
   }
   return Number(text);
 }

@@ -115,28 +115,43 @@ export const staleFlagsQuery = {
   properties: {
     // A string, as every query parameter here (no type coercion): checked by readDays.
     days: { type: 'string', maxLength: 10, description: 'The "unchanged" rule: no change for this many days (1 to 3650, default 30)' },
+    unevaluatedDays: {
+      type: 'string',
+      maxLength: 10,
+      description: 'The "not_evaluated" rule: no evaluation in any environment for this many days (1 to 3650, default 30)',
+    },
   },
 } as const;
 
 export const staleReportSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['generatedAt', 'unchangedDays', 'codeRefsUploaded', 'flags'],
+  required: ['generatedAt', 'unchangedDays', 'unevaluatedDays', 'usageCountedSince', 'codeRefsUploaded', 'flags'],
   properties: {
     generatedAt: { type: 'string', format: 'date-time' },
     unchangedDays: { type: 'integer' },
+    unevaluatedDays: { type: 'integer' },
+    usageCountedSince: {
+      type: ['string', 'null'],
+      description: 'When this database began counting evaluations; `not_evaluated` applies only once it is unevaluatedDays in the past',
+    },
     codeRefsUploaded: { type: 'boolean' },
     flags: {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['slug', 'description', 'rules', 'lastChangedAt', 'expiredIn', 'removedFromCodeAt', 'references', 'removals'],
+        required: ['slug', 'description', 'rules', 'removable', 'lastChangedAt', 'lastEvaluatedAt', 'expiredIn', 'removedFromCodeAt', 'references', 'removals'],
         properties: {
           slug: { type: 'string' },
           description: { type: 'string' },
-          rules: { type: 'array', items: { type: 'string', enum: ['expired_but_referenced', 'unreferenced', 'unchanged'] } },
+          rules: { type: 'array', items: { type: 'string', enum: ['expired_but_referenced', 'unreferenced', 'unchanged', 'not_evaluated'] } },
+          removable: {
+            type: 'boolean',
+            description: 'not_evaluated and unreferenced together: no client read it for unevaluatedDays and no code references it',
+          },
           lastChangedAt: { type: 'string' },
+          lastEvaluatedAt: { type: ['string', 'null'], description: 'The latest evaluation in any environment, null when none is kept' },
           expiredIn: {
             type: 'array',
             items: {

@@ -2,7 +2,7 @@ import { nowIso } from '../db/codec.ts';
 import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import type { FlagService } from '../flags/index.ts';
+import type { FlagService, FlagUsage } from '../flags/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import type { CodeReferenceFilter, CodeReferenceRemoval, CodeReferenceUpload, StoredCodeReference, UploadScope } from './code-ref.ts';
 import type { CodeRefStore } from './code-ref.store.ts';
@@ -13,6 +13,8 @@ export interface CodeRefServiceDeps {
   store: CodeRefStore;
   projects: ProjectService;
   flags: Pick<FlagService, 'listFlags'>;
+  /** When evaluations began to be counted, for the `not_evaluated` rule. */
+  usage: Pick<FlagUsage, 'countingSince'>;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
@@ -65,14 +67,24 @@ export class CodeRefService {
   }
 
   /** The flags of a project that look ready to clean up, with the rule each matched (stale-flags.ts). */
-  async staleReport(projectKey: string, unchangedDays: number): Promise<StaleReport> {
+  async staleReport(projectKey: string, unchangedDays: number, unevaluatedDays: number): Promise<StaleReport> {
     const project = await this.deps.projects.getProject(projectKey);
-    const [flags, references, removals, uploaded] = await Promise.all([
+    const [flags, references, removals, uploaded, usageCountedSince] = await Promise.all([
       this.deps.flags.listFlags(projectKey),
       this.deps.store.list(this.deps.db, project.id, {}),
       this.deps.store.listRemovals(this.deps.db, project.id, {}),
       this.deps.store.hasAny(this.deps.db, project.id),
+      this.deps.usage.countingSince(),
     ]);
-    return staleFlags({ flags, references, removals, codeRefsUploaded: uploaded, unchangedDays, now: this.deps.clock() });
+    return staleFlags({
+      flags,
+      references,
+      removals,
+      codeRefsUploaded: uploaded,
+      unchangedDays,
+      unevaluatedDays,
+      usageCountedSince: usageCountedSince ?? null,
+      now: this.deps.clock(),
+    });
   }
 }

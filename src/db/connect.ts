@@ -12,6 +12,8 @@ export interface DbHandle {
   readonly databaseUrl: string | undefined;
   /** True when the database answers a trivial query. */
   healthy(): Promise<boolean>;
+  /** The PostgreSQL pool's connections (metrics); absent on SQLite. */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 }
 
@@ -43,7 +45,15 @@ export function openDb(options: OpenDbOptions): DbHandle {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', databaseUrl: options.databaseUrl, healthy: () => answers(db), close: () => db.destroy() };
+    const max = options.poolSize ?? 10;
+    return {
+      db,
+      dialect: 'postgres',
+      databaseUrl: options.databaseUrl,
+      healthy: () => answers(db),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
+      close: () => db.destroy(),
+    };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, options.sqliteFile ?? 'flagpost.db');

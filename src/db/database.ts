@@ -8,6 +8,7 @@ import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
+import type { FlagUsageTable } from '../flags/usage/flag-usage.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
@@ -39,6 +40,7 @@ export interface Database {
   segments: SegmentsTable;
   flagd_sync_tokens: FlagdSyncTokensTable;
   file_objects: FileObjectsTable;
+  flag_usage: FlagUsageTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -4,6 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type { Logger } from 'pino';
 
 import { message } from '../errors.ts';
+import type { FlagUsageTally } from '../flags/index.ts';
 import { clientKey } from '../http/client-key.ts';
 import type { SyncGrant } from './flagd-sync-token.ts';
 import type { FlagdSyncService } from './flagd-sync.service.ts';
@@ -30,6 +31,12 @@ export interface FlagdSyncServerOptions {
   /** Refused selectors one address may send per window before it is refused outright. */
   maxFailures?: number;
   failureWindowMs?: number;
+  /**
+   * Flag usage (docs/adr/0035-usage-counting.md): a definition delivered to a provider (a stream's first
+   * one, each one after a change, FetchAllFlags) counts as one evaluation of every flag in it; what the
+   * provider evaluates afterwards happens in flagd, out of Flagpost's sight.
+   */
+  usage?: Pick<FlagUsageTally, 'all'>;
 }
 
 interface RequestWithSelector {
@@ -50,6 +57,8 @@ export class FlagdSyncServer {
   private readonly refusals: SyncRefusals;
   private readonly perClient = new Map<string, number>();
   private closing = false;
+  /** The flag keys of the last definition counted per environment, so that a document is parsed once. */
+  private readonly countedFlags = new Map<string, { document: string; flags: Array<{ slug: string }> }>();
   private closed: Promise<void> | undefined;
 
   constructor(private readonly options: FlagdSyncServerOptions) {
@@ -73,6 +82,11 @@ export class FlagdSyncServer {
         void this.fetchAllFlags(call, callback),
       GetMetadata: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => void this.getMetadata(call, callback),
     });
+  }
+
+  /** Open sync streams of this process (metrics). */
+  get streamCount(): number {
+    return this.environments.streamCount;
   }
 
   /** Listens on host and port (0: any free port); answers the port bound. */
@@ -143,7 +157,10 @@ export class FlagdSyncServer {
     call.on('error', release);
     const opened = await this.environments.open(
       grant,
-      (document) => call.write({ flagConfiguration: document }),
+      (document) => {
+        this.countDelivery(grant.environmentId, document);
+        call.write({ flagConfiguration: document });
+      },
       (error) => call.emit('error', error),
     );
     if (!opened) {
@@ -165,10 +182,22 @@ export class FlagdSyncServer {
       const grant = await this.admit(clientOf(call.getPeer()), call.metadata, call.request);
       const document = await this.environments.current(grant);
       if (document === undefined) throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable'));
+      this.countDelivery(grant.environmentId, document);
       callback(null, { flagConfiguration: document });
     } catch (error) {
       callback(error as StatusError & Error);
     }
+  }
+
+  private countDelivery(environmentId: string, document: string): void {
+    if (!this.options.usage) return;
+    let known = this.countedFlags.get(environmentId);
+    if (known?.document !== document) {
+      const parsed = JSON.parse(document) as { flags?: Record<string, unknown> };
+      known = { document, flags: Object.keys(parsed.flags ?? {}).map((slug) => ({ slug })) };
+      this.countedFlags.set(environmentId, known);
+    }
+    this.options.usage.all('flagd_sync', environmentId, known.flags);
   }
 
   /** Deprecated upstream (sync_context replaces it); answers which environment the selector names. */

@@ -44,6 +44,7 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       const { projectKey, environmentKey } = readKeyHeaders(request);
       const snapshot = await reads.get(projectKey, environmentKey);
       if (!snapshot) throw environmentMissing(environmentKey);
+      reads.usage.all('v1_list', snapshot.environmentId, snapshot.flags);
       return sendFlagAnswer(request, reply, snapshot.list);
     },
   );
@@ -62,6 +63,7 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       const { projectKey, environmentKey } = readKeyHeaders(request);
       const snapshot = await reads.get(projectKey, environmentKey);
       if (!snapshot) throw environmentMissing(environmentKey);
+      reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags);
       return sendFlagAnswer(request, reply, await reads.preview(snapshot));
     },
   );
@@ -82,7 +84,9 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       const { slug } = request.params;
       const snapshot = await reads.get(projectKey, environmentKey);
       // Unknown keys answer the normal flag 404 so that clients treat the flag as off (contract D5).
-      return sendFlagAnswer(request, reply, snapshot?.single.get(slug) ?? flagNotFoundAnswer(slug));
+      const found = snapshot?.single.get(slug);
+      if (found) reads.usage.one('v1_single', snapshot!.environmentId, slug);
+      return sendFlagAnswer(request, reply, found ?? flagNotFoundAnswer(slug));
     },
   );
 

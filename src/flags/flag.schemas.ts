@@ -69,6 +69,7 @@ export const adminFlagSchema = {
     'jsonLogic',
     'metadata',
     'flagd',
+    'lastEvaluatedAt',
   ],
   properties: {
     slug: { type: 'string' },
@@ -91,6 +92,11 @@ export const adminFlagSchema = {
       required: ['portable', 'note'],
       description: "Whether flagd evaluates this flag's export (GET .../flagd) exactly as Flagpost does, and if not, why",
       properties: { portable: { type: 'boolean' }, note: { type: ['string', 'null'] } },
+    },
+    lastEvaluatedAt: {
+      type: ['string', 'null'],
+      description:
+        'The latest evaluation Flagpost answered for this flag in this environment (to within the usage flush interval), or null when none is kept (FLAGPOST_USAGE_RETENTION_DAYS)',
     },
   },
 } as const;

@@ -19,6 +19,7 @@ import {
   touchesTargeting,
 } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
+import type { FlagUsage } from './usage/flag-usage.service.ts';
 import { booleanVariantFor, enabledOf, initialTargeting, switchTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
 import { checkEnvironment, flagdPortability, portabilityOf } from './targeting-check.ts';
@@ -36,6 +37,8 @@ export interface FlagServiceDeps {
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
+  /** The last evaluation of each flag and environment, for the admin answers (flags/usage/). */
+  usage: Pick<FlagUsage, 'lastEvaluated'>;
 }
 
 /** A new flag: its type and starting variants besides the values of every flag. */
@@ -148,7 +151,8 @@ export class FlagService {
       await emit({ type: 'flag.changed', projectId: flag.projectId, slug, environmentIds: [environment.id] });
       return { next, envFlags, segments };
     });
-    return adminFlag(next, environment, portabilityOf(flagdPortability(envFlags, segments), slug));
+    const last = await this.deps.usage.lastEvaluated(project);
+    return adminFlag(next, environment, portabilityOf(flagdPortability(envFlags, segments), slug), last.get(`${environment.id}\n${slug}`) ?? null);
   }
 
   /** Deletes the flag from every environment of the project; refused while another flag has it as a prerequisite. */
@@ -184,8 +188,12 @@ export class FlagService {
   /** Every flag of the project, grouped by slug, newest first. */
   async listFlags(projectKey: string): Promise<Array<{ slug: string; environments: AdminFlagView[] }>> {
     const project = await this.deps.projects.getProject(projectKey);
-    const flags = await this.deps.store.listProjectFlags(this.deps.db, project.id);
-    const segments = (await this.deps.segments.projectSegments(this.deps.db, project.id)).map(engineSegment);
+    const [flags, segmentRows, last] = await Promise.all([
+      this.deps.store.listProjectFlags(this.deps.db, project.id),
+      this.deps.segments.projectSegments(this.deps.db, project.id),
+      this.deps.usage.lastEvaluated(project),
+    ]);
+    const segments = segmentRows.map(engineSegment);
     const portability = new Map(
       project.environments.map(
         (env) =>
@@ -209,7 +217,7 @@ export class FlagService {
       slug,
       environments: project.environments.flatMap((env) => {
         const flag = envs.get(env.id);
-        return flag ? [adminFlag(flag, env, portabilityOf(portability.get(env.id)!, slug))] : [];
+        return flag ? [adminFlag(flag, env, portabilityOf(portability.get(env.id)!, slug), last.get(`${env.id}\n${slug}`) ?? null)] : [];
       }),
     }));
   }

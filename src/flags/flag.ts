@@ -198,7 +198,13 @@ export const previewFlag = (f: Flag, html: string) => ({
 });
 
 /** The admin API's view of a flag in one environment. */
-export const adminFlag = (f: Flag, env: { key: string; name: string }, flagd: { portable: boolean; note: string | null }) => ({
+/** `lastEvaluatedAt`: the latest evaluation counted in this environment (flags/usage/), null when none is kept. */
+export const adminFlag = (
+  f: Flag,
+  env: { key: string; name: string },
+  flagd: { portable: boolean; note: string | null },
+  lastEvaluatedAt: string | null = null,
+) => ({
   slug: f.slug,
   environment: { key: env.key, name: env.name },
   key: env.key,
@@ -221,6 +227,7 @@ export const adminFlag = (f: Flag, env: { key: string; name: string }, flagd: { 
   jsonLogic: f.targeting.jsonLogic ?? null,
   metadata: f.targeting.metadata ?? null,
   flagd,
+  lastEvaluatedAt,
 });
 
 /** Newest first; ties (same millisecond) broken by the time-ordered id. */

@@ -35,3 +35,7 @@ export { type FlagReadPath, openFlagReadPath } from './read/flag-read-path.ts';
 export { FlagReadModel } from './read/flag.read-model.ts';
 export { ofrepRoutes } from './ofrep.routes.ts';
 export type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';
+export type { FlagUsageTally, ReadSurface } from './read/flag-usage-tally.ts';
+export { flagUsageAdminRoutes } from './usage/flag-usage.routes.ts';
+export { FlagUsage } from './usage/flag-usage.service.ts';
+export { FlagUsageStore } from './usage/flag-usage.store.ts';

@@ -6,7 +6,7 @@ import { chooseEncoding, compressible, representationOf } from './read/compressi
 import { etagMatches } from './read/flag.cache-headers.ts';
 import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './read/flag.read-model.ts';
 import { ofrepFlagNotFound } from './read/ofrep.answers.ts';
-import { evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, type OfrepRequest, parseOfrepRequest } from './read/ofrep.evaluation.ts';
+import { countOfrepRead, evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, type OfrepRequest, parseOfrepRequest } from './read/ofrep.evaluation.ts';
 import type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';
 
 // OFREP 0.3 (issue 10, docs/adr/0014-ofrep.md) under /ofrep/v1: the single and bulk evaluations, parsed
@@ -126,7 +126,9 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       const { context } = requestOf(request.body, key);
       const snapshot = await snapshotOf(reads, request);
       if (!ofrepKnows(snapshot, key)) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
-      return sendAnswer(reply, evaluateOfrepFlag(snapshot, key, context).answer);
+      const { answer } = evaluateOfrepFlag(snapshot, key, context);
+      countOfrepRead(reads.usage, snapshot, key, answer.status);
+      return sendAnswer(reply, answer);
     },
   );
 
@@ -158,6 +160,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         snapshot = (await reads.refreshIfStale(projectKey, environmentKey, expected)) ?? snapshot;
       }
       const { answer, ready } = evaluateOfrepBulk(snapshot, context);
+      countOfrepRead(reads.usage, snapshot, undefined, answer.status);
       if (answer.status !== 200) return sendAnswer(reply, answer);
       // An answer evaluated for this context is sent once: compressing it would cost more than it saves.
       const variable = ready && compressible(answer);

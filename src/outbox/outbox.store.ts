@@ -133,4 +133,14 @@ export class OutboxStore {
         })),
     }));
   }
+
+  /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */
+  async pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+    const row = await db
+      .selectFrom('outbox')
+      .select([(eb) => eb.fn.countAll<number | string>().as('pending'), (eb) => eb.fn.min('created_at').as('oldest')])
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return { pending: Number(row.pending), oldestCreatedAt: row.oldest ?? null };
+  }
 }

@@ -45,6 +45,8 @@ export class OutboxWorker {
   private readonly backoff: LoopBackoff;
   /** The wait before the poll after a failed run. */
   private retryDelayMs = 0;
+  /** Attempts of this process by outcome since start (metrics): delivered, retry (tried again later), failed (given up). */
+  readonly outcomes = { delivered: 0, retry: 0, failed: 0 };
 
   constructor(private readonly deps: OutboxWorkerDeps) {
     this.backoff = new LoopBackoff('outbox delivery', deps.log, Math.min(250, Math.max(1, deps.pollMs)), 5000);
@@ -136,6 +138,14 @@ export class OutboxWorker {
     if (!result.ok)
       this.deps.log.warn({ delivery: delivery.id, kind: delivery.kind, attempt: attempt.attempt, error: attempt.error, status }, 'delivery attempt failed');
     await this.deps.db.transaction().execute((trx) => this.deps.store.recordAttempt(trx, delivery, { attempt, status, nextAttemptAt }));
+    this.outcomes[status === 'pending' ? 'retry' : status]++;
+  }
+
+  /** Deliveries waiting in the outbox (every instance's) and the age of the oldest in seconds, 0 when none. */
+  async queueStats(): Promise<{ pending: number; oldestPendingSeconds: number }> {
+    const { pending, oldestCreatedAt } = await this.deps.store.pendingStats(this.deps.db);
+    const oldestPendingSeconds = oldestCreatedAt === null ? 0 : Math.max(0, (this.now().getTime() - Date.parse(oldestCreatedAt)) / 1000);
+    return { pending, oldestPendingSeconds };
   }
 
   private async send(delivery: Delivery): Promise<SendResult & { final?: boolean }> {

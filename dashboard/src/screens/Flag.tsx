@@ -8,6 +8,7 @@ import { TargetingEditor } from '../targeting/TargetingEditor.tsx';
 import { V1Note } from '../targeting/v1-note.tsx';
 import { useProject } from './Projects.tsx';
 import { RULE_TEXT } from './StaleFlags.tsx';
+import { FlagUsageSection } from './FlagUsage.tsx';
 import { History } from './History.tsx';
 import { useCanWrite } from '../session.ts';
 
@@ -51,6 +52,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
               <FeedbackOf key={value.environment.key} projectKey={projectKey} value={value} />
             ))}
           </Section>
+          <FlagUsageSection projectKey={projectKey} slug={slug} />
           <CodeReferences projectKey={projectKey} slug={slug} />
           <Hygiene projectKey={projectKey} slug={slug} />
           <Section title="History">

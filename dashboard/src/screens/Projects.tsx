@@ -60,7 +60,13 @@ export function ProjectsScreen() {
 }
 
 /** The project's name and its sub-screens. */
-export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'history' }) {
+export function ProjectHeader({
+  project,
+  current,
+}: {
+  project: Project;
+  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history';
+}) {
   return (
     <>
       <p className="crumbs">
@@ -82,6 +88,9 @@ export function ProjectHeader({ project, current }: { project: Project; current:
         </Link>
         <Link href={`/projects/${project.key}/stale-flags`} aria-current={current === 'stale' ? 'page' : undefined}>
           Stale flags
+        </Link>
+        <Link href={`/projects/${project.key}/usage`} aria-current={current === 'usage' ? 'page' : undefined}>
+          Usage
         </Link>
         <Link href={`/projects/${project.key}/history`} aria-current={current === 'history' ? 'page' : undefined}>
           History

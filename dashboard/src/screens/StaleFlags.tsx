@@ -10,6 +10,7 @@ export const RULE_TEXT: Record<StaleRule, string> = {
   expired_but_referenced: 'Expired, still in code',
   unreferenced: 'Not referenced in any branch',
   unchanged: 'Unchanged',
+  not_evaluated: 'Not evaluated',
 };
 
 /** The project's flags that look ready to clean up (GET /admin/v1/projects/:key/stale-flags). */

@@ -6,7 +6,7 @@ import { clientAddress, type TrustProxy } from '../../http/trust-proxy.ts';
 import { chooseEncoding, compressible, representationOf } from './compression.ts';
 import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY, FLAG_VARY_ENCODED } from './flag.cache-headers.ts';
 import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './flag.read-model.ts';
-import { type EvaluationContext, evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, parseOfrepRequest } from './ofrep.evaluation.ts';
+import { countOfrepRead, type EvaluationContext, evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, parseOfrepRequest } from './ofrep.evaluation.ts';
 
 // The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
 // Flag GETs are most of the traffic and their answers are already bytes in the read model, so the
@@ -91,6 +91,8 @@ interface Counted {
 export class FlagFastPath {
   private active = false;
   private shadowsExactly = true;
+  /** Told of every request the fast path answered, when metrics are on (src/http/http-metrics.ts); Fastify's hooks never see them. */
+  observe: ((req: IncomingMessage, res: ServerResponse, startedMs: number) => void) | undefined = undefined;
   /** The headers every answer of a snapshot entry starts with, built once per representation (keyed by its bytes). */
   private readonly prefixes = new WeakMap<Buffer, string[]>();
 
@@ -126,7 +128,14 @@ export class FlagFastPath {
   /** A node:http server that tries the fast path first and hands everything else to Fastify. */
   readonly serverFactory = (fastify: Handler, options: Record<string, unknown>): http.Server => {
     const server = http.createServer((options.http as http.ServerOptions) ?? {}, (req, res) => {
-      if (!this.answer(req, res, fastify)) fastify(req, res);
+      const observe = this.observe;
+      if (observe === undefined) {
+        if (!this.answer(req, res, fastify)) fastify(req, res);
+        return;
+      }
+      const started = performance.now();
+      if (this.answer(req, res, fastify)) observe(req, res, started);
+      else fastify(req, res);
     });
     // What Fastify sets on a server it creates itself (fastify/lib/server.js).
     server.keepAliveTimeout = options.keepAliveTimeout as number;
@@ -157,7 +166,12 @@ export class FlagFastPath {
     const slug = match[1];
     const cached = slug === undefined ? snapshot.list : slug === 'preview' ? snapshot.preview : snapshot.single.get(slug);
     if (cached === undefined) return false;
-    this.count(req, res, fastify, (counted) => this.send(res, headers, cached, 'flag', true, counted));
+    this.count(req, res, fastify, (counted) => {
+      if (slug === undefined) this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.flags);
+      else if (slug === 'preview') this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags);
+      else this.reads.usage.one('v1_single', snapshot.environmentId, slug);
+      this.send(res, headers, cached, 'flag', true, counted);
+    });
     return true;
   }
 
@@ -212,6 +226,7 @@ export class FlagFastPath {
     counted: Counted | undefined,
   ): void {
     const { answer, ready } = key === undefined ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
+    countOfrepRead(this.reads.usage, snapshot, key, answer.status);
     this.send(res, headers, answer, key === undefined && answer.status === 200 ? 'ofrep-bulk' : 'ofrep', ready, counted);
   }
 

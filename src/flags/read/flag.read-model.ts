@@ -1,6 +1,7 @@
 import type { CompiledEnvironment } from '../../targeting/index.ts';
 import { loadPreviewRenderer } from '../preview-content.ts';
 import type { FlagChange } from './flag-changes.ts';
+import { FlagUsageTally } from './flag-usage-tally.ts';
 import { buildSnapshot, type CachedAnswer, type EnvironmentFlags, type EnvironmentSnapshot, previewAnswer } from './flag.snapshot.ts';
 
 export { answer, buildSnapshot, flagNotFoundAnswer } from './flag.snapshot.ts';
@@ -13,6 +14,12 @@ export type { CachedAnswer, EnvironmentFlags, EnvironmentSnapshot, OfrepEntry, S
 export interface FlagReadModelSource {
   /** The environment for a pair of client keys with all its flags, or undefined when unknown. */
   loadEnvironment(projectKey: string, environmentKey: string): Promise<EnvironmentFlags | undefined>;
+}
+
+/** What the metrics hear from the read path (src/metrics/metrics.ts). */
+export interface ReadModelObserver {
+  snapshotRebuilt(seconds: number): void;
+  changePropagated(seconds: number): void;
 }
 
 /** Most unknown key pairs remembered at once, so random keys cannot grow memory without bound. */
@@ -35,6 +42,11 @@ export class FlagReadModel {
   private generation = 0;
   /** The compiled flags of each key pair's last snapshot, kept past a change so that a rebuild compiles only what changed. */
   private readonly compiled = new Map<string, CompiledEnvironment>();
+
+  /** Evaluations answered by this process, counted in memory (flag-usage-tally.ts); flags/usage/ flushes them. */
+  readonly usage = new FlagUsageTally();
+  /** Told how long each snapshot took to load and compile, and how long changes took to arrive from other instances (metrics). */
+  observer: ReadModelObserver | undefined = undefined;
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
   private readonly watchers: Array<(environmentId: string | undefined) => void> = [];
@@ -91,9 +103,11 @@ export class FlagReadModel {
 
   private async load(key: string, projectKey: string, environmentKey: string): Promise<EnvironmentSnapshot | undefined> {
     const generation = this.generation;
+    const started = performance.now();
     try {
       const env = await this.source.loadEnvironment(projectKey, environmentKey);
       const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous: this.compiled.get(key) }) : undefined;
+      if (snapshot) this.observer?.snapshotRebuilt((performance.now() - started) / 1000);
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);

@@ -1,5 +1,6 @@
 import type { Evaluation } from '../../targeting/index.ts';
 import { answer, answerOfBody, bulkBody, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
+import type { FlagUsageTally } from './flag-usage-tally.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation } from './ofrep.answers.ts';
 
 // The one OFREP request parser and evaluator (issue 18), used by the route (src/flags/ofrep.routes.ts)
@@ -88,6 +89,16 @@ export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: Evalua
     flags.push(evaluation.errorCode ? JSON.stringify(answerOf(part, evaluation)) : outcomeAnswer(part, evaluation).body);
   }
   return { answer: answerOfBody(200, bulkBody(flags, snapshot.bulkTail)), ready: false };
+}
+
+/**
+ * Counts an answered OFREP evaluation (flag-usage-tally.ts): a single one of a known key is one
+ * evaluation of its flag (`<slug>:payload` too), whatever its outcome; a bulk one that answered 200 is
+ * one evaluation of every flag of the environment.
+ */
+export function countOfrepRead(usage: FlagUsageTally, snapshot: EnvironmentSnapshot, key: string | undefined, status: number): void {
+  if (key !== undefined) usage.one('ofrep_single', snapshot.environmentId, snapshot.ofrep.get(key)!.flag.slug);
+  else if (status === 200) usage.all('ofrep_bulk', snapshot.environmentId, snapshot.flags);
 }
 
 /**

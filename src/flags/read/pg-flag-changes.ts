@@ -28,6 +28,8 @@ export interface PgFlagChangesOptions {
 interface Notice {
   from: string;
   change: FlagChange;
+  /** When the sender sent it, epoch ms (absent from instances older than issue 23). */
+  at?: number;
 }
 
 const RECONNECT_MIN_MS = 100;
@@ -80,7 +82,8 @@ export class PgFlagChanges implements FlagChanges {
 
   async publish(change: FlagChange): Promise<void> {
     this.options.reads.apply(change);
-    const notice: Notice = { from: this.instanceId, change };
+    // `at`: when it was sent (epoch ms), for the propagation delay the receivers measure (metrics).
+    const notice: Notice = { from: this.instanceId, change, at: Date.now() };
     try {
       await sql`select pg_notify(${this.channel}, ${JSON.stringify(notice)})`.execute(this.options.db);
     } catch (error) {
@@ -169,6 +172,7 @@ export class PgFlagChanges implements FlagChanges {
     }
     if (notice.from === this.instanceId) return;
     const { change } = notice;
+    if (typeof notice.at === 'number') this.options.reads.observer?.changePropagated((Date.now() - notice.at) / 1000);
     if (change?.kind === 'keys') this.options.reads.apply({ kind: 'keys' });
     else if (change?.kind === 'environment' && typeof change.environmentId === 'string') this.options.reads.apply(change);
   }
