@@ -15,8 +15,10 @@ import { median, pinned, rssMb, wrk as wrkIn } from './wrk.ts';
 //      (and from its answer) to each provider's configuration-changed event with the new rule: p50, p99,
 //      max over all providers and changes (target p99 < 1 s).
 //   2. The server's RSS (VmRSS) without providers and with them connected.
-//   3. GET /v1/flags/{slug} with wrk, without providers and with them connected, alternating rounds:
-//      ratio (target >= 0.8).
+//   3. GET /v1/flags/{slug} with wrk, without providers (before they connect and after they left) and with
+//      them connected: ratio of medians (target >= 0.8).
+//   4. The changes of 1. again to PROVIDERS bare grpc-js SyncFlags streams (same .proto) that only check
+//      the message: the server's share of the delay, apart from the providers' parsing on their shared core.
 // BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_PROVIDERS (1000), BENCH_PROCESSES (4), BENCH_CHANGES (20)
 // shorten a trial run.
 
@@ -122,61 +124,74 @@ async function main() {
     for (let i = 0; i < ROUNDS; i++) without.push(wrk(slugUrl, keys).rps);
     const rssWithout = rssMb(server.pid!);
 
-    // Connect the providers.
-    const connectStarted = performance.now();
-    const arrivals: Array<Array<{ at: number }>> = Array.from({ length: CHANGES + 1 }, () => []);
-    const ready: Promise<void>[] = [];
-    const per = Math.ceil(PROVIDERS / PROCESSES);
-    for (let p = 0; p < PROCESSES; p++) {
-      const count = Math.min(per, PROVIDERS - p * per);
-      if (count <= 0) break;
-      const script = path.join(ROOT, 'bench/flagd-sync-providers.ts');
-      const child = fork(script, [String(syncPort), selector, String(count), String(p * per), FLAG], {
-        cwd: ROOT,
-        execPath: fs.existsSync('/usr/bin/taskset') ? '/usr/bin/taskset' : process.execPath,
-        execArgv: [...(fs.existsSync('/usr/bin/taskset') ? ['-c', '1', process.execPath] : []), '--import', 'tsx'],
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      });
-      children.push(child);
-      child.on('message', (m: { got?: Array<{ n: number; at: number }> }) => {
-        for (const { n, at } of m.got ?? []) arrivals[n]?.push({ at });
-      });
-      ready.push(
-        new Promise((resolve, reject) => {
-          child.on('message', (m: { ready?: boolean }) => m.ready && resolve());
-          child.once('exit', (code) => reject(new Error(`a provider process exited (${code}) before its providers were ready`)));
-        }),
-      );
-    }
-    await Promise.all(ready);
-    const connectMs = performance.now() - connectStarted;
+    /** Connects PROVIDERS providers (or bare streams) spread over PROCESSES children pinned to core 1. */
+    const connect = async (mode: 'provider' | 'grpc') => {
+      const started = performance.now();
+      const arrivals: Array<Array<{ at: number }>> = Array.from({ length: CHANGES + 1 }, () => []);
+      const ready: Promise<void>[] = [];
+      const group: ChildProcess[] = [];
+      const per = Math.ceil(PROVIDERS / PROCESSES);
+      for (let p = 0; p < PROCESSES; p++) {
+        const count = Math.min(per, PROVIDERS - p * per);
+        if (count <= 0) break;
+        const script = path.join(ROOT, 'bench/flagd-sync-providers.ts');
+        const child = fork(script, [String(syncPort), selector, String(count), String(p * per), FLAG, mode], {
+          cwd: ROOT,
+          execPath: fs.existsSync('/usr/bin/taskset') ? '/usr/bin/taskset' : process.execPath,
+          execArgv: [...(fs.existsSync('/usr/bin/taskset') ? ['-c', '1', process.execPath] : []), '--import', 'tsx'],
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        });
+        children.push(child);
+        group.push(child);
+        child.on('message', (m: { got?: Array<{ n: number; at: number }> }) => {
+          for (const { n, at } of m.got ?? []) arrivals[n]?.push({ at });
+        });
+        ready.push(
+          new Promise((resolve, reject) => {
+            child.on('message', (m: { ready?: boolean }) => m.ready && resolve());
+            child.once('exit', (code) => reject(new Error(`a provider process exited (${code}) before its providers were ready`)));
+          }),
+        );
+      }
+      await Promise.all(ready);
+      return { group, arrivals, connectMs: performance.now() - started };
+    };
+
+    /** CHANGES changes, one at a time: each waits until every provider got it (or 10 s). */
+    const changes = async (group: ChildProcess[], arrivals: Array<Array<{ at: number }>>, what: string) => {
+      const fromSend: number[] = [];
+      const fromAnswer: number[] = [];
+      let missing = 0;
+      for (let n = 1; n <= CHANGES; n++) {
+        for (const child of group) child.send({ expect: n });
+        await sleep(200); // the children have the expectation before the change can reach them
+        const sent = wallNow();
+        await admin('PATCH', flagUrl, rule(n));
+        const answered = wallNow();
+        const deadline = performance.now() + 10_000;
+        while (arrivals[n]!.length < PROVIDERS && performance.now() < deadline) await sleep(20);
+        missing += PROVIDERS - arrivals[n]!.length;
+        for (const { at } of arrivals[n]!) {
+          fromSend.push(at - sent);
+          fromAnswer.push(at - answered);
+        }
+        await sleep(300);
+      }
+      const s = fromSend.sort((x, y) => x - y);
+      const a = fromAnswer.sort((x, y) => x - y);
+      return `${CHANGES} changes to ${PROVIDERS} ${what}: ${s.length} deliveries${missing ? `, ${missing} MISSING after 10 s` : ''}; from the PATCH's send p50 ${percentile(s, 50).toFixed(0)} ms, p99 ${percentile(s, 99).toFixed(0)} ms, max ${s.at(-1)?.toFixed(0)} ms (target p99 < 1000 ms); from its answer p50 ${percentile(a, 50).toFixed(0)} ms, p99 ${percentile(a, 99).toFixed(0)} ms, max ${a.at(-1)?.toFixed(0)} ms`;
+    };
+
+    const stop = async (group: ChildProcess[]) => {
+      for (const child of group) child.send({ stop: true });
+      await Promise.all(group.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+    };
+
+    const providers = await connect('provider');
     await sleep(2000);
     const rssWith = rssMb(server.pid!);
-
-    // Changes, one at a time: each waits until every provider got it (or 10 s).
-    const fromSend: number[] = [];
-    const fromAnswer: number[] = [];
-    let missing = 0;
-    for (let n = 1; n <= CHANGES; n++) {
-      for (const child of children) child.send({ expect: n });
-      await sleep(200); // the children have the expectation before the change can reach them
-      const sent = wallNow();
-      await admin('PATCH', flagUrl, rule(n));
-      const answered = wallNow();
-      const deadline = performance.now() + 10_000;
-      while (arrivals[n]!.length < PROVIDERS && performance.now() < deadline) await sleep(20);
-      missing += PROVIDERS - arrivals[n]!.length;
-      for (const { at } of arrivals[n]!) {
-        fromSend.push(at - sent);
-        fromAnswer.push(at - answered);
-      }
-      await sleep(300);
-    }
-    const s = [...fromSend].sort((a, b) => a - b);
-    const a = [...fromAnswer].sort((x, y) => x - y);
-    console.log(
-      `1. ${CHANGES} changes to ${PROVIDERS} providers (connected in ${(connectMs / 1000).toFixed(1)} s): ${s.length} deliveries${missing ? `, ${missing} MISSING after 10 s` : ''}; from the PATCH's send p50 ${percentile(s, 50).toFixed(0)} ms, p99 ${percentile(s, 99).toFixed(0)} ms, max ${s.at(-1)?.toFixed(0)} ms (target p99 < 1000 ms); from its answer p50 ${percentile(a, 50).toFixed(0)} ms, p99 ${percentile(a, 99).toFixed(0)} ms, max ${a.at(-1)?.toFixed(0)} ms`,
-    );
+    const delivered = await changes(providers.group, providers.arrivals, 'flagd in-process providers');
+    console.log(`1. ${delivered} (connected in ${(providers.connectMs / 1000).toFixed(1)} s)`);
     console.log(
       `2. server RSS ${rssWithout.rss.toFixed(0)} MB without providers, ${rssWith.rss.toFixed(0)} MB with ${PROVIDERS} connected (${(((rssWith.rss - rssWithout.rss) * 1024) / PROVIDERS).toFixed(0)} kB each; peak ${rssMb(server.pid!).peak.toFixed(0)} MB)`,
     );
@@ -186,15 +201,21 @@ async function main() {
     // the median of both sets.
     const withProviders: number[] = [];
     for (let i = 0; i < ROUNDS; i++) withProviders.push(wrk(slugUrl, keys).rps);
-    for (const child of children) child.send({ stop: true });
-    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+    await stop(providers.group);
     await sleep(1000);
     for (let i = 0; i < ROUNDS; i++) without.push(wrk(slugUrl, keys).rps);
     const rpsWith = median(withProviders);
     const rpsWithout = median(without);
     console.log(
-      `3. GET /v1/flags/{slug}: ${rpsWith.toFixed(0)} req/s with ${PROVIDERS} providers connected vs ${rpsWithout.toFixed(0)} req/s without: ratio ${(rpsWith / rpsWithout).toFixed(2)} (target >= 0.8); load average now ${load()}`,
+      `3. GET /v1/flags/{slug}: ${rpsWith.toFixed(0)} req/s with ${PROVIDERS} providers connected vs ${rpsWithout.toFixed(0)} req/s without: ratio ${(rpsWith / rpsWithout).toFixed(2)} (target >= 0.8)`,
     );
+
+    // The same changes to bare gRPC streams: the server's part of the delay, without every provider's
+    // parse of the new definition (1,000 of them share one core here; in production each has its own host).
+    const bare = await connect('grpc');
+    await sleep(2000);
+    console.log(`4. ${await changes(bare.group, bare.arrivals, 'bare grpc-js SyncFlags streams')}; load average now ${load()}`);
+    await stop(bare.group);
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
     await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
