@@ -70,7 +70,10 @@ const load = () =>
 
 async function main() {
   const built = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (built.status !== 0) throw new Error('npm run build failed');
+  if (built.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error('npm run build failed');
+  }
   const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
   const server = spawn(command, args, {
     cwd: ROOT,
