@@ -13,3 +13,5 @@ export { type FlagReadPath, openFlagReadPath } from './read/flag-read-path.ts';
 export { FlagReadModel } from './read/flag.read-model.ts';
 export { ofrepRoutes } from './ofrep.routes.ts';
 export type { OfrepStreams, StreamTokens } from './read/ofrep.streams.ts';
+export { type Flag, type FlagConfig, FLAG_CONFIG_FIELDS, flagConfig, type FlagValues } from './flag.ts';
+export { flagValuesProperties } from './flag.schemas.ts';
