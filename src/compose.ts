@@ -3,6 +3,7 @@ import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
+import { ChangeApplier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
@@ -69,6 +70,14 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  /** Change requests of flags and segments (issue 24). */
+  readonly changeRequests: ChangeRequestService;
+  /** Applies change requests, now or when they are due. */
+  readonly changeApplier: ChangeApplier;
+  /** Compare and promote between environments, revert from a flag's history. */
+  readonly promotion: PromotionService;
+  /** The periodic job of scheduled changes; `runOnce()` applies what is due now. */
+  readonly changeScheduler: ChangeScheduler;
   /** Members, invitations, personal access tokens (issue 13). */
   readonly accounts: AccountService;
   /** Attempt counters per account and per client key, shared by every instance. */
@@ -97,6 +106,8 @@ export interface Services {
   stop(): Promise<void>;
 }
 
+/** How often each instance looks for scheduled changes that are due (they apply within this of their time). */
+const SCHEDULED_CHANGES_POLL_MS = 5_000;
 /** An invitation link is valid for a week. */
 const INVITATION_TTL_MS = 7 * 86_400_000;
 /** Wrong passwords for one e-mail address before it is refused for the rest of the window (every instance together). */
@@ -143,6 +154,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, audit, clock });
+  const changeStore = new ChangeStore();
+  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, clock });
+  const changeApplier = new ChangeApplier({ db, store: changeStore, projects, flags, segments, requests: changeRequests, events, audit, clock });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const changeScheduler = new ChangeScheduler({ applier: changeApplier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
+  changeScheduler.start();
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
@@ -239,6 +256,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     apiKeys,
     feedback,
     codeRefs,
+    changeRequests,
+    changeApplier,
+    promotion,
+    changeScheduler,
     audit,
     accounts,
     signInThrottles,
@@ -256,6 +277,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       streams.closeAll();
       await flagdSyncServer.close();
       await retention.stop();
+      await changeScheduler.stop();
       await changes.stop();
       await outbox.stop();
     },
