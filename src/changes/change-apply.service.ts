@@ -41,7 +41,9 @@ export class ChangeApplier {
     await this.checkReady('apply', record, environment);
     const now = this.deps.clock();
     const next: ChangeRequestRecord = { ...record, status: 'applied', appliedAt: now.toISOString(), failure: null, updatedAt: now.toISOString() };
-    await this.applyRecord(project, environment, record, next, actor, {});
+    if (!(await this.applyRecord(project, environment, record, next, actor, {}))) {
+      throw new AppError('conflict', message('changeRequestState', { status: 'changed meanwhile', action: 'applied' }));
+    }
     return this.deps.requests.view(projectKey, id);
   }
 
@@ -155,29 +157,22 @@ export class ChangeApplier {
     note: Record<string, FieldChange>,
     recheckApprovals = false,
   ): Promise<boolean> {
-    try {
-      return await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-        if (!(await this.deps.store.update(trx, next, record.status))) return false;
-        if (recheckApprovals) {
-          const approvals = (await this.deps.store.approvals(trx, record.id)).length;
-          const required = approvalsNeeded(environment);
-          if (approvals < required) throw new AppError('conflict', message('changeRequestApprovals', { approvals, required }));
-        }
-        const items = await this.deps.store.items(trx, record.id);
-        await this.applyItems(trx, emit, { project, environment }, items, actor, { changeRequest: { after: record.id }, ...note });
-        await this.recordEntry(trx, actor, project, environment, next, 'change_request.applied', {
-          status: { before: record.status, after: 'applied' },
-          ...note,
-        });
-        return true;
-      });
-    } catch (error) {
-      // A manual application that is refused keeps its status and says why until the next attempt.
-      if (error instanceof AppError && !recheckApprovals) {
-        await this.deps.store.update(this.deps.db, { ...record, failure: error.message }, record.status);
+    // A refused application changes nothing (the answer says why); a scheduled one records why itself (runDue).
+    return this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      if (!(await this.deps.store.update(trx, next, record.status))) return false;
+      if (recheckApprovals) {
+        const approvals = (await this.deps.store.approvals(trx, record.id)).length;
+        const required = approvalsNeeded(environment);
+        if (approvals < required) throw new AppError('conflict', message('changeRequestApprovals', { approvals, required }));
       }
-      throw error;
-    }
+      const items = await this.deps.store.items(trx, record.id);
+      await this.applyItems(trx, emit, { project, environment }, items, actor, { changeRequest: { after: record.id }, ...note });
+      await this.recordEntry(trx, actor, project, environment, next, 'change_request.applied', {
+        status: { before: record.status, after: 'applied' },
+        ...note,
+      });
+      return true;
+    });
   }
 
   private async checkReady(action: 'apply' | 'schedule', record: ChangeRequestRecord, environment: Environment): Promise<void> {

@@ -60,7 +60,7 @@ describe('change request rules', () => {
   });
 
   it('compares configurations field by field, whatever the key order of objects', () => {
-    const a = { variants: { on: true, off: false }, rules: [1, 2], payload: null };
+    const a: Record<string, unknown> = { variants: { on: true, off: false }, rules: [1, 2], payload: null };
     const b = { variants: { off: false, on: true }, rules: [2, 1], payload: { x: 1 } };
     assert.deepEqual(differences(a, b, ['variants', 'rules', 'payload']), [
       { field: 'rules', from: [1, 2], to: [2, 1] },
