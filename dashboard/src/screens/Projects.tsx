@@ -60,7 +60,13 @@ export function ProjectsScreen() {
 }
 
 /** The project's name and its sub-screens. */
-export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'history' }) {
+export function ProjectHeader({
+  project,
+  current,
+}: {
+  project: Project;
+  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'history' | 'changes' | 'compare';
+}) {
   return (
     <>
       <p className="crumbs">
@@ -85,6 +91,12 @@ export function ProjectHeader({ project, current }: { project: Project; current:
         </Link>
         <Link href={`/projects/${project.key}/history`} aria-current={current === 'history' ? 'page' : undefined}>
           History
+        </Link>
+        <Link href={`/projects/${project.key}/changes`} aria-current={current === 'changes' ? 'page' : undefined}>
+          Change requests
+        </Link>
+        <Link href={`/projects/${project.key}/compare`} aria-current={current === 'compare' ? 'page' : undefined}>
+          Compare and promote
         </Link>
       </nav>
     </>
