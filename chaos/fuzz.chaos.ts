@@ -61,6 +61,7 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
       'change_items',
       'change_approvals',
       'change_comments',
+      'change_notifications',
       'api_keys',
       'feedback',
       'code_refs',

@@ -3,7 +3,7 @@ import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
-import { ChangeApplier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
+import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
@@ -154,12 +154,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, audit, clock });
-  const changeStore = new ChangeStore();
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, clock });
-  const changeApplier = new ChangeApplier({ db, store: changeStore, projects, flags, segments, requests: changeRequests, events, audit, clock });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
-  const changeScheduler = new ChangeScheduler({ applier: changeApplier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
-  changeScheduler.start();
   const { service: adminTokens, created } = await AdminTokenService.open(db, settings, config.adminToken);
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
@@ -190,6 +184,33 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     scryptCost: ports.scryptCost,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const changeStore = new ChangeStore();
+  const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
+  const changeNotifier = new ChangeNotifier({
+    db,
+    store: changeStore,
+    mail: changeMail,
+    accounts,
+    publicUrl: config.publicUrl,
+    clock,
+    maxAttempts: config.outbox.maxAttempts,
+  });
+  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock });
+  const changeApplier = new ChangeApplier({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    requests: changeRequests,
+    events,
+    audit,
+    notifier: changeNotifier,
+    clock,
+  });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
+  changeScheduler.start();
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -278,6 +299,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await flagdSyncServer.close();
       await retention.stop();
       await changeScheduler.stop();
+      changeMail?.close();
       await changes.stop();
       await outbox.stop();
     },

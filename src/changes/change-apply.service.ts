@@ -8,6 +8,7 @@ import { approvalsNeeded, type Environment, type Project, type ProjectService } 
 import type { SegmentService, SegmentValues } from '../segments/index.ts';
 import { isLate, refusalOf, statusAfter } from './change.ts';
 import type { ChangeItem, ChangeRequestRecord, ChangeStore } from './change.store.ts';
+import type { ChangeNotifier } from './change.notifier.ts';
 import { type ChangeRequestService, type ChangeRequestView, environmentOf } from './change-request.service.ts';
 
 export interface ChangeApplierDeps {
@@ -20,6 +21,8 @@ export interface ChangeApplierDeps {
   /** Applications run in one transaction whose flag.changed and segment.changed reach the read models after the commit. */
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
+  /** E-mails the author when a request is applied, or could not be at its time. */
+  notifier: Pick<ChangeNotifier, 'queue' | 'recipients'>;
   clock: () => Date;
 }
 
@@ -118,9 +121,11 @@ export class ChangeApplier {
         const approvals = (await this.deps.store.approvals(this.deps.db, record.id)).length;
         const status = statusAfter('unschedule', { status: 'scheduled', approvals, required: approvalsNeeded(environment) });
         const failed: ChangeRequestRecord = { ...record, status, scheduledAt: null, failure: error.message, updatedAt: now.toISOString() };
+        const author = await this.deps.notifier.recipients('failed', failed);
         await this.deps.db.transaction().execute(async (trx) => {
           if (!(await this.deps.store.update(trx, failed, 'scheduled'))) return;
           await this.recordEntry(trx, actor, project, environment, failed, 'change_request.failed', { failure: { after: error.message }, ...note });
+          await this.deps.notifier.queue(trx, 'failed', author, failed, project, environment, error.message);
         });
       }
     }
@@ -158,6 +163,7 @@ export class ChangeApplier {
     recheckApprovals = false,
   ): Promise<boolean> {
     // A refused application changes nothing (the answer says why); a scheduled one records why itself (runDue).
+    const author = await this.deps.notifier.recipients('applied', next);
     return this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       if (!(await this.deps.store.update(trx, next, record.status))) return false;
       if (recheckApprovals) {
@@ -171,6 +177,7 @@ export class ChangeApplier {
         status: { before: record.status, after: 'applied' },
         ...note,
       });
+      await this.deps.notifier.queue(trx, 'applied', author, next, project, environment);
       return true;
     });
   }

@@ -7,6 +7,7 @@ import { approvalsNeeded, type Environment, type Project, type ProjectService } 
 import { segmentConfig, type SegmentService, type SegmentValues } from '../segments/index.ts';
 import { approvalRefusal, type ChangeAction, type ChangeStatus, differences, refusalOf, statusAfter } from './change.ts';
 import type { ChangeItem, ChangeRequestRecord, ChangeStore } from './change.store.ts';
+import type { ChangeNotifier } from './change.notifier.ts';
 
 export interface ChangeRequestServiceDeps {
   db: Db;
@@ -15,6 +16,8 @@ export interface ChangeRequestServiceDeps {
   flags: FlagService;
   segments: SegmentService;
   audit: Pick<AuditLog, 'record'>;
+  /** E-mails reviewers when a request waits for them, its author when it is approved or rejected. */
+  notifier: Pick<ChangeNotifier, 'queue' | 'recipients'>;
   clock: () => Date;
 }
 
@@ -66,6 +69,7 @@ export class ChangeRequestService {
       updatedAt: now,
     };
     if (input.submit) record.status = statusAfter('submit', { status: 'draft', approvals: 0, required: approvalsNeeded(environment) });
+    const reviewers = record.status === 'in_review' ? await this.deps.notifier.recipients('review', record) : [];
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.insert(trx, record, items);
       await this.record(trx, actor, project, environment, record, 'change_request.created', {
@@ -73,6 +77,7 @@ export class ChangeRequestService {
         status: { after: record.status },
         changes: { after: items.map((i) => `${i.kind} ${i.key}`) },
       });
+      await this.deps.notifier.queue(trx, 'review', reviewers, record, project, environment);
     });
     return this.view(projectKey, record.id);
   }
@@ -117,6 +122,9 @@ export class ChangeRequestService {
       if (next.status !== 'scheduled') next.scheduledAt = null;
       next.failure = null;
     }
+    // Approvals were reset: the reviewers look again.
+    const reviewers =
+      next.status === 'in_review' && record.status !== 'draft' && items !== undefined ? await this.deps.notifier.recipients('review', next) : [];
     await this.write(record, next, async (trx) => {
       if (items !== undefined) {
         await this.deps.store.replaceItems(trx, record.id, items);
@@ -125,6 +133,7 @@ export class ChangeRequestService {
       const changes = changesOf(record, next, ['title', 'description', 'status', 'revision']);
       if (items !== undefined) changes.changes = { after: items.map((i) => `${i.kind} ${i.key}`) };
       await this.record(trx, actor, project, environment, next, 'change_request.updated', changes);
+      await this.deps.notifier.queue(trx, 'review', reviewers, next, project, environment);
     });
     return this.viewOf(project, next);
   }
@@ -187,9 +196,19 @@ export class ChangeRequestService {
     this.check(action, record, environment, approvals);
     const next: ChangeRequestRecord = { ...record, status: statusAfter(action, facts), updatedAt: nowIso(this.deps.clock) };
     if (action === 'reject' || action === 'cancel') next.scheduledAt = null;
+    const notice =
+      action === 'submit' && next.status === 'in_review'
+        ? 'review'
+        : action === 'approve' && next.status === 'approved' && record.status !== 'approved'
+          ? 'approved'
+          : action === 'reject'
+            ? 'rejected'
+            : undefined;
+    const recipients = notice ? await this.deps.notifier.recipients(notice, next) : [];
     await this.write(record, next, async (trx) => {
       if (member) await this.deps.store.approve(trx, record.id, { userId: member.id, label: member.email, createdAt: next.updatedAt });
       await this.record(trx, actor, project, environment, next, `change_request.${pastOf[action]}`, changesOf(record, next, ['status']));
+      if (notice) await this.deps.notifier.queue(trx, notice, recipients, next, project, environment);
     });
     return this.viewOf(project, next);
   }

@@ -1,8 +1,11 @@
 import { LoopBackoff, type OutageLog } from '../db/outage.ts';
 import type { ChangeApplier } from './change-apply.service.ts';
+import type { ChangeNotifier } from './change.notifier.ts';
 
 export interface ChangeSchedulerDeps {
   applier: Pick<ChangeApplier, 'runDue'>;
+  /** Its e-mails go out in the same rounds. */
+  notifier: Pick<ChangeNotifier, 'deliverDue'>;
   log: OutageLog;
   /** How often due changes are looked for; 0 turns the loop off (a test then calls runOnce). */
   pollMs: number;
@@ -38,7 +41,12 @@ export class ChangeScheduler {
 
   /** Applies what is due now; rounds of this instance never overlap. Resolves with the number applied. */
   runOnce(): Promise<number> {
-    const run = this.chain.then(() => (this.stopped ? 0 : this.deps.applier.runDue()));
+    const run = this.chain.then(async () => {
+      if (this.stopped) return 0;
+      const applied = await this.deps.applier.runDue();
+      await this.deps.notifier.deliverDue();
+      return applied;
+    });
     this.chain = run.then(
       () => this.backoff.succeeded(),
       (error: unknown) => {

@@ -194,4 +194,58 @@ export class ChangeStore {
       })
       .execute();
   }
+
+  async queueNotifications(
+    db: Executor,
+    mails: Array<{ id: string; requestId: string; recipient: string; subject: string; body: string }>,
+    now: string,
+  ): Promise<void> {
+    if (mails.length === 0) return;
+    await db
+      .insertInto('change_notifications')
+      .values(
+        mails.map((m) => ({
+          id: m.id,
+          change_request_id: m.requestId,
+          recipient: m.recipient,
+          subject: m.subject,
+          body: m.body,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          last_error: null,
+          created_at: now,
+          sent_at: null,
+        })),
+      )
+      .execute();
+  }
+
+  async dueNotifications(db: Executor, now: string, limit: number) {
+    const rows = await db
+      .selectFrom('change_notifications')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, recipient: r.recipient, subject: r.subject, body: r.body, attempts: r.attempts }));
+  }
+
+  /** Counts an attempt and pushes the next one back, only while nobody else did (false otherwise). */
+  async claimNotification(db: Executor, id: string, attempts: number, retryAt: string): Promise<boolean> {
+    const result = await db
+      .updateTable('change_notifications')
+      .set({ attempts: attempts + 1, next_attempt_at: retryAt })
+      .where('id', '=', id)
+      .where('attempts', '=', attempts)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async finishNotification(db: Executor, id: string, status: 'sent' | 'failed' | 'pending', lastError: string | null, sentAt: string | null): Promise<void> {
+    await db.updateTable('change_notifications').set({ status, last_error: lastError, sent_at: sentAt }).where('id', '=', id).execute();
+  }
 }

@@ -48,3 +48,20 @@ export interface ChangeCommentsTable {
   body: string;
   created_at: string;
 }
+
+/** An e-mail about a change request, to one recipient; delivered by the scheduler's rounds. */
+export interface ChangeNotificationsTable {
+  id: string;
+  change_request_id: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  /** pending | sent | failed */
+  status: string;
+  attempts: number;
+  /** Due time; while an attempt runs, the end of its lease. */
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}

@@ -3,7 +3,7 @@ import type { AccessTokensTable, InvitationsTable, UsersTable } from '../account
 import type { ThrottlesTable } from '../accounts/throttle.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
-import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeRequestsTable } from '../changes/change.table.ts';
+import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeNotificationsTable, ChangeRequestsTable } from '../changes/change.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
@@ -42,6 +42,7 @@ export interface Database {
   change_items: ChangeItemsTable;
   change_approvals: ChangeApprovalsTable;
   change_comments: ChangeCommentsTable;
+  change_notifications: ChangeNotificationsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -84,4 +84,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('change_comments_request_idx').on('change_comments').columns(['change_request_id', 'created_at']).execute();
+
+  // E-mails to reviewers and authors (issue 24), sent through SMTP_URL by the scheduler's rounds.
+  await db.schema
+    .createTable('change_notifications')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('change_request_id', 'text', (c) => c.notNull().references('change_requests.id').onDelete('cascade'))
+    .addColumn('recipient', 'text', (c) => c.notNull())
+    .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    // pending | sent | failed
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+    .addColumn('last_error', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('sent_at', 'text')
+    .execute();
+  await db.schema.createIndex('change_notifications_due_idx').on('change_notifications').columns(['status', 'next_attempt_at']).execute();
 }
