@@ -133,6 +133,7 @@ const rss = process.memoryUsage().rss / 1024 / 1024;
 // store loads them, every object new on each load, after one change.
 const asStored = (f: TargetedFlag, i: number, updatedAt: string): Flag => ({
   id: `id-${i}`,
+  version: 1,
   projectId: 'p',
   environmentId: 'e',
   slug: f.key,

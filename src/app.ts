@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifySerializerCompiler, type Fas
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
 import { accountRoutes } from './accounts/index.ts';
 import { auditAdminRoutes } from './audit/index.ts';
+import { changeAdminRoutes } from './changes/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { registerDashboard } from './dashboard/index.ts';
@@ -188,6 +189,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
+      await admin.register(changeAdminRoutes, { requests: services.changeRequests, applier: services.changeApplier, promotion: services.promotion });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
       await admin.register(projectDocumentRoutes, { documents: services.documents });
       await admin.register(unleashRoutes, { unleash: services.unleash });

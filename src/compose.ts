@@ -3,6 +3,7 @@ import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
+import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
@@ -92,6 +93,14 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  /** Change requests of flags and segments (issue 24). */
+  readonly changeRequests: ChangeRequestService;
+  /** Applies change requests, now or when they are due. */
+  readonly changeApplier: ChangeApplier;
+  /** Compare and promote between environments, revert from a flag's history. */
+  readonly promotion: PromotionService;
+  /** The periodic job of scheduled changes; `runOnce()` applies what is due now. */
+  readonly changeScheduler: ChangeScheduler;
   /** Members, invitations, personal access tokens (issue 13). */
   readonly accounts: AccountService;
   /** Attempt counters per account and per client key, shared by every instance. */
@@ -126,6 +135,8 @@ export interface Services {
 
 /** The version traces name (package.json's; the bundle has no package.json beside it to read). */
 const PACKAGE_VERSION = '0.1.0';
+/** How often each instance looks for scheduled changes that are due (they apply within this of their time). */
+const SCHEDULED_CHANGES_POLL_MS = 5_000;
 /** An invitation link is valid for a week. */
 const INVITATION_TTL_MS = 7 * 86_400_000;
 /** Wrong passwords for one e-mail address before it is refused for the rest of the window (every instance together). */
@@ -223,6 +234,33 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     scryptCost: ports.scryptCost,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const changeStore = new ChangeStore();
+  const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
+  const changeNotifier = new ChangeNotifier({
+    db,
+    store: changeStore,
+    mail: changeMail,
+    accounts,
+    publicUrl: config.publicUrl,
+    clock,
+    maxAttempts: config.outbox.maxAttempts,
+  });
+  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock });
+  const changeApplier = new ChangeApplier({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    requests: changeRequests,
+    events,
+    audit,
+    notifier: changeNotifier,
+    clock,
+  });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
+  changeScheduler.start();
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock, events });
   const files = openFileStorage(config, handle, clock, log);
@@ -308,6 +346,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     apiKeys,
     feedback,
     codeRefs,
+    changeRequests,
+    changeApplier,
+    promotion,
+    changeScheduler,
     audit,
     accounts,
     signInThrottles,
@@ -327,6 +369,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       streams.closeAll();
       await flagdSyncServer.close();
       await retention.stop();
+      await changeScheduler.stop();
+      changeMail?.close();
       await changes.stop();
       await outbox.stop();
       files.close();

@@ -13,6 +13,7 @@ const CAPABILITIES = new Set([
   'admin',
   'api-keys',
   'audit',
+  'changes',
   'code-refs',
   'dashboard',
   'feedback',

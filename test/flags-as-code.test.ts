@@ -222,6 +222,27 @@ forEachDialect('flags as code', (ctx) => {
     assert.deepEqual(await exported(ctx(), project.key), before);
   });
 
+  it('refuses to change a protected environment, unless an owner bypasses (recorded)', async () => {
+    const before = await exported(ctx(), project.key);
+    const prod = project.environments[2]!.key;
+    const protect = await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${prod}`, { protected: true });
+    assert.equal(protect.statusCode, 200, protect.body);
+    const wanted = structuredClone(before);
+    wanted.flags.banner.environments.production.defaultVariant = 'green';
+    const refused = await apply(ctx(), { document: wanted, projectKey: project.key });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.match(refused.json().message, /^Environment production of project .* is protected/);
+    assert.deepEqual(await exported(ctx(), project.key), before);
+    const dev = structuredClone(before);
+    dev.flags.banner.environments.development.defaultVariant = 'green';
+    assert.equal((await apply(ctx(), { document: dev, projectKey: project.key })).statusCode, 200, 'unprotected environments take changes');
+    dev.flags.banner.environments.production.defaultVariant = 'green';
+    const bypassed = await ctx().admin('POST', '/admin/v1/documents/apply?bypassProtection=true', { document: dev, projectKey: project.key });
+    assert.equal(bypassed.statusCode, 200, bypassed.body);
+    assert.deepEqual(await exported(ctx(), project.key), dev);
+    await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${prod}`, { protected: false });
+  });
+
   it('finds the project by name, and refuses a name that two projects have', async () => {
     const doc = { version: 1, project: 'Twice', environments: ['main'], segments: {}, flags: {} };
     const first = await apply(ctx(), { document: doc });

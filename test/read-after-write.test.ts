@@ -19,6 +19,7 @@ import { createFlag, createProject, keys, type ProjectFixture } from './support/
 
 const flag = (slug: string, enabled: boolean): Flag => ({
   id: `id-${slug}`,
+  version: 1,
   projectId: 'p',
   environmentId: 'e1',
   slug,

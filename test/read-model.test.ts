@@ -7,6 +7,7 @@ import { createFlag, createProject, keys, type ProjectFixture, sampleDoc } from 
 
 const flag = (slug: string, enabled = true): Flag => ({
   id: `id-${slug}`,
+  version: 1,
   projectId: 'p',
   environmentId: 'e1',
   slug,

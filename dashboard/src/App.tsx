@@ -16,6 +16,9 @@ import { FormsScreen } from './screens/Forms.tsx';
 import { FormScreen } from './screens/Form.tsx';
 import { SubmissionsScreen } from './screens/Submissions.tsx';
 import { SubmissionScreen } from './screens/Submission.tsx';
+import { ChangeRequestsScreen } from './screens/ChangeRequests.tsx';
+import { ChangeRequestScreen } from './screens/ChangeRequest.tsx';
+import { CompareScreen } from './screens/Compare.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
 const FlagScreen = lazy(() => import('./screens/Flag.tsx'));
@@ -45,6 +48,9 @@ export function App() {
               <Route path="/projects/:key/stale-flags" component={StaleFlagsScreen} />
               <Route path="/projects/:key/usage" component={ProjectUsageScreen} />
               <Route path="/projects/:key/history" component={ProjectHistoryScreen} />
+              <Route path="/projects/:key/changes" component={ChangeRequestsScreen} />
+              <Route path="/projects/:key/changes/:id" component={ChangeRequestScreen} />
+              <Route path="/projects/:key/compare" component={CompareScreen} />
               <Route path="/projects/:key/segments">
                 {(params) => (
                   <Suspense fallback={<Loading what="the segments" />}>

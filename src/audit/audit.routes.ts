@@ -10,6 +10,7 @@ const ENTITIES = [
   'environment',
   'flag',
   'segment',
+  'change_request',
   'api_key',
   'form',
   'submission',

@@ -8,6 +8,7 @@ export type AuditEntity =
   | 'environment'
   | 'flag'
   | 'segment'
+  | 'change_request'
   | 'api_key'
   | 'form'
   | 'submission'

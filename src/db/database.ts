@@ -3,6 +3,7 @@ import type { AccessTokensTable, InvitationsTable, UsersTable } from '../account
 import type { ThrottlesTable } from '../accounts/throttle.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
+import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeNotificationsTable, ChangeRequestsTable } from '../changes/change.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FileObjectsTable } from '../files/file-object.table.ts';
@@ -41,6 +42,11 @@ export interface Database {
   flagd_sync_tokens: FlagdSyncTokensTable;
   file_objects: FileObjectsTable;
   flag_usage: FlagUsageTable;
+  change_requests: ChangeRequestsTable;
+  change_items: ChangeItemsTable;
+  change_approvals: ChangeApprovalsTable;
+  change_comments: ChangeCommentsTable;
+  change_notifications: ChangeNotificationsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -1,5 +1,5 @@
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
-import { projectParams } from '../projects/index.ts';
+import { bypassRequested, projectParams, protectionQuery } from '../projects/index.ts';
 import { adminFlagSchema, createFlagBody, environmentFlagParams, flagAcrossEnvironmentsSchema, flagParams, updateFlagBody } from './flag.schemas.ts';
 import type { FlagService } from './flag.service.ts';
 
@@ -41,21 +41,31 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
       schema: {
         summary: 'Change a flag in one environment (absent fields keep their value, null clears)',
         params: environmentFlagParams,
+        querystring: protectionQuery,
         body: updateFlagBody,
         response: { 200: adminFlagSchema, ...adminErrors },
       },
     },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
-      return flags.updateFlag(projectKey, envKey, slug, request.body, request.actor);
+      const bypassProtection = bypassRequested(request.query, request.role);
+      return flags.updateFlag(projectKey, envKey, slug, request.body, request.actor, { bypassProtection });
     },
   );
 
   app.delete(
     '/projects/:projectKey/flags/:slug',
-    { schema: { summary: 'Delete a flag from every environment, with its feedback', params: flagParams, response: { 204: noContent, ...adminErrors } } },
+    {
+      schema: {
+        summary: 'Delete a flag from every environment, with its feedback; 409 while an environment is protected',
+        params: flagParams,
+        querystring: protectionQuery,
+        response: { 204: noContent, ...adminErrors },
+      },
+    },
     async (request, reply) => {
-      await flags.deleteFlag(request.params.projectKey, request.params.slug, request.actor);
+      const bypassProtection = bypassRequested(request.query, request.role);
+      await flags.deleteFlag(request.params.projectKey, request.params.slug, request.actor, { bypassProtection });
       return reply.code(204).send();
     },
   );

@@ -30,6 +30,15 @@ export const updateFlagBody = {
   properties: { ...flagValueProperties, ...targetingValueProperties },
 } as const;
 
+/** What a change request may set of a flag in its environment (issue 24): PATCH semantics, preview fields aside. */
+export const flagValuesProperties = {
+  enabled: flagValueProperties.enabled,
+  payload: flagValueProperties.payload,
+  expiredAt: flagValueProperties.expiredAt,
+  description: flagValueProperties.description,
+  ...targetingValueProperties,
+} as const;
+
 export const flagParams = {
   type: 'object',
   required: ['projectKey', 'slug'],
@@ -68,6 +77,7 @@ export const adminFlagSchema = {
     'prerequisites',
     'jsonLogic',
     'metadata',
+    'version',
     'flagd',
     'lastEvaluatedAt',
   ],
@@ -86,6 +96,7 @@ export const adminFlagSchema = {
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     ...targetingAnswerProperties,
+    version: { type: 'integer', description: 'Incremented by every write of the flag in this environment; change requests are based on one' },
     flagd: {
       type: 'object',
       additionalProperties: false,

@@ -1,9 +1,9 @@
-import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
+import { type Actor, type AuditLog, changesOf, type FieldChange } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import type { DomainEvents } from '../events/index.ts';
-import type { Environment, Project, ProjectService } from '../projects/index.ts';
+import type { DomainEvents, Emit } from '../events/index.ts';
+import { bypassNote, checkWritable, type Environment, type Project, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
 import type { FlagTargeting, FlagType, Segment, Variants } from '../targeting/index.ts';
 import { collectRefs } from '../targeting/compile.ts';
@@ -13,6 +13,8 @@ import {
   AUDITED_FLAG_FIELDS,
   auditedFlag,
   type Flag,
+  type FlagConfig,
+  flagConfig,
   type FlagValues,
   RESERVED_SLUGS,
   ruleInputProblems,
@@ -84,6 +86,7 @@ export class FlagService {
     const now = nowIso(this.deps.clock);
     const blank: Omit<Flag, 'id' | 'environmentId'> = {
       projectId: project.id,
+      version: 1,
       slug,
       type,
       enabled: enabledOf(type, targeting),
@@ -119,13 +122,22 @@ export class FlagService {
 
   /**
    * Changes one flag in one environment (PATCH: absent keeps, null clears). Targeting is validated with
-   * the environment it lives in; `enabled` is always derived from the result (flag-serve.ts).
+   * the environment it lives in; `enabled` is always derived from the result (flag-serve.ts). A protected
+   * environment refuses it (409) unless `bypassProtection` (an owner's emergency, recorded in the audit).
    */
-  async updateFlag(projectKey: string, environmentKey: string, slug: string, values: FlagValues, actor: Actor): Promise<AdminFlagView> {
+  async updateFlag(
+    projectKey: string,
+    environmentKey: string,
+    slug: string,
+    values: FlagValues,
+    actor: Actor,
+    options: WriteOptions = {},
+  ): Promise<AdminFlagView> {
     await checkContent(values);
     const shapeProblems = ruleInputProblems(values.rules, 'body.rules');
     if (shapeProblems.length > 0) throw AppError.validation(shapeProblems);
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
+    checkWritable(environment, projectKey, options);
     const { next, envFlags, segments } = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const flag = await this.deps.store.findFlag(trx, environment.id, slug);
       if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
@@ -137,27 +149,109 @@ export class FlagService {
         throw AppError.validation([{ field: 'body.enabled', reason: `the flag has no variant with the value ${values.enabled}` }]);
       }
       const next = applyFlagValues(flag, values, nowIso(this.deps.clock), newId);
-      const { flags: envFlags, segments } = await this.environmentWith(trx, project, environment, next);
-      if (touchesTargeting(values)) checkEnvironment(envFlags, segments, slug, 'body');
-      await this.deps.store.updateFlag(trx, next);
-      await this.deps.audit.record(trx, actor, {
-        projectId: flag.projectId,
-        entity: 'flag',
-        entityId: slug,
-        environmentKey,
-        action: 'flag.updated',
-        changes: changesOf(auditedFlag(flag), auditedFlag(next), AUDITED_FLAG_FIELDS),
-      });
-      await emit({ type: 'flag.changed', projectId: flag.projectId, slug, environmentIds: [environment.id] });
-      return { next, envFlags, segments };
+      const note = bypassNote(options.bypassProtection && environment.protected);
+      const written = await this.write(trx, emit, project, environment, flag, next, actor, { check: touchesTargeting(values), at: 'body', note });
+      return { next, ...written };
     });
     const last = await this.deps.usage.lastEvaluated(project);
-    return adminFlag(next, environment, portabilityOf(flagdPortability(envFlags, segments), slug), last.get(`${environment.id}\n${slug}`) ?? null);
+    return adminFlag(
+      { ...next, version: next.version + 1 },
+      environment,
+      portabilityOf(flagdPortability(envFlags, segments), slug),
+      last.get(`${environment.id}\n${slug}`) ?? null,
+    );
+  }
+
+  /**
+   * Sets the whole configuration of a flag in one environment within the caller's transaction: the path
+   * change requests, promotion and revert take (issue 24), the same checks, audit entry and announcement
+   * as a direct write. With `baseVersion`, a flag written since is a conflict naming it. `note` adds
+   * fields to the audit entry (the change request it came from). Answers the configuration it replaced.
+   */
+  async applyConfig(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    slug: string,
+    config: FlagConfig,
+    baseVersion: number | undefined,
+    actor: Actor,
+    note: Record<string, FieldChange> = {},
+  ): Promise<FlagConfig> {
+    const { project, environment } = target;
+    const flag = await this.deps.store.findFlag(trx, environment.id, slug);
+    if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey: project.key }));
+    if (baseVersion !== undefined && flag.version !== baseVersion) throw conflictOf(slug, environment.name);
+    const next = applyFlagValues(flag, config, nowIso(this.deps.clock), newId);
+    await this.write(trx, emit, project, environment, flag, next, actor, { check: true, at: `flags.${slug}`, note, expectedVersion: flag.version });
+    return flagConfig(flag);
+  }
+
+  /**
+   * The whole configuration a flag would have in an environment after `values` (PATCH semantics over
+   * its current one), with the version it is based on: what a change request keeps (issue 24).
+   */
+  async proposeConfig(
+    environment: Environment,
+    projectKey: string,
+    slug: string,
+    values: FlagValues,
+    at: string,
+  ): Promise<{ baseVersion: number; config: FlagConfig }> {
+    const shapeProblems = ruleInputProblems(values.rules, `${at}.rules`);
+    if (shapeProblems.length > 0) throw AppError.validation(shapeProblems);
+    const flag = await this.deps.store.findFlag(this.deps.db, environment.id, slug);
+    if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+    if (
+      values.enabled !== undefined &&
+      flag.type === 'boolean' &&
+      booleanVariantFor(values.variants ?? flag.targeting.variants, values.enabled) === undefined
+    ) {
+      throw AppError.validation([{ field: `${at}.enabled`, reason: `the flag has no variant with the value ${values.enabled}` }]);
+    }
+    return { baseVersion: flag.version, config: flagConfig(applyFlagValues(flag, values, flag.updatedAt, newId)) };
+  }
+
+  /** One flag of an environment as stored, or undefined. */
+  async findFlag(environmentId: string, slug: string): Promise<Flag | undefined> {
+    return this.deps.store.findFlag(this.deps.db, environmentId, slug);
+  }
+
+  /** Every flag of an environment as stored (read within a caller's transaction, or the database). */
+  async environmentFlags(db: Executor | undefined, environmentId: string): Promise<Flag[]> {
+    return this.deps.store.listEnvironmentFlags(db ?? this.deps.db, environmentId);
+  }
+
+  private async write(
+    trx: Executor,
+    emit: Emit,
+    project: Project,
+    environment: Environment,
+    flag: Flag,
+    next: Flag,
+    actor: Actor,
+    how: { check: boolean; at: string; note: Record<string, FieldChange>; expectedVersion?: number },
+  ): Promise<{ envFlags: Flag[]; segments: Segment[] }> {
+    const { flags: envFlags, segments } = await this.environmentWith(trx, project, environment, next);
+    if (how.check) checkEnvironment(envFlags, segments, flag.slug, how.at);
+    if (!(await this.deps.store.updateFlag(trx, next, how.expectedVersion))) throw conflictOf(flag.slug, environment.name);
+    await this.deps.audit.record(trx, actor, {
+      projectId: flag.projectId,
+      entity: 'flag',
+      entityId: flag.slug,
+      environmentKey: environment.key,
+      action: 'flag.updated',
+      changes: { ...changesOf(auditedFlag(flag), auditedFlag(next), AUDITED_FLAG_FIELDS), ...how.note },
+    });
+    await emit({ type: 'flag.changed', projectId: flag.projectId, slug: flag.slug, environmentIds: [environment.id] });
+    return { envFlags, segments };
   }
 
   /** Deletes the flag from every environment of the project; refused while another flag has it as a prerequisite. */
-  async deleteFlag(projectKey: string, slug: string, actor: Actor): Promise<void> {
+  async deleteFlag(projectKey: string, slug: string, actor: Actor, options: WriteOptions = {}): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
+    for (const environment of project.environments) checkWritable(environment, projectKey, options);
+    const bypassed = options.bypassProtection && project.environments.some((e) => e.protected);
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const all = await this.deps.store.listProjectFlags(trx, project.id);
       const dependents = all.filter((f) => f.slug !== slug && f.targeting.prerequisites.some((p) => p.flag === slug));
@@ -179,6 +273,7 @@ export class FlagService {
           type: { before: before[0]?.type ?? 'boolean' },
           enabledIn: { before: before.filter((f) => f.enabled).map((f) => envKey(f.environmentId)) },
           environments: { before: environmentIds.map(envKey) },
+          ...(bypassed ? { protectionBypassed: { after: true } } : {}),
         },
       });
       await emit({ type: 'flag.deleted', projectId: project.id, slug, environmentIds });
@@ -240,6 +335,10 @@ export class FlagService {
     const segments = (await this.deps.segments.projectSegments(trx, project.id)).map(engineSegment);
     return { flags, segments };
   }
+}
+
+function conflictOf(slug: string, environment: string): AppError {
+  return new AppError('conflict', message('changeConflict', { slug, environment }));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { fromBool, fromJson, isUniqueViolation, newId, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -23,6 +23,7 @@ const toFlag = (row: Selectable<FlagsTable>): Flag => ({
   previewContent: fromJson(row.preview_content),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  version: row.version,
 });
 
 const toRow = (f: Flag): Selectable<FlagsTable> => ({
@@ -47,6 +48,7 @@ const toRow = (f: Flag): Selectable<FlagsTable> => ({
   prerequisites: JSON.stringify(f.targeting.prerequisites),
   json_logic: f.targeting.jsonLogic === undefined ? null : JSON.stringify(f.targeting.jsonLogic),
   metadata: f.targeting.metadata === undefined ? null : JSON.stringify(f.targeting.metadata),
+  version: f.version,
 });
 
 function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
@@ -91,9 +93,19 @@ export class FlagStore {
     return row ? toFlag(row) : undefined;
   }
 
-  async updateFlag(db: Executor, flag: Flag): Promise<void> {
-    const { id, project_id, environment_id, slug, created_at, ...changes } = toRow(flag);
-    await db.updateTable('flags').set(changes).where('id', '=', id).execute();
+  /**
+   * Writes a flag and increments its version. With `expectedVersion`, only while the row is still at that
+   * version (a change request's base): false when another write came in between.
+   */
+  async updateFlag(db: Executor, flag: Flag, expectedVersion?: number): Promise<boolean> {
+    const { id, project_id, environment_id, slug, created_at, version, ...changes } = toRow(flag);
+    let query = db
+      .updateTable('flags')
+      .set({ ...changes, version: sql<number>`version + 1` })
+      .where('id', '=', id);
+    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Every flag of an environment, newest first. */
@@ -139,7 +151,7 @@ export class FlagStore {
       seen.add(row.slug);
       const flag = toFlag(row);
       const targeting = safeTargeting(flag.type, flag.targeting.variants, flag.targeting.defaultVariant);
-      rows.push(toRow({ ...flag, id: newId(), environmentId, targeting, enabled: enabledOf(flag.type, targeting), updatedAt: now }));
+      rows.push(toRow({ ...flag, id: newId(), environmentId, targeting, enabled: enabledOf(flag.type, targeting), updatedAt: now, version: 1 }));
     }
     // Stay far below the bound-parameter limits of both engines.
     for (let i = 0; i < rows.length; i += 200)

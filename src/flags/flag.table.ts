@@ -28,4 +28,6 @@ export interface FlagsTable {
   json_logic: string | null;
   /** JSON object of flagd flag metadata, or null. */
   metadata: string | null;
+  /** Incremented by every write of this row (change requests detect writes in between, issue 24). */
+  version: number;
 }

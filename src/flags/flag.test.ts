@@ -4,6 +4,7 @@ import { applyFlagValues, byNewest, type Flag, listedFlag, previewFlag, publicFl
 
 const flag: Flag = {
   id: '01A',
+  version: 1,
   projectId: 'p',
   environmentId: 'e',
   slug: 's',

@@ -37,6 +37,8 @@ export interface Flag {
   previewContent: unknown;
   createdAt: string;
   updatedAt: string;
+  /** Incremented by every write of this flag in this environment; change requests are based on one (issue 24). */
+  version: number;
 }
 
 export const SLUG_MAX_LENGTH = 150;
@@ -138,6 +140,40 @@ export function applyFlagValues(flag: Flag, values: FlagValues, updatedAt: strin
   return next;
 }
 
+/**
+ * Everything a flag has in one environment that a change may set (issue 24): the targeting (default
+ * serve, rules and their splits, prerequisites, variants, flagd's state, imported JSON Logic, metadata)
+ * and what /v1 answers besides the switch. Applied with `applyFlagValues` it gives back exactly this
+ * configuration; `enabled` follows from it.
+ */
+export interface FlagConfig {
+  state: FlagTargeting['state'];
+  variants: Variants;
+  defaultVariant: string | null;
+  rules: Rule[];
+  prerequisites: Prerequisite[];
+  jsonLogic: unknown;
+  metadata: Record<string, string | number | boolean> | null;
+  payload: Record<string, unknown> | null;
+  expiredAt: string | null;
+  description: string;
+}
+
+export const flagConfig = (f: Flag): FlagConfig => ({
+  state: f.targeting.state,
+  variants: f.targeting.variants,
+  defaultVariant: f.targeting.defaultVariant,
+  rules: f.targeting.rules,
+  prerequisites: f.targeting.prerequisites,
+  jsonLogic: f.targeting.jsonLogic ?? null,
+  metadata: f.targeting.metadata ?? null,
+  payload: f.payload,
+  expiredAt: f.expiredAt,
+  description: f.description,
+});
+
+export const FLAG_CONFIG_FIELDS = Object.keys(flagConfig({ targeting: {} } as Flag)) as Array<keyof FlagConfig & string>;
+
 /** True when the values change the flag's targeting (and so need the engine's validation). */
 export function touchesTargeting(values: FlagValues): boolean {
   return (['state', 'variants', 'defaultVariant', 'rules', 'prerequisites', 'jsonLogic', 'metadata'] as const).some((k) => values[k] !== undefined);
@@ -226,6 +262,7 @@ export const adminFlag = (
   prerequisites: f.targeting.prerequisites,
   jsonLogic: f.targeting.jsonLogic ?? null,
   metadata: f.targeting.metadata ?? null,
+  version: f.version,
   flagd,
   lastEvaluatedAt,
 });

@@ -1,4 +1,5 @@
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
+import { bypassRequested, protectionQuery } from '../projects/index.ts';
 import {
   environmentParams,
   flagdDefinitionSchema,
@@ -29,11 +30,15 @@ export const flagdAdminRoutes: RoutePlugin<{ flagd: FlagdService; playground: Pl
       schema: {
         summary: 'Import a flagd flag definition into the environment: its flags created or updated, others left alone; all or nothing',
         params: environmentParams,
+        querystring: protectionQuery,
         body: flagdDefinitionSchema,
         response: { 200: flagdImportResultSchema, ...adminErrors },
       },
     },
-    async (request) => flagd.importEnvironment(request.params.projectKey, request.params.envKey, request.body, request.actor),
+    async (request) =>
+      flagd.importEnvironment(request.params.projectKey, request.params.envKey, request.body, request.actor, {
+        bypassProtection: bypassRequested(request.query, request.role),
+      }),
   );
 
   app.post(

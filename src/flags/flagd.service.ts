@@ -3,7 +3,7 @@ import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
-import type { ProjectService } from '../projects/index.ts';
+import { checkWritable, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
 import { environmentProblem, type FlagdDefinition, type TargetedFlag, toFlagdDefinition } from '../targeting/index.ts';
 import { parseFlagdDefinition } from '../targeting/flagd-import.ts';
@@ -55,7 +55,7 @@ export class FlagdService {
    * to the project gets, in the other environments, the same variants with nothing switched on
    * (flag-serve.ts `safeTargeting`). An invalid definition is a 400 naming the first problem's JSON path.
    */
-  async importEnvironment(projectKey: string, environmentKey: string, doc: unknown, actor: Actor): Promise<FlagdImportResult> {
+  async importEnvironment(projectKey: string, environmentKey: string, doc: unknown, actor: Actor, options: WriteOptions = {}): Promise<FlagdImportResult> {
     const parsed = parseFlagdDefinition(doc);
     if (parsed.problem) throw invalid(parsed.problem.path, parsed.problem.message);
     for (const flag of parsed.flags) {
@@ -67,6 +67,7 @@ export class FlagdService {
       }
     }
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);
+    checkWritable(environment, projectKey, options);
     const now = nowIso(this.deps.clock);
     return this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const projectFlags = await this.deps.store.listProjectFlags(trx, project.id);
@@ -93,7 +94,7 @@ export class FlagdService {
         throw invalid(path, problem.message);
       }
 
-      const changedSegments = await this.deps.segments.upsertSegments(trx, emit, project, projectKey, parsed.segments, actor);
+      const changedSegments = await this.deps.segments.upsertSegments(trx, emit, project, projectKey, parsed.segments, actor, options);
       const result: FlagdImportResult = { created: [], updated: [], unchanged: [], segments: changedSegments };
       for (const flag of parsed.flags) {
         const before = here.get(flag.key);
@@ -124,6 +125,7 @@ export class FlagdService {
             const targeting = env.id === environment.id ? flag.targeting : safeTargeting(flag.type, flag.targeting.variants, flag.targeting.defaultVariant);
             return {
               id: newId(),
+              version: 1,
               projectId: project.id,
               environmentId: env.id,
               slug: flag.key,

@@ -26,7 +26,6 @@ export {
 export { flagPublicRoutes } from './flag.routes.ts';
 export { FlagService } from './flag.service.ts';
 export { keyHeaders } from './flag.schemas.ts';
-export { SLUG_REGEX } from './flag.ts';
 export { FlagStore } from './flag.store.ts';
 export { answerUnroutableFlagRead, readKeyHeaders } from './read/flag.cache-headers.ts';
 export type { FlagChange, FlagChanges } from './read/flag-changes.ts';
@@ -39,3 +38,5 @@ export type { FlagUsageTally, ReadSurface } from './read/flag-usage-tally.ts';
 export { flagUsageAdminRoutes } from './usage/flag-usage.routes.ts';
 export { FlagUsage } from './usage/flag-usage.service.ts';
 export { FlagUsageStore } from './usage/flag-usage.store.ts';
+export { type Flag, type FlagConfig, FLAG_CONFIG_FIELDS, flagConfig, type FlagValues, SLUG_REGEX } from './flag.ts';
+export { flagValuesProperties } from './flag.schemas.ts';

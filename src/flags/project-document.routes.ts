@@ -1,5 +1,5 @@
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
-import { projectParams } from '../projects/index.ts';
+import { bypassRequested, projectParams, protectionQuery } from '../projects/index.ts';
 import type { ProjectDocument } from './project-document.ts';
 import { applyDocumentBody, applyResultSchema, projectDocumentAnswer } from './project-document.schemas.ts';
 import type { ProjectDocumentService } from './project-document.service.ts';
@@ -23,11 +23,15 @@ export const projectDocumentRoutes: RoutePlugin<{ documents: ProjectDocumentServ
     {
       schema: {
         summary: 'Make a project match a document in one transaction (flags and segments not in it are deleted), or only plan it (dryRun)',
+        querystring: protectionQuery,
         body: applyDocumentBody,
         response: { 200: applyResultSchema, ...adminErrors },
       },
     },
-    async (request) =>
-      documents.apply(request.body.document as ProjectDocument, { projectKey: request.body.projectKey, dryRun: request.body.dryRun }, request.actor),
+    async (request) => {
+      const bypassProtection = bypassRequested(request.query, request.role);
+      const { document, projectKey, dryRun } = request.body;
+      return documents.apply(document as ProjectDocument, { projectKey, dryRun, bypassProtection }, request.actor);
+    },
   );
 };

@@ -3,7 +3,7 @@ import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, type FieldProblem, message } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
-import type { Project, ProjectService } from '../projects/index.ts';
+import { bypassNote, checkSegmentsWritable, checkWritable, type Project, type ProjectService } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
 import { environmentProblem, type Segment, type TargetedFlag } from '../targeting/index.ts';
 import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS } from './flag.ts';
@@ -42,6 +42,8 @@ export interface ApplyOptions {
   /** Always create a new project with the document's name (an import into a new project). */
   newProject?: boolean;
   dryRun?: boolean;
+  /** An owner's emergency write to protected environments (the route checks the role), as for direct writes. */
+  bypassProtection?: boolean;
 }
 
 export interface ApplyResult {
@@ -89,8 +91,9 @@ export class ProjectDocumentService {
         if (current) checkTypes(doc, current);
         checkFinalState(doc, current, target);
         const changes = planDocument(doc, current);
+        if (target) checkProtection(target, changes, options.bypassProtection === true);
         if (dryRun) throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes });
-        const projectKey = await this.write(trx, emit, doc, target, changes, actor);
+        const projectKey = await this.write(trx, emit, doc, target, changes, actor, options.bypassProtection === true);
         return { projectKey, dryRun, changes };
       })
       .catch((error: unknown) => {
@@ -119,7 +122,15 @@ export class ProjectDocumentService {
     return { environments: project.environments.map((e) => e.name), segments, flags };
   }
 
-  private async write(trx: Executor, emit: Emit, doc: ProjectDocument, target: Project | undefined, changes: PlanStep[], actor: Actor): Promise<string> {
+  private async write(
+    trx: Executor,
+    emit: Emit,
+    doc: ProjectDocument,
+    target: Project | undefined,
+    changes: PlanStep[],
+    actor: Actor,
+    bypassProtection: boolean,
+  ): Promise<string> {
     const { projects, segments, store, audit } = this.deps;
     const now = nowIso(this.deps.clock);
     let project = target ?? (await projects.createProjectIn(trx, emit, doc.project, doc.environments, actor));
@@ -197,9 +208,26 @@ export class ProjectDocumentService {
       entity: 'project',
       entityId: project.key,
       action: 'project.document_applied',
-      changes: { changes: { after: changes.length } },
+      changes: { changes: { after: changes.length }, ...bypassNote(bypassProtection && project.environments.some((e) => e.protected)) },
     });
     return project.key;
+  }
+}
+
+/**
+ * Protected environments (issue 24) take changes through change requests: a plan that changes a flag in
+ * one, or a flag or segment of every environment (create, delete, segments), is refused as a direct
+ * write would be, unless an owner bypasses.
+ */
+function checkProtection(project: Project, changes: readonly PlanStep[], bypassProtection: boolean): void {
+  const options = { bypassProtection };
+  for (const step of changes) {
+    if (step.kind === 'flag' && step.action === 'update') {
+      const environment = project.environments.find((e) => e.name === step.environment);
+      if (environment) checkWritable(environment, project.key, options);
+    } else if (step.kind === 'flag') {
+      for (const environment of project.environments) checkWritable(environment, project.key, options);
+    } else if (step.kind === 'segment') checkSegmentsWritable(project, options);
   }
 }
 
@@ -235,6 +263,7 @@ function newRow(
     previewContent: settings?.previewContent ?? null,
     createdAt: now,
     updatedAt: now,
+    version: 1,
   };
 }
 

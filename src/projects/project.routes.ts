@@ -1,6 +1,7 @@
+import { AppError, messages } from '../errors.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import { environmentView, projectView } from './project.ts';
-import { environmentSchema, nameBody, projectParams, projectSchema } from './project.schemas.ts';
+import { environmentParams, environmentSchema, nameBody, projectParams, projectSchema, updateEnvironmentBody } from './project.schemas.ts';
 import type { ProjectService } from './project.service.ts';
 
 export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = async (app, { projects }) => {
@@ -46,6 +47,26 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
     async (request, reply) => {
       const env = await projects.createEnvironment(request.params.projectKey, request.body.name.trim(), request.actor);
       return reply.code(201).send(environmentView(env));
+    },
+  );
+
+  app.patch(
+    '/projects/:projectKey/environments/:envKey',
+    {
+      schema: {
+        summary: 'Rename an environment (editors) or set its protection and required approvals (owners)',
+        params: environmentParams,
+        body: updateEnvironmentBody,
+        response: { 200: environmentSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const { name, ...protection } = request.body;
+      if ((protection.protected !== undefined || protection.requiredApprovals !== undefined) && request.role !== 'owner') {
+        throw new AppError('forbidden', messages.roleForbidden);
+      }
+      const env = await projects.updateEnvironment(request.params.projectKey, request.params.envKey, { name: name?.trim(), ...protection }, request.actor);
+      return environmentView(env);
     },
   );
 };

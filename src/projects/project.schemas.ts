@@ -16,8 +16,31 @@ export const projectParams = {
 export const environmentSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['key', 'name', 'createdAt'],
-  properties: { key: { type: 'string', description: 'x-environment-key of its clients' }, name: { type: 'string' }, createdAt: isoTimestamp },
+  required: ['key', 'name', 'createdAt', 'protected', 'requiredApprovals'],
+  properties: {
+    key: { type: 'string', description: 'x-environment-key of its clients' },
+    name: { type: 'string' },
+    createdAt: isoTimestamp,
+    protected: { type: 'boolean', description: 'Direct writes are refused (409); changes go through change requests' },
+    requiredApprovals: { type: 'integer', minimum: 1, description: 'Approvals a change request needs while the environment is protected' },
+  },
+} as const;
+
+export const environmentParams = {
+  type: 'object',
+  required: ['projectKey', 'envKey'],
+  properties: { projectKey: { type: 'string' }, envKey: { type: 'string' } },
+} as const;
+
+export const updateEnvironmentBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+    protected: { type: 'boolean', description: 'Owners only' },
+    requiredApprovals: { type: 'integer', minimum: 1, maximum: 10, description: 'Owners only' },
+  },
 } as const;
 
 export const projectSchema = {

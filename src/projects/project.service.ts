@@ -1,9 +1,9 @@
 import { newId, newKey, nowIso } from '../db/codec.ts';
-import type { Actor, AuditLog } from '../audit/index.ts';
+import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
-import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from './project.ts';
+import { DEFAULT_ENVIRONMENTS, type Environment, type EnvironmentValues, type Project } from './project.ts';
 import type { ProjectStore } from './project.store.ts';
 
 export interface ProjectServiceDeps {
@@ -29,7 +29,7 @@ export class ProjectService {
     const createdAt = nowIso(this.deps.clock);
     const project: Project = { id: newId(), key: newKey(12), name, createdAt, environments: [] };
     for (const envName of environmentNames) {
-      project.environments.push({ id: newId(), projectId: project.id, key: newKey(12), name: envName, createdAt });
+      project.environments.push({ id: newId(), projectId: project.id, key: newKey(12), name: envName, createdAt, protected: false, requiredApprovals: 1 });
     }
     await this.deps.store.insertProject(trx, project);
     for (const env of project.environments) await this.deps.store.insertEnvironment(trx, env, project.key);
@@ -76,7 +76,15 @@ export class ProjectService {
 
   /** Adds an environment within a caller's transaction (flags as code); its flags come as in createEnvironment. */
   async createEnvironmentIn(trx: Executor, emit: Emit, project: Project, name: string, actor: Actor): Promise<Environment> {
-    const env: Environment = { id: newId(), projectId: project.id, key: newKey(12), name, createdAt: nowIso(this.deps.clock) };
+    const env: Environment = {
+      id: newId(),
+      projectId: project.id,
+      key: newKey(12),
+      name,
+      createdAt: nowIso(this.deps.clock),
+      protected: false,
+      requiredApprovals: 1,
+    };
     await this.deps.store.insertEnvironment(trx, env, project.key);
     await this.deps.audit.record(trx, actor, {
       projectId: project.id,
@@ -88,5 +96,34 @@ export class ProjectService {
     });
     await emit({ type: 'environment.created', projectId: env.projectId, environmentId: env.id, createdAt: env.createdAt });
     return env;
+  }
+
+  /**
+   * Renames an environment and sets its protection (issue 24): a protected environment refuses direct
+   * writes of its flags, which then go through change requests with `requiredApprovals` approvals. The
+   * key clients send never changes. Who may change the protection is the route's to decide (owners).
+   */
+  async updateEnvironment(projectKey: string, environmentKey: string, values: EnvironmentValues, actor: Actor): Promise<Environment> {
+    const { project, environment } = await this.getEnvironment(projectKey, environmentKey);
+    const next: Environment = {
+      ...environment,
+      name: values.name ?? environment.name,
+      protected: values.protected ?? environment.protected,
+      requiredApprovals: values.requiredApprovals ?? environment.requiredApprovals,
+    };
+    const changes = changesOf(environment, next, ['name', 'protected', 'requiredApprovals']);
+    if (Object.keys(changes).length === 0) return environment;
+    await this.deps.events.transaction(this.deps.db, async (trx) => {
+      await this.deps.store.updateEnvironment(trx, next, projectKey, nowIso(this.deps.clock));
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'environment',
+        entityId: environment.key,
+        environmentKey: environment.key,
+        action: 'environment.updated',
+        changes,
+      });
+    });
+    return next;
   }
 }

@@ -11,6 +11,8 @@ const toEnvironment = (row: Selectable<EnvironmentsTable>): Environment => ({
   key: row.key,
   name: row.name,
   createdAt: row.created_at,
+  protected: row.protected === 1,
+  requiredApprovals: row.required_approvals,
 });
 
 const toProject = (row: Selectable<ProjectsTable>, environments: Environment[]): Project => ({
@@ -34,7 +36,30 @@ export class ProjectStore {
     try {
       await db
         .insertInto('environments')
-        .values({ id: env.id, project_id: env.projectId, key: env.key, name: env.name, created_at: env.createdAt, updated_at: env.createdAt })
+        .values({
+          id: env.id,
+          project_id: env.projectId,
+          key: env.key,
+          name: env.name,
+          created_at: env.createdAt,
+          updated_at: env.createdAt,
+          protected: env.protected ? 1 : 0,
+          required_approvals: env.requiredApprovals,
+        })
+        .execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', message('environmentExists', { name: env.name, projectKey }));
+      throw error;
+    }
+  }
+
+  /** Writes an environment's name and protection; a name the project already has is a conflict. */
+  async updateEnvironment(db: Executor, env: Environment, projectKey: string, updatedAt: string): Promise<void> {
+    try {
+      await db
+        .updateTable('environments')
+        .set({ name: env.name, protected: env.protected ? 1 : 0, required_approvals: env.requiredApprovals, updated_at: updatedAt })
+        .where('id', '=', env.id)
         .execute();
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('conflict', message('environmentExists', { name: env.name, projectKey }));

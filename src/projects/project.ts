@@ -14,7 +14,21 @@ export interface Environment {
   key: string;
   name: string;
   createdAt: string;
+  /** Direct writes are refused; changes go through change requests (issue 24). */
+  protected: boolean;
+  /** Approvals a change request needs while the environment is protected (at least 1). */
+  requiredApprovals: number;
 }
+
+/** What an environment's PATCH changes; absent keeps. */
+export interface EnvironmentValues {
+  name?: string;
+  protected?: boolean;
+  requiredApprovals?: number;
+}
+
+/** Approvals a change request of this environment needs now: none unless it is protected. */
+export const approvalsNeeded = (e: Environment): number => (e.protected ? e.requiredApprovals : 0);
 
 /** Every new project starts with these environments (contract, Admin API). */
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production'] as const;
@@ -26,4 +40,10 @@ export const projectView = (p: Project) => ({
   environments: p.environments.map(environmentView),
 });
 
-export const environmentView = (e: Environment) => ({ key: e.key, name: e.name, createdAt: e.createdAt });
+export const environmentView = (e: Environment) => ({
+  key: e.key,
+  name: e.name,
+  createdAt: e.createdAt,
+  protected: e.protected,
+  requiredApprovals: e.requiredApprovals,
+});

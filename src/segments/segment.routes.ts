@@ -1,5 +1,5 @@
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
-import { projectParams } from '../projects/index.ts';
+import { bypassRequested, projectParams, protectionQuery } from '../projects/index.ts';
 import { createSegmentBody, segmentParams, segmentSchema, updateSegmentBody } from './segment.schemas.ts';
 import type { SegmentService } from './segment.service.ts';
 
@@ -37,11 +37,15 @@ export const segmentAdminRoutes: RoutePlugin<{ segments: SegmentService }> = asy
       schema: {
         summary: 'Change a segment (absent fields keep their value); every environment of the project uses the change at once',
         params: segmentParams,
+        querystring: protectionQuery,
         body: updateSegmentBody,
         response: { 200: segmentSchema, ...adminErrors },
       },
     },
-    async (request) => segments.updateSegment(request.params.projectKey, request.params.segmentKey, request.body, request.actor),
+    async (request) =>
+      segments.updateSegment(request.params.projectKey, request.params.segmentKey, request.body, request.actor, {
+        bypassProtection: bypassRequested(request.query, request.role),
+      }),
   );
 
   app.delete(
@@ -50,11 +54,14 @@ export const segmentAdminRoutes: RoutePlugin<{ segments: SegmentService }> = asy
       schema: {
         summary: 'Delete a segment; 409 while a rule of any flag in any environment uses it',
         params: segmentParams,
+        querystring: protectionQuery,
         response: { 204: noContent, ...adminErrors },
       },
     },
     async (request, reply) => {
-      await segments.deleteSegment(request.params.projectKey, request.params.segmentKey, request.actor);
+      await segments.deleteSegment(request.params.projectKey, request.params.segmentKey, request.actor, {
+        bypassProtection: bypassRequested(request.query, request.role),
+      });
       return reply.code(204).send();
     },
   );

@@ -30,7 +30,7 @@ export const conditionSchema = {
 
 const segmentKey = { type: 'string', minLength: 1, maxLength: SEGMENT_KEY_MAX_LENGTH, pattern: SEGMENT_KEY_PATTERN } as const;
 
-const segmentValueProperties = {
+export const segmentValuesProperties = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   description: { type: 'string', maxLength: 2000 },
   match: { type: 'string', enum: ['all', 'any'], description: '`all`: every condition holds; `any`: at least one does' },
@@ -41,10 +41,10 @@ export const createSegmentBody = {
   type: 'object',
   additionalProperties: false,
   required: ['key', 'conditions'],
-  properties: { key: segmentKey, ...segmentValueProperties },
+  properties: { key: segmentKey, ...segmentValuesProperties },
 } as const;
 
-export const updateSegmentBody = { type: 'object', additionalProperties: false, properties: segmentValueProperties } as const;
+export const updateSegmentBody = { type: 'object', additionalProperties: false, properties: segmentValuesProperties } as const;
 
 export const segmentParams = {
   type: 'object',
@@ -55,7 +55,7 @@ export const segmentParams = {
 export const segmentSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['key', 'name', 'description', 'match', 'conditions', 'createdAt', 'updatedAt'],
+  required: ['key', 'name', 'description', 'match', 'conditions', 'createdAt', 'updatedAt', 'version'],
   properties: {
     key: { type: 'string' },
     name: { type: 'string' },
@@ -64,5 +64,6 @@ export const segmentSchema = {
     conditions: { type: 'array', items: conditionSchema },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
+    version: { type: 'integer', description: 'Incremented by every write; change requests are based on one' },
   },
 } as const;

@@ -1,11 +1,11 @@
-import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
+import { type Actor, type AuditLog, changesOf, type FieldChange } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
-import type { Project, ProjectService } from '../projects/index.ts';
+import { bypassNote, checkSegmentsWritable, type Project, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import { type Segment, segmentProblem } from '../targeting/index.ts';
-import { applySegmentValues, type SegmentValues, type StoredSegment, segmentView } from './segment.ts';
+import { applySegmentValues, segmentConfig, type SegmentValues, type StoredSegment, segmentView } from './segment.ts';
 import type { SegmentStore } from './segment.store.ts';
 
 export interface SegmentServiceDeps {
@@ -58,6 +58,7 @@ export class SegmentService {
       conditions: [],
       createdAt: now,
       updatedAt: now,
+      version: 1,
     };
     const segment = applySegmentValues(blank, values, now);
     checkSegment(segment, 'body');
@@ -69,29 +70,47 @@ export class SegmentService {
   }
 
   /** Changes a segment (absent fields keep their value); every environment of the project sees it at once. */
-  async updateSegment(projectKey: string, segmentKey: string, values: SegmentValues, actor: Actor): Promise<SegmentView> {
+  async updateSegment(projectKey: string, segmentKey: string, values: SegmentValues, actor: Actor, options: WriteOptions = {}): Promise<SegmentView> {
     const project = await this.deps.projects.getProject(projectKey);
+    checkSegmentsWritable(project, options);
     const updated = await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const segment = await this.deps.store.findSegment(trx, project.id, segmentKey);
       if (!segment) throw new AppError('not_found', message('segmentNotFound', { segmentKey, projectKey }));
       const next = applySegmentValues(segment, values, nowIso(this.deps.clock));
       checkSegment(next, 'body');
       await this.deps.store.updateSegment(trx, next);
-      await this.recordAndAnnounce(trx, emit, actor, project, segment, next);
-      return next;
+      await this.recordAndAnnounce(
+        trx,
+        emit,
+        actor,
+        project,
+        segment,
+        next,
+        bypassNote(options.bypassProtection && project.environments.some((e) => e.protected)),
+      );
+      return { ...next, version: next.version + 1 };
     });
     return segmentView(updated);
   }
 
   /** Deletes a segment; refused (409, naming them) while rules of any flag in any environment use it. */
-  async deleteSegment(projectKey: string, segmentKey: string, actor: Actor): Promise<void> {
+  async deleteSegment(projectKey: string, segmentKey: string, actor: Actor, options: WriteOptions = {}): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
+    checkSegmentsWritable(project, options);
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const segment = await this.deps.store.findSegment(trx, project.id, segmentKey);
       if (!segment) throw new AppError('not_found', message('segmentNotFound', { segmentKey, projectKey }));
       await emit({ type: 'segment.deleting', projectId: project.id, segmentKey, environments: project.environments.map((e) => ({ id: e.id, name: e.name })) });
       await this.deps.store.deleteSegment(trx, segment.id);
-      await this.recordAndAnnounce(trx, emit, actor, project, segment, null);
+      await this.recordAndAnnounce(
+        trx,
+        emit,
+        actor,
+        project,
+        segment,
+        null,
+        bypassNote(options.bypassProtection && project.environments.some((e) => e.protected)),
+      );
     });
   }
 
@@ -99,7 +118,15 @@ export class SegmentService {
    * Creates or replaces segments within a caller's transaction (the flagd import), with an audit entry
    * for each one that changed; returns the keys that changed. The caller validates the whole environment.
    */
-  async upsertSegments(trx: Executor, emit: Emit, project: Project, projectKey: string, segments: readonly Segment[], actor: Actor): Promise<string[]> {
+  async upsertSegments(
+    trx: Executor,
+    emit: Emit,
+    project: Project,
+    projectKey: string,
+    segments: readonly Segment[],
+    actor: Actor,
+    options: WriteOptions = {},
+  ): Promise<string[]> {
     const now = nowIso(this.deps.clock);
     const existing = new Map((await this.deps.store.listProjectSegments(trx, project.id)).map((s) => [s.key, s]));
     const changed: string[] = [];
@@ -109,6 +136,7 @@ export class SegmentService {
       if (before) {
         const next = applySegmentValues(before, values, now);
         if (Object.keys(changesOf(before, next, AUDITED)).length === 0) continue;
+        checkSegmentsWritable(project, options);
         await this.deps.store.updateSegment(trx, next);
         await this.recordAndAnnounce(trx, emit, actor, project, before, next);
       } else {
@@ -123,6 +151,7 @@ export class SegmentService {
             conditions: [],
             createdAt: now,
             updatedAt: now,
+            version: 1,
           },
           values,
           now,
@@ -155,6 +184,49 @@ export class SegmentService {
     }
   }
 
+  /**
+   * Sets a segment's whole definition within the caller's transaction, creating it when `baseVersion`
+   * is null: the path of change requests (issue 24), with the same check, audit entry and announcement
+   * as a direct write. A segment written (or created) since the change was based on it is a conflict.
+   * Answers the definition it replaced (null for a new one).
+   */
+  async applyConfig(
+    trx: Executor,
+    emit: Emit,
+    project: Project,
+    key: string,
+    config: Required<SegmentValues>,
+    baseVersion: number | null | undefined,
+    actor: Actor,
+    note: Record<string, FieldChange> = {},
+  ): Promise<Required<SegmentValues> | null> {
+    const now = nowIso(this.deps.clock);
+    const before = await this.deps.store.findSegment(trx, project.id, key);
+    const conflict = () => new AppError('conflict', message('segmentChangeConflict', { segmentKey: key }));
+    if (baseVersion !== undefined && (before?.version ?? null) !== baseVersion) throw conflict();
+    if (!before) {
+      const created = applySegmentValues(
+        { id: newId(), projectId: project.id, key, name: key, description: '', match: 'all', conditions: [], createdAt: now, updatedAt: now, version: 1 },
+        config,
+        now,
+      );
+      checkSegment(created, `segments.${key}`);
+      await this.deps.store.insertSegment(trx, created, project.key);
+      await this.recordAndAnnounce(trx, emit, actor, project, null, created, note);
+      return null;
+    }
+    const next = applySegmentValues(before, config, now);
+    checkSegment(next, `segments.${key}`);
+    if (!(await this.deps.store.updateSegment(trx, next, before.version))) throw conflict();
+    await this.recordAndAnnounce(trx, emit, actor, project, before, next, note);
+    return segmentConfig(before);
+  }
+
+  /** One segment of a project as stored, or undefined. */
+  async findSegment(db: Executor | undefined, projectId: string, key: string): Promise<StoredSegment | undefined> {
+    return this.deps.store.findSegment(db ?? this.deps.db, projectId, key);
+  }
+
   /** The engine's segments of a project, read within a caller's transaction. */
   async projectSegments(db: Executor, projectId: string): Promise<StoredSegment[]> {
     return this.deps.store.listProjectSegments(db, projectId);
@@ -167,6 +239,7 @@ export class SegmentService {
     project: Project,
     before: StoredSegment | null,
     after: StoredSegment | null,
+    note: Record<string, FieldChange> = {},
   ): Promise<void> {
     const key = (after ?? before)!.key;
     await this.deps.audit.record(trx, actor, {
@@ -174,7 +247,7 @@ export class SegmentService {
       entity: 'segment',
       entityId: key,
       action: before === null ? 'segment.created' : after === null ? 'segment.deleted' : 'segment.updated',
-      changes: changesOf(before, after, AUDITED),
+      changes: { ...changesOf(before, after, AUDITED), ...note },
     });
     await emit({ type: 'segment.changed', projectId: project.id, segmentKey: key, environmentIds: project.environments.map((e) => e.id) });
   }

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { isUniqueViolation } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -16,6 +16,7 @@ const toSegment = (row: Selectable<SegmentsTable>): StoredSegment => ({
   conditions: JSON.parse(row.conditions) as Segment['conditions'],
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  version: row.version,
 });
 
 const toRow = (s: StoredSegment): Selectable<SegmentsTable> => ({
@@ -28,6 +29,7 @@ const toRow = (s: StoredSegment): Selectable<SegmentsTable> => ({
   conditions: JSON.stringify(s.conditions),
   created_at: s.createdAt,
   updated_at: s.updatedAt,
+  version: s.version,
 });
 
 export class SegmentStore {
@@ -41,9 +43,16 @@ export class SegmentStore {
     }
   }
 
-  async updateSegment(db: Executor, segment: StoredSegment): Promise<void> {
-    const { id, project_id, key, created_at, ...changes } = toRow(segment);
-    await db.updateTable('segments').set(changes).where('id', '=', id).execute();
+  /** Writes a segment and increments its version; with `expectedVersion`, only while still at it (false otherwise). */
+  async updateSegment(db: Executor, segment: StoredSegment, expectedVersion?: number): Promise<boolean> {
+    const { id, project_id, key, created_at, version, ...changes } = toRow(segment);
+    let query = db
+      .updateTable('segments')
+      .set({ ...changes, version: sql<number>`version + 1` })
+      .where('id', '=', id);
+    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async findSegment(db: Executor, projectId: string, key: string): Promise<StoredSegment | undefined> {

@@ -11,4 +11,6 @@ export interface SegmentsTable {
   conditions: string;
   created_at: string;
   updated_at: string;
+  /** Incremented by every write (issue 24). */
+  version: number;
 }

@@ -6,6 +6,8 @@ export interface StoredSegment extends Segment {
   projectId: string;
   createdAt: string;
   updatedAt: string;
+  /** Incremented by every write; change requests are based on one (issue 24). */
+  version: number;
 }
 
 /** Writable fields of a segment, as sent by the admin API; absent means "keep". */
@@ -40,4 +42,12 @@ export const engineSegment = (s: StoredSegment): Segment => ({
 });
 
 /** The admin API's view of a segment. */
-export const segmentView = (s: StoredSegment) => ({ ...engineSegment(s), createdAt: s.createdAt, updatedAt: s.updatedAt });
+export const segmentView = (s: StoredSegment) => ({ ...engineSegment(s), createdAt: s.createdAt, updatedAt: s.updatedAt, version: s.version });
+
+/** What a change sets of a segment (issue 24): its whole definition. */
+export const segmentConfig = (s: StoredSegment): Required<SegmentValues> => ({
+  name: s.name,
+  description: s.description,
+  match: s.match,
+  conditions: s.conditions,
+});

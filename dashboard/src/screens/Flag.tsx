@@ -60,6 +60,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
               query={`project=${encodeURIComponent(projectKey)}&entity=flag&entityId=${encodeURIComponent(slug)}`}
               environments={new Map(project.data.environments.map((e) => [e.key, e.name]))}
               label={`History of ${slug}`}
+              revertIn={projectKey}
             />
           </Section>
         </>

@@ -1,4 +1,6 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { useCanWrite } from '../session.ts';
 import { api, type AuditEntry } from '../api.ts';
 import { ErrorMessage, formatDate, Loading } from '../ui.tsx';
 
@@ -21,7 +23,18 @@ function describe(entry: AuditEntry): string {
 }
 
 /** A page-by-page list of audit entries for a filter of GET /admin/v1/audit (a flag's, a project's). */
-export function History({ query, environments, label }: { query: string; environments?: Map<string, string>; label: string }) {
+export function History({
+  query,
+  environments,
+  label,
+  revertIn,
+}: {
+  query: string;
+  environments?: Map<string, string>;
+  label: string;
+  /** The project whose flag changes get a Revert button (issue 24). */
+  revertIn?: string;
+}) {
   const pages = useInfiniteQuery({
     queryKey: ['audit', query],
     initialPageParam: undefined as string | undefined,
@@ -46,6 +59,11 @@ export function History({ query, environments, label }: { query: string; environ
               <th scope="col">Who</th>
               <th scope="col">What</th>
               <th scope="col">Changes</th>
+              {revertIn && (
+                <th scope="col">
+                  <span className="sr-only">Revert</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -58,6 +76,7 @@ export function History({ query, environments, label }: { query: string; environ
                   {entry.environmentKey && ` in ${environments?.get(entry.environmentKey) ?? entry.environmentKey}`}
                 </td>
                 <td>{describe(entry)}</td>
+                {revertIn && <td>{entry.action === 'flag.updated' && entry.environmentKey && <RevertButton projectKey={revertIn} entry={entry} />}</td>}
               </tr>
             ))}
           </tbody>
@@ -69,5 +88,32 @@ export function History({ query, environments, label }: { query: string; environ
         </button>
       )}
     </div>
+  );
+}
+
+/** Undoes one change of a flag as a new change, or proposes it as a change request where the environment is protected. */
+function RevertButton({ projectKey, entry }: { projectKey: string; entry: AuditEntry }) {
+  const canWrite = useCanWrite();
+  const revert = useMutation({
+    mutationFn: () =>
+      api<{ applied: string[]; changeRequest: { id: string } | null }>(
+        'POST',
+        `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(entry.environmentKey ?? '')}/flags/${encodeURIComponent(entry.entityId)}/revert`,
+        { auditId: entry.id },
+      ),
+  });
+  return (
+    <>
+      <button type="button" disabled={!canWrite || revert.isPending} onClick={() => revert.mutate()}>
+        Revert
+      </button>
+      <ErrorMessage error={revert.error} />
+      {revert.data?.changeRequest && (
+        <span role="status">
+          {' '}
+          <Link href={`/projects/${projectKey}/changes/${revert.data.changeRequest.id}`}>Change request</Link> opened
+        </span>
+      )}
+    </>
   );
 }

@@ -65,7 +65,7 @@ export function ProjectHeader({
   current,
 }: {
   project: Project;
-  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history';
+  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare';
 }) {
   return (
     <>
@@ -94,6 +94,12 @@ export function ProjectHeader({
         </Link>
         <Link href={`/projects/${project.key}/history`} aria-current={current === 'history' ? 'page' : undefined}>
           History
+        </Link>
+        <Link href={`/projects/${project.key}/changes`} aria-current={current === 'changes' ? 'page' : undefined}>
+          Change requests
+        </Link>
+        <Link href={`/projects/${project.key}/compare`} aria-current={current === 'compare' ? 'page' : undefined}>
+          Compare and promote
         </Link>
       </nav>
     </>

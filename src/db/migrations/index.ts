@@ -14,6 +14,7 @@ import * as m0012 from './0012_targeting.ts';
 import * as m0013 from './0013_flagd_sync.ts';
 import * as m0014 from './0014_file_storage.ts';
 import * as m0017 from './0017_flag_usage.ts';
+import * as m0016 from './0016_change_management.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_flagd_sync': m0013,
   '0014_file_storage': m0014,
   '0017_flag_usage': m0017,
+  '0016_change_management': m0016,
 };

@@ -1,0 +1,251 @@
+import type { Selectable } from 'kysely';
+import type { Actor } from '../audit/index.ts';
+import { fromBool, toBool } from '../db/codec.ts';
+import type { Executor } from '../db/database.ts';
+import type { ChangeStatus } from './change.ts';
+import type { ChangeItemsTable, ChangeRequestsTable } from './change.table.ts';
+
+/** A change request as stored, without its items, approvals and comments. */
+export interface ChangeRequestRecord {
+  id: string;
+  projectId: string;
+  environmentId: string;
+  title: string;
+  description: string;
+  status: ChangeStatus;
+  author: Actor;
+  revision: number;
+  scheduledAt: string | null;
+  scheduledBy: Actor | null;
+  appliedAt: string | null;
+  appliedLate: boolean;
+  failure: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One changed flag or segment: its whole configuration after the change, and the version it was based on. */
+export interface ChangeItem {
+  kind: 'flag' | 'segment';
+  key: string;
+  /** null: a segment that did not exist. */
+  baseVersion: number | null;
+  config: Record<string, unknown>;
+}
+
+export interface Approval {
+  userId: string;
+  label: string;
+  createdAt: string;
+}
+
+export interface Comment {
+  id: string;
+  authorId: string | null;
+  authorLabel: string;
+  body: string;
+  createdAt: string;
+}
+
+const toRecord = (row: Selectable<ChangeRequestsTable>): ChangeRequestRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  environmentId: row.environment_id,
+  title: row.title,
+  description: row.description,
+  status: row.status as ChangeStatus,
+  author: { type: row.author_type as Actor['type'], id: row.author_id, label: row.author_label },
+  revision: row.revision,
+  scheduledAt: row.scheduled_at,
+  scheduledBy: row.scheduled_by === null ? null : (JSON.parse(row.scheduled_by) as Actor),
+  appliedAt: row.applied_at,
+  appliedLate: toBool(row.applied_late),
+  failure: row.failure,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toRow = (r: ChangeRequestRecord): Selectable<ChangeRequestsTable> => ({
+  id: r.id,
+  project_id: r.projectId,
+  environment_id: r.environmentId,
+  title: r.title,
+  description: r.description,
+  status: r.status,
+  author_type: r.author.type,
+  author_id: r.author.id,
+  author_label: r.author.label,
+  revision: r.revision,
+  scheduled_at: r.scheduledAt,
+  scheduled_by: r.scheduledBy === null ? null : JSON.stringify(r.scheduledBy),
+  applied_at: r.appliedAt,
+  applied_late: fromBool(r.appliedLate),
+  failure: r.failure,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+const toItem = (row: Selectable<ChangeItemsTable>): ChangeItem => ({
+  kind: row.kind === 'segment' ? 'segment' : 'flag',
+  key: row.key,
+  baseVersion: row.base_version,
+  config: JSON.parse(row.config) as Record<string, unknown>,
+});
+
+export class ChangeStore {
+  async insert(db: Executor, request: ChangeRequestRecord, items: ChangeItem[]): Promise<void> {
+    await db.insertInto('change_requests').values(toRow(request)).execute();
+    await this.replaceItems(db, request.id, items);
+  }
+
+  /** Writes a request's fields; with `expectedStatus`, only while it still has that status (false otherwise). */
+  async update(db: Executor, request: ChangeRequestRecord, expectedStatus?: ChangeStatus): Promise<boolean> {
+    const { id, project_id, created_at, ...fields } = toRow(request);
+    let query = db.updateTable('change_requests').set(fields).where('id', '=', id);
+    if (expectedStatus !== undefined) query = query.where('status', '=', expectedStatus);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async replaceItems(db: Executor, requestId: string, items: ChangeItem[]): Promise<void> {
+    await db.deleteFrom('change_items').where('change_request_id', '=', requestId).execute();
+    if (items.length === 0) return;
+    await db
+      .insertInto('change_items')
+      .values(
+        items.map((item, position) => ({
+          id: `${requestId}:${position}`,
+          change_request_id: requestId,
+          position,
+          kind: item.kind,
+          key: item.key,
+          base_version: item.baseVersion,
+          config: JSON.stringify(item.config),
+        })),
+      )
+      .execute();
+  }
+
+  async find(db: Executor, projectId: string, id: string): Promise<ChangeRequestRecord | undefined> {
+    const row = await db.selectFrom('change_requests').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** A project's requests with one of `statuses` (all when empty), newest first, at most `limit`. */
+  async list(db: Executor, projectId: string, statuses: readonly ChangeStatus[], limit: number): Promise<ChangeRequestRecord[]> {
+    let query = db.selectFrom('change_requests').selectAll().where('project_id', '=', projectId);
+    if (statuses.length > 0) query = query.where('status', 'in', [...statuses]);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toRecord);
+  }
+
+  /** Scheduled requests due at `now`, oldest first. */
+  async listDue(db: Executor, now: string, limit: number): Promise<ChangeRequestRecord[]> {
+    const rows = await db
+      .selectFrom('change_requests')
+      .selectAll()
+      .where('status', '=', 'scheduled')
+      .where('scheduled_at', '<=', now)
+      .orderBy('scheduled_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async items(db: Executor, requestId: string): Promise<ChangeItem[]> {
+    const rows = await db.selectFrom('change_items').selectAll().where('change_request_id', '=', requestId).orderBy('position').execute();
+    return rows.map(toItem);
+  }
+
+  async approvals(db: Executor, requestId: string): Promise<Approval[]> {
+    const rows = await db.selectFrom('change_approvals').selectAll().where('change_request_id', '=', requestId).orderBy('created_at').execute();
+    return rows.map((r) => ({ userId: r.user_id, label: r.label, createdAt: r.created_at }));
+  }
+
+  /** Adds an approval; a member who approved already keeps their one approval. */
+  async approve(db: Executor, requestId: string, approval: Approval): Promise<void> {
+    await db
+      .insertInto('change_approvals')
+      .values({ change_request_id: requestId, user_id: approval.userId, label: approval.label, created_at: approval.createdAt })
+      .onConflict((oc) => oc.columns(['change_request_id', 'user_id']).doNothing())
+      .execute();
+  }
+
+  async clearApprovals(db: Executor, requestId: string): Promise<void> {
+    await db.deleteFrom('change_approvals').where('change_request_id', '=', requestId).execute();
+  }
+
+  async comments(db: Executor, requestId: string): Promise<Comment[]> {
+    const rows = await db.selectFrom('change_comments').selectAll().where('change_request_id', '=', requestId).orderBy('created_at').orderBy('id').execute();
+    return rows.map((r) => ({ id: r.id, authorId: r.author_id, authorLabel: r.author_label, body: r.body, createdAt: r.created_at }));
+  }
+
+  async addComment(db: Executor, requestId: string, comment: Comment): Promise<void> {
+    await db
+      .insertInto('change_comments')
+      .values({
+        id: comment.id,
+        change_request_id: requestId,
+        author_id: comment.authorId,
+        author_label: comment.authorLabel,
+        body: comment.body,
+        created_at: comment.createdAt,
+      })
+      .execute();
+  }
+
+  async queueNotifications(
+    db: Executor,
+    mails: Array<{ id: string; requestId: string; recipient: string; subject: string; body: string }>,
+    now: string,
+  ): Promise<void> {
+    if (mails.length === 0) return;
+    await db
+      .insertInto('change_notifications')
+      .values(
+        mails.map((m) => ({
+          id: m.id,
+          change_request_id: m.requestId,
+          recipient: m.recipient,
+          subject: m.subject,
+          body: m.body,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          last_error: null,
+          created_at: now,
+          sent_at: null,
+        })),
+      )
+      .execute();
+  }
+
+  async dueNotifications(db: Executor, now: string, limit: number) {
+    const rows = await db
+      .selectFrom('change_notifications')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, recipient: r.recipient, subject: r.subject, body: r.body, attempts: r.attempts }));
+  }
+
+  /** Counts an attempt and pushes the next one back, only while nobody else did (false otherwise). */
+  async claimNotification(db: Executor, id: string, attempts: number, retryAt: string): Promise<boolean> {
+    const result = await db
+      .updateTable('change_notifications')
+      .set({ attempts: attempts + 1, next_attempt_at: retryAt })
+      .where('id', '=', id)
+      .where('attempts', '=', attempts)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async finishNotification(db: Executor, id: string, status: 'sent' | 'failed' | 'pending', lastError: string | null, sentAt: string | null): Promise<void> {
+    await db.updateTable('change_notifications').set({ status, last_error: lastError, sent_at: sentAt }).where('id', '=', id).execute();
+  }
+}

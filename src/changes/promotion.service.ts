@@ -1,0 +1,159 @@
+import type { Actor, AuditLog, FieldChange } from '../audit/index.ts';
+import type { Db } from '../db/database.ts';
+import { AppError, message, messages } from '../errors.ts';
+import type { DomainEvents } from '../events/index.ts';
+import { type Flag, FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
+import { approvalsNeeded, type ProjectService } from '../projects/index.ts';
+import { differences, type FieldDifference } from './change.ts';
+import type { ChangeRequestService, ChangeRequestView } from './change-request.service.ts';
+
+export interface PromotionServiceDeps {
+  db: Db;
+  projects: ProjectService;
+  flags: FlagService;
+  requests: ChangeRequestService;
+  /** A flag's history: the audit entries of its writes, with the fields before and after. */
+  audit: Pick<AuditLog, 'list'>;
+  events: DomainEvents;
+}
+
+/** One flag of a comparison of two environments. */
+export interface FlagComparison {
+  slug: string;
+  status: 'identical' | 'different' | 'missing';
+  /** Where a missing flag is missing. */
+  missingIn: 'from' | 'to' | null;
+  differences: FieldDifference[];
+  /** Segments the flag's rules use in each environment. */
+  segments: { from: string[]; to: string[] };
+}
+
+/** What a promotion or a revert did: applied at once, or a change request where the target is protected. */
+export interface ChangeOutcome {
+  applied: string[];
+  changeRequest: ChangeRequestView | null;
+}
+
+const segmentsOf = (f: Flag | undefined): string[] => [...new Set((f?.targeting.rules ?? []).flatMap((r) => r.segments))].sort();
+
+/** The configuration as a change request's values (absent fields would keep what the target has). */
+const valuesOf = (config: FlagConfig): FlagValues => ({ ...config, jsonLogic: config.jsonLogic ?? null, metadata: config.metadata ?? null });
+
+/** Compare and promote between environments, and revert from a flag's history (issue 24). */
+export class PromotionService {
+  constructor(private readonly deps: PromotionServiceDeps) {}
+
+  /** Every flag of the project, environment `from` against `to`: identical, different (with each field), or missing in one. */
+  async compare(projectKey: string, fromKey: string, toKey: string): Promise<FlagComparison[]> {
+    const { environment: from } = await this.deps.projects.getEnvironment(projectKey, fromKey);
+    const { environment: to } = await this.deps.projects.getEnvironment(projectKey, toKey);
+    const a = new Map((await this.deps.flags.environmentFlags(undefined, from.id)).map((f) => [f.slug, f]));
+    const b = new Map((await this.deps.flags.environmentFlags(undefined, to.id)).map((f) => [f.slug, f]));
+    const slugs = [...new Set([...a.keys(), ...b.keys()])].sort();
+    return slugs.map((slug) => {
+      const x = a.get(slug);
+      const y = b.get(slug);
+      const segments = { from: segmentsOf(x), to: segmentsOf(y) };
+      if (!x || !y) return { slug, status: 'missing', missingIn: x ? 'to' : 'from', differences: [], segments };
+      const diff = differences(flagConfig(x), flagConfig(y), FLAG_CONFIG_FIELDS);
+      return { slug, status: diff.length === 0 ? 'identical' : 'different', missingIn: null, differences: diff, segments };
+    });
+  }
+
+  /**
+   * Gives the flags `slugs` of environment `fromKey` the same configuration in `toKey`, in one audited
+   * transaction (any refusal changes nothing); a change request, submitted for review, when `toKey` is protected.
+   */
+  async promote(projectKey: string, input: { from: string; to: string; flags: string[]; title?: string }, actor: Actor): Promise<ChangeOutcome> {
+    if (input.from === input.to) throw AppError.validation([{ field: 'body.to', reason: 'must differ from body.from' }], messages.promoteSameEnvironment);
+    const { project, environment: from } = await this.deps.projects.getEnvironment(projectKey, input.from);
+    const { environment: to } = await this.deps.projects.getEnvironment(projectKey, input.to);
+    const source = new Map((await this.deps.flags.environmentFlags(undefined, from.id)).map((f) => [f.slug, f]));
+    const configs = input.flags.map((slug) => {
+      const flag = source.get(slug);
+      if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      return { slug, config: flagConfig(flag) };
+    });
+    const title = input.title ?? `Promote ${input.flags.join(', ')} from ${from.name} to ${to.name}`;
+    return this.change(project.key, to.key, title, configs, actor, { promotedFrom: { after: from.key } });
+  }
+
+  /**
+   * Restores a flag's configuration in one environment from its history, as a new change: before one
+   * change (`auditId`, the fields that entry changed), or as it was at `since` (every change after it
+   * undone, newest first). A change request where the environment is protected.
+   */
+  async revert(
+    projectKey: string,
+    envKey: string,
+    slug: string,
+    input: { auditId?: string; since?: string; title?: string },
+    actor: Actor,
+  ): Promise<ChangeOutcome> {
+    const { project, environment } = await this.deps.projects.getEnvironment(projectKey, envKey);
+    const flag = await this.deps.flags.findFlag(environment.id, slug);
+    if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+    const history = await this.history(projectKey, envKey, slug, input.since);
+    let undo: typeof history;
+    if (input.auditId !== undefined) {
+      const entry = history.find((e) => e.id === input.auditId);
+      if (!entry) throw new AppError('not_found', message('auditEntryNotFound', { id: input.auditId, slug }));
+      undo = [entry];
+    } else {
+      const since = new Date(input.since ?? '').toISOString();
+      undo = history.filter((e) => e.at > since);
+    }
+    if (undo.length === 0) throw new AppError('conflict', messages.revertNothing);
+    const config: Record<string, unknown> = { ...flagConfig(flag) };
+    // Newest first: each entry's `before` is what the one after it found.
+    for (const entry of undo) {
+      for (const field of FLAG_CONFIG_FIELDS) {
+        const change = entry.changes[field];
+        if (change && 'before' in change) config[field] = change.before;
+      }
+    }
+    const what = input.auditId !== undefined ? `change ${input.auditId}` : `changes since ${input.since}`;
+    const title = input.title ?? `Revert ${what} of ${slug} in ${environment.name}`;
+    const note: Record<string, FieldChange> = input.auditId !== undefined ? { revertOf: { after: input.auditId } } : { revertSince: { after: input.since } };
+    return this.change(project.key, environment.key, title, [{ slug, config: config as unknown as FlagConfig }], actor, note);
+  }
+
+  /** The flag's writes in one environment, newest first (since `since` when given). */
+  private async history(projectKey: string, envKey: string, slug: string, since: string | undefined) {
+    const entries: Array<{ id: string; at: string; changes: Record<string, FieldChange> }> = [];
+    let after: Parameters<AuditLog['list']>[1]['after'];
+    for (;;) {
+      const page = await this.deps.audit.list(
+        { projectKey, entity: 'flag', entityId: slug, ...(since ? { since: new Date(since).toISOString() } : {}) },
+        { after, limit: 200 },
+      );
+      for (const e of page.items) if (e.environmentKey === envKey && e.action === 'flag.updated') entries.push(e);
+      if (!page.next) return entries;
+      after = page.next;
+    }
+  }
+
+  /** Applies the configurations now, in one transaction, or proposes them in a submitted change request when the environment is protected. */
+  private async change(
+    projectKey: string,
+    envKey: string,
+    title: string,
+    configs: Array<{ slug: string; config: FlagConfig }>,
+    actor: Actor,
+    note: Record<string, FieldChange>,
+  ): Promise<ChangeOutcome> {
+    const { project, environment } = await this.deps.projects.getEnvironment(projectKey, envKey);
+    if (approvalsNeeded(environment) > 0) {
+      const changeRequest = await this.deps.requests.create(
+        projectKey,
+        { environment: envKey, title, flags: configs.map(({ slug, config }) => ({ slug, values: valuesOf(config) })), submit: true },
+        actor,
+      );
+      return { applied: [], changeRequest };
+    }
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      for (const { slug, config } of configs) await this.deps.flags.applyConfig(trx, emit, { project, environment }, slug, config, undefined, actor, note);
+    });
+    return { applied: configs.map((c) => c.slug), changeRequest: null };
+  }
+}
