@@ -118,6 +118,8 @@ async function main() {
     outdir: path.join(ROOT, 'dist'),
     logLevel: 'warning',
   });
+  // The flagd sync service reads its protocol file beside the bundle, as `npm run build` puts it.
+  fs.copyFileSync(path.join(ROOT, 'src/flagd-sync/flagd-sync.proto'), path.join(ROOT, 'dist/flagd-sync.proto'));
   const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
   const server = spawn(command, args, {
     cwd: ROOT,
