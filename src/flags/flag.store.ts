@@ -62,6 +62,15 @@ function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
   return targeting;
 }
 
+/** The row each flag of listEnvironmentFlags was read from, to recognise an unchanged row by its columns. */
+const rowOfFlag = new WeakMap<Flag, Selectable<FlagsTable>>();
+
+function sameRow(a: Selectable<FlagsTable> | undefined, b: Selectable<FlagsTable>): boolean {
+  if (a === undefined) return false;
+  for (const column in b) if (a[column as keyof FlagsTable] !== b[column as keyof FlagsTable]) return false;
+  return true;
+}
+
 export class FlagStore {
   /** Inserts the rows of one new flag; a slug already in the project is a conflict. */
   async insertFlags(db: Executor, flags: Flag[], projectKey: string): Promise<void> {
@@ -96,8 +105,13 @@ export class FlagStore {
     await db.updateTable('flags').set(changes).where('id', '=', id).execute();
   }
 
-  /** Every flag of an environment, newest first. */
-  async listEnvironmentFlags(db: Executor, environmentId: string): Promise<Flag[]> {
+  /**
+   * Every flag of an environment, newest first. With `previous` (flags this method returned before), a
+   * row whose columns are all as they were when one of them was read comes back as that same object,
+   * unparsed: the read model keeps what it derived from a Flag object as long as the object (docs/adr/0028).
+   * Treat returned flags as immutable.
+   */
+  async listEnvironmentFlags(db: Executor, environmentId: string, previous?: readonly Flag[]): Promise<Flag[]> {
     const rows = await db
       .selectFrom('flags')
       .selectAll()
@@ -105,7 +119,15 @@ export class FlagStore {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
-    return rows.map(toFlag);
+    const known = new Map<string, Flag>();
+    if (previous) for (const flag of previous) known.set(flag.id, flag);
+    return rows.map((row) => {
+      const old = known.get(row.id);
+      if (old !== undefined && sameRow(rowOfFlag.get(old), row)) return old;
+      const flag = toFlag(row);
+      rowOfFlag.set(flag, row);
+      return flag;
+    });
   }
 
   async listProjectFlags(db: Executor, projectId: string): Promise<Flag[]> {

@@ -1,4 +1,3 @@
-import type { CompiledEnvironment } from '../../targeting/index.ts';
 import { loadPreviewRenderer } from '../preview-content.ts';
 import type { FlagChange } from './flag-changes.ts';
 import { buildSnapshot, type CachedAnswer, type EnvironmentFlags, type EnvironmentSnapshot, previewAnswer } from './flag.snapshot.ts';
@@ -11,8 +10,11 @@ export type { CachedAnswer, EnvironmentFlags, EnvironmentSnapshot, OfrepEntry, S
 // changed, when an admin write announces a change (FlagChanges) for its environment. No read runs SQL.
 
 export interface FlagReadModelSource {
-  /** The environment for a pair of client keys with all its flags, or undefined when unknown. */
-  loadEnvironment(projectKey: string, environmentKey: string): Promise<EnvironmentFlags | undefined>;
+  /**
+   * The environment for a pair of client keys with all its flags, or undefined when unknown. `previous`:
+   * the last snapshot of these keys, whose Flag objects may be handed back for unchanged rows.
+   */
+  loadEnvironment(projectKey: string, environmentKey: string, previous?: EnvironmentSnapshot): Promise<EnvironmentFlags | undefined>;
 }
 
 /** Most unknown key pairs remembered at once, so random keys cannot grow memory without bound. */
@@ -33,8 +35,11 @@ export class FlagReadModel {
    * `loading`).
    */
   private generation = 0;
-  /** The compiled flags of each key pair's last snapshot, kept past a change so that a rebuild compiles only what changed. */
-  private readonly compiled = new Map<string, CompiledEnvironment>();
+  /**
+   * Each key pair's last snapshot, kept past a change so that a rebuild loads, compiles and serializes
+   * only what changed (flag.snapshot.ts). Never served once replaced or dropped.
+   */
+  private readonly last = new Map<string, EnvironmentSnapshot>();
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
   private readonly watchers: Array<(environmentId: string | undefined) => void> = [];
@@ -92,12 +97,13 @@ export class FlagReadModel {
   private async load(key: string, projectKey: string, environmentKey: string): Promise<EnvironmentSnapshot | undefined> {
     const generation = this.generation;
     try {
-      const env = await this.source.loadEnvironment(projectKey, environmentKey);
-      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous: this.compiled.get(key) }) : undefined;
+      const previous = this.last.get(key);
+      const env = await this.source.loadEnvironment(projectKey, environmentKey, previous);
+      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous }) : undefined;
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);
-          this.compiled.set(key, snapshot.compiled);
+          this.last.set(key, snapshot);
           this.keyOfEnvironment.set(snapshot.environmentId, key);
         } else {
           if (this.unknown.size >= MAX_UNKNOWN) this.unknown.clear();
@@ -142,7 +148,7 @@ export class FlagReadModel {
     this.generation++;
     this.loading.clear();
     this.snapshots.clear();
-    this.compiled.clear();
+    this.last.clear();
     this.unknown.clear();
     this.keyOfEnvironment.clear();
     this.tell(undefined);

@@ -1,5 +1,6 @@
+import { createHash, hash } from 'node:crypto';
 import type { Evaluation } from '../../targeting/index.ts';
-import { answer, answerOfBody, bulkBody, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
+import { answer, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation } from './ofrep.answers.ts';
 
 // The one OFREP request parser and evaluator (issue 18), used by the route (src/flags/ofrep.routes.ts)
@@ -64,54 +65,92 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
   return { answer: outcomeAnswer(entry, evaluation), ready: false };
 }
 
+const FLAGS_OPEN = Buffer.from('{"flags":[');
+const COMMA = 0x2c;
+
 /**
- * The bulk evaluation of every flag of the snapshot, for a context. Its ETag is a hash of its body, so
- * that it covers the context as well as the configuration: a client whose attributes change never gets
- * a 304 for an answer that would differ.
+ * The bulk evaluation of every flag of the snapshot, for a context. The body is put together from the
+ * bytes of ready answers and of outcome answers; its ETag is a hash of the snapshot's part of the
+ * configuration and of the ETags of the answers it is made of, so that it covers the context as well as
+ * the configuration: a client whose attributes change never gets a 304 for an answer that would differ.
  */
 export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepAnswer {
   if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true };
-  const evaluations = new Map<string, Evaluation>();
-  for (const evaluation of snapshot.compiled.evaluateAll(context)) evaluations.set(evaluation.key, evaluation);
-  const flags: string[] = [];
+  const prepared = snapshot.compiled.prepare(context);
+  if (prepared.problem !== undefined) return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: prepared.problem }), ready: false };
+  const parts: Buffer[] = [];
+  const tags: string[] = [bulkTagOf(snapshot)];
+  let length = 0;
+  let evaluation: Evaluation | undefined;
   for (const part of snapshot.bulkParts) {
-    if (typeof part === 'string') {
-      flags.push(part);
-      continue;
+    let piece: CachedAnswer;
+    if (part.ready) piece = part.ready;
+    else {
+      // A flag's payload entry follows its value entry, and answers for the same evaluation.
+      if (!part.payload || evaluation?.key !== part.flag.slug) evaluation = prepared.evaluate(part.flag.slug)!;
+      if (evaluation.errorCode) {
+        const body = JSON.stringify(answerOf(part, evaluation));
+        piece = { status: 200, body, bytes: Buffer.from(body), etag: `"${body}"` };
+      } else piece = outcomeAnswer(part, evaluation);
+      tags.push(piece.etag);
     }
-    // evaluateAll leaves out flags that serve no value (flagd's bulk); OFREP answers them without one.
-    const slug = part.flag.slug;
-    const evaluation = evaluations.get(slug) ?? snapshot.compiled.evaluate(slug, context)!;
-    if (evaluation.errorCode === 'INVALID_CONTEXT') {
-      return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: evaluation.errorDetails ?? '' }), ready: false };
-    }
-    flags.push(evaluation.errorCode ? JSON.stringify(answerOf(part, evaluation)) : outcomeAnswer(part, evaluation).body);
+    parts.push(piece.bytes);
+    length += piece.bytes.length;
   }
-  return { answer: answerOfBody(200, bulkBody(flags, snapshot.bulkTail)), ready: false };
+  const tail = tailOf(snapshot);
+  const bytes = Buffer.allocUnsafe(FLAGS_OPEN.length + length + Math.max(parts.length - 1, 0) + tail.length);
+  let at = FLAGS_OPEN.copy(bytes, 0);
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) bytes[at++] = COMMA;
+    at += parts[i]!.copy(bytes, at);
+  }
+  tail.copy(bytes, at);
+  return { answer: new EvaluatedAnswer(bytes, `"${hash('sha1', tags.join('\n'), 'base64url')}"`), ready: false };
+}
+
+/** An evaluated bulk answer: sent as bytes, its text decoded only if someone asks. */
+class EvaluatedAnswer implements CachedAnswer {
+  readonly status = 200;
+  constructor(
+    readonly bytes: Buffer,
+    readonly etag: string,
+  ) {}
+
+  get body(): string {
+    return this.bytes.toString('utf8');
+  }
+}
+
+const tails = new WeakMap<EnvironmentSnapshot, Buffer>();
+
+function tailOf(snapshot: EnvironmentSnapshot): Buffer {
+  let tail = tails.get(snapshot);
+  if (!tail) tails.set(snapshot, (tail = Buffer.from(`]${snapshot.bulkTail}`)));
+  return tail;
 }
 
 /**
- * Answers of a snapshot's targeted flags by outcome, serialized once: a flag has few outcomes (a variant
- * with the rule that served it, or the default), and turning one into JSON text, bytes and an ETag costs
- * more than evaluating it. The engine hands out one frozen metadata object per rule of a compiled flag,
- * so (metadata, reason, variant) names an outcome; the value follows from the variant.
+ * The snapshot's part of an evaluated bulk answer's ETag: a hash of what the body holds besides the
+ * evaluated flags (the ready answers, where each evaluated flag stands, the tail), made once per snapshot.
  */
-const outcomes = new WeakMap<OfrepEntry, Map<object, Map<string, CachedAnswer>>>();
-/** Outcomes remembered per flag: far more than rules and variants allow, a bound should that ever change. */
+function bulkTagOf(snapshot: EnvironmentSnapshot): string {
+  if (snapshot.bulkTag === undefined) {
+    const digest = createHash('sha1');
+    for (const part of snapshot.bulkParts) digest.update(part.ready ? `${part.ready.etag}\n` : `?${part.flag.slug}${part.payload ? ':p' : ''}\n`);
+    snapshot.bulkTag = digest.update(snapshot.bulkTail).digest('base64url');
+  }
+  return snapshot.bulkTag;
+}
+
+/** Outcomes remembered per entry: far more than rules and variants allow, a bound should that ever change. */
 const MAX_OUTCOMES = 512;
 
+/** The answer of an entry for one of its outcomes (an Evaluation object of the engine), serialized once. */
 function outcomeAnswer(entry: OfrepEntry, evaluation: Evaluation): CachedAnswer {
-  let byMetadata = outcomes.get(entry);
-  if (!byMetadata) outcomes.set(entry, (byMetadata = new Map()));
-  let byResult = byMetadata.get(evaluation.metadata);
-  const result = `${evaluation.reason}\n${evaluation.variant ?? ''}`;
-  const known = byResult?.get(result);
+  const known = entry.outcomes.get(evaluation);
   if (known) return known;
   const fresh = answer(200, answerOf(entry, evaluation));
-  if (byMetadata.size < MAX_OUTCOMES) {
-    if (!byResult) byMetadata.set(evaluation.metadata, (byResult = new Map()));
-    if (byResult.size < MAX_OUTCOMES) byResult.set(result, fresh);
-  }
+  if (entry.outcomes.size < MAX_OUTCOMES) entry.outcomes.set(evaluation, fresh);
   return fresh;
 }
 
