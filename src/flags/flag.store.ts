@@ -130,6 +130,28 @@ export class FlagStore {
     });
   }
 
+  /** The flags of an environment with these slugs (unknown slugs are left out). */
+  async findFlags(db: Executor, environmentId: string, slugs: readonly string[]): Promise<Flag[]> {
+    const flags: Flag[] = [];
+    // Stay far below the bound-parameter limits of both engines.
+    for (let i = 0; i < slugs.length; i += 200) {
+      const rows = await db
+        .selectFrom('flags')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('slug', 'in', slugs.slice(i, i + 200))
+        .execute();
+      flags.push(...rows.map(toFlag));
+    }
+    return flags;
+  }
+
+  /** The flags of an environment that have prerequisites: every prerequisite edge of the environment starts at one of them. */
+  async listFlagsWithPrerequisites(db: Executor, environmentId: string): Promise<Flag[]> {
+    const rows = await db.selectFrom('flags').selectAll().where('environment_id', '=', environmentId).where('prerequisites', '!=', '[]').execute();
+    return rows.map(toFlag);
+  }
+
   async listProjectFlags(db: Executor, projectId: string): Promise<Flag[]> {
     const rows = await db.selectFrom('flags').selectAll().where('project_id', '=', projectId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     return rows.map(toFlag);
