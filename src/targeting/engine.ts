@@ -49,12 +49,10 @@ export interface CompiledEnvironment {
 
 /** A context ready for evaluating flags of one environment (CompiledEnvironment.prepare). */
 export type PreparedEvaluation =
-  | { readonly problem: string; evaluate?: undefined }
-  | { readonly problem?: undefined; evaluate(key: string): Evaluation | undefined };
+  { readonly problem: string; evaluate?: undefined } | { readonly problem?: undefined; evaluate(key: string): Evaluation | undefined };
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 type Metadata = Record<string, string | number | boolean>;
-
 
 /** One flag, compiled. Shared between snapshots when its inputs are unchanged (see compileEnvironment). */
 interface FlagRecord {
@@ -155,7 +153,17 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
   const t = flag.targeting;
   const metadata: Metadata = Object.freeze({ ...(t.metadata ?? {}) });
   const noValue: Evaluation = Object.freeze({ key: flag.key, reason: 'DEFAULT', metadata });
-  const base = { key: flag.key, source: flag, deps, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [], noValue, answers: new Map() };
+  const base = {
+    key: flag.key,
+    source: flag,
+    deps,
+    metadata,
+    variants: t.variants,
+    defaultVariant: t.defaultVariant,
+    extensions: [],
+    noValue,
+    answers: new Map(),
+  };
   if (t.state === 'DISABLED') return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'DISABLED', metadata }) };
   const typed = t.jsonLogic === undefined;
   const logic = targetingLogic(flag, env, { encode: typed, refSegments: false });

@@ -236,7 +236,15 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
     preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
     previewFlags,
     ofrep,
-    ofrepBulk: contextFree ? answerOfBody(200, bulkBody(bulkParts.map((p) => p.ready!.body), bulkTail)) : undefined,
+    ofrepBulk: contextFree
+      ? answerOfBody(
+          200,
+          bulkBody(
+            bulkParts.map((p) => p.ready!.body),
+            bulkTail,
+          ),
+        )
+      : undefined,
     bulkParts,
     bulkTail,
     bulkTag: undefined,
