@@ -74,8 +74,6 @@ export interface EnvironmentSnapshot {
   readonly bulkParts: readonly OfrepEntry[];
   /** What follows the flags in the bulk answer: `,"metadata":...,"eventStreams":...}`. */
   readonly bulkTail: string;
-  /** The configuration part of the ETags of evaluated bulk answers, made on first use (ofrep.evaluation.ts). */
-  bulkTag: string | undefined;
   /** The project's segments as compiled, kept so that the next snapshot recognises unchanged ones by identity. */
   readonly segments: readonly Segment[];
   /** The newest updatedAt of the environment's flags, as Unix seconds (0 without flags). */
@@ -247,7 +245,6 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
       : undefined,
     bulkParts,
     bulkTail,
-    bulkTag: undefined,
     segments,
     lastModified,
   };

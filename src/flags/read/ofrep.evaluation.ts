@@ -65,47 +65,47 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
   return { answer: outcomeAnswer(entry, evaluation), ready: false };
 }
 
-const FLAGS_OPEN = Buffer.from('{"flags":[');
-const COMMA = 0x2c;
-
 /**
- * The bulk evaluation of every flag of the snapshot, for a context. The body is put together from the
- * bytes of ready answers and of outcome answers; its ETag is a hash of the snapshot's part of the
- * configuration and of the ETags of the answers it is made of, so that it covers the context as well as
- * the configuration: a client whose attributes change never gets a 304 for an answer that would differ.
+ * The bulk evaluation of every flag of the snapshot, for a context. The body is copied together from
+ * bytes made once: runs of ready answers, and per evaluated flag the pair of answers (value and payload)
+ * of its outcome. Its ETag is the snapshot's part (a SHA-1 of everything but the evaluated flags) and a
+ * 64-bit hash of the SHA-1s of the evaluated pairs, so that it covers the context as well as the
+ * configuration: a client whose attributes change never gets a 304 for an answer that would differ.
  */
 export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepAnswer {
   if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true };
   const prepared = snapshot.compiled.prepare(context);
   if (prepared.problem !== undefined) return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: prepared.problem }), ready: false };
+  const plan = planOf(snapshot);
   const parts: Buffer[] = [];
-  const tags: string[] = [bulkTagOf(snapshot)];
   let length = 0;
-  let evaluation: Evaluation | undefined;
-  for (const part of snapshot.bulkParts) {
-    let piece: CachedAnswer;
-    if (part.ready) piece = part.ready;
+  let h1 = 0x2545f491;
+  let h2 = 0x9e3779b9;
+  for (const step of plan.steps) {
+    let bytes: Buffer;
+    if (!('value' in step)) bytes = step;
     else {
-      // A flag's payload entry follows its value entry, and answers for the same evaluation.
-      if (!part.payload || evaluation?.key !== part.flag.slug) evaluation = prepared.evaluate(part.flag.slug)!;
-      if (evaluation.errorCode) {
-        const body = JSON.stringify(answerOf(part, evaluation));
-        piece = { status: 200, body, bytes: Buffer.from(body), etag: `"${body}"` };
-      } else piece = outcomeAnswer(part, evaluation);
-      tags.push(piece.etag);
+      const piece = pairPiece(step.value, step.payload, prepared.evaluate(step.value.flag.slug)!);
+      bytes = piece.bytes;
+      if (step.comma) {
+        parts.push(COMMA);
+        length++;
+      }
+      // Each step is a bijection of the state for a given piece: bodies that differ in one flag never share a tag.
+      h1 = Math.imul(h1 ^ piece.h1, 0x85ebca6b);
+      h1 ^= h1 >>> 13;
+      h2 = Math.imul(h2 ^ piece.h2, 0xc2b2ae35);
+      h2 ^= h2 >>> 16;
     }
-    parts.push(piece.bytes);
-    length += piece.bytes.length;
+    parts.push(bytes);
+    length += bytes.length;
   }
-  const tail = tailOf(snapshot);
-  const bytes = Buffer.allocUnsafe(FLAGS_OPEN.length + length + Math.max(parts.length - 1, 0) + tail.length);
-  let at = FLAGS_OPEN.copy(bytes, 0);
-  for (let i = 0; i < parts.length; i++) {
-    if (i > 0) bytes[at++] = COMMA;
-    at += parts[i]!.copy(bytes, at);
-  }
-  tail.copy(bytes, at);
-  return { answer: new EvaluatedAnswer(bytes, `"${hash('sha1', tags.join('\n'), 'base64url')}"`), ready: false };
+  const body = Buffer.allocUnsafe(plan.open.length + length + plan.tail.length);
+  let at = plan.open.copy(body, 0);
+  for (const part of parts) at += part.copy(body, at);
+  plan.tail.copy(body, at);
+  const etag = `"${plan.tag}${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}"`;
+  return { answer: new EvaluatedAnswer(body, etag), ready: false };
 }
 
 /** An evaluated bulk answer: sent as bytes, its text decoded only if someone asks. */
@@ -121,25 +121,80 @@ class EvaluatedAnswer implements CachedAnswer {
   }
 }
 
-const tails = new WeakMap<EnvironmentSnapshot, Buffer>();
+const COMMA = Buffer.from(',');
 
-function tailOf(snapshot: EnvironmentSnapshot): Buffer {
-  let tail = tails.get(snapshot);
-  if (!tail) tails.set(snapshot, (tail = Buffer.from(`]${snapshot.bulkTail}`)));
-  return tail;
+/** A flag to evaluate in a bulk answer: its two entries, and whether a comma goes before them. */
+interface EvaluatedStep {
+  readonly value: OfrepEntry;
+  readonly payload: OfrepEntry;
+  readonly comma: boolean;
 }
 
 /**
- * The snapshot's part of an evaluated bulk answer's ETag: a hash of what the body holds besides the
- * evaluated flags (the ready answers, where each evaluated flag stands, the tail), made once per snapshot.
+ * How a snapshot's evaluated bulk answer is put together, made on its first bulk evaluation: the
+ * opening, then steps (ready bytes, commas included, or a flag to evaluate), then the tail; and the
+ * snapshot's part of the ETag.
  */
-function bulkTagOf(snapshot: EnvironmentSnapshot): string {
-  if (snapshot.bulkTag === undefined) {
-    const digest = createHash('sha1');
-    for (const part of snapshot.bulkParts) digest.update(part.ready ? `${part.ready.etag}\n` : `?${part.flag.slug}${part.payload ? ':p' : ''}\n`);
-    snapshot.bulkTag = digest.update(snapshot.bulkTail).digest('base64url');
+interface BulkPlan {
+  readonly open: Buffer;
+  readonly steps: ReadonlyArray<Buffer | EvaluatedStep>;
+  readonly tail: Buffer;
+  readonly tag: string;
+}
+
+const plans = new WeakMap<EnvironmentSnapshot, BulkPlan>();
+
+function planOf(snapshot: EnvironmentSnapshot): BulkPlan {
+  let plan = plans.get(snapshot);
+  if (plan) return plan;
+  const digest = createHash('sha1');
+  const steps: Array<Buffer | EvaluatedStep> = [];
+  let run: string[] = [];
+  const parts = snapshot.bulkParts;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const separator = i === 0 ? '' : ',';
+    if (part.ready) {
+      run.push(separator, part.ready.body);
+      digest.update(`${part.ready.etag}\n`);
+      continue;
+    }
+    // The payload entry follows its value entry and answers for the same evaluation (buildSnapshot).
+    if (part.payload) continue;
+    if (run.length > 0) steps.push(Buffer.from(run.join('')));
+    run = [];
+    steps.push({ value: part, payload: parts[i + 1]!, comma: i > 0 });
+    digest.update(`?${part.flag.slug}${separator}\n`);
   }
-  return snapshot.bulkTag;
+  if (run.length > 0) steps.push(Buffer.from(run.join('')));
+  const tail = `]${snapshot.bulkTail}`;
+  plan = { open: Buffer.from('{"flags":['), steps, tail: Buffer.from(tail), tag: digest.update(tail).digest('base64url') };
+  plans.set(snapshot, plan);
+  return plan;
+}
+
+/** One evaluated flag's part of a bulk body, `<value answer>,<payload answer>`, and its SHA-1 as two 32-bit numbers. */
+interface BulkPiece {
+  readonly bytes: Buffer;
+  readonly h1: number;
+  readonly h2: number;
+}
+
+/** Pieces by value entry (its payload entry is made and kept with it: buildSnapshot), then by outcome; errors are made per request. */
+const pieces = new WeakMap<OfrepEntry, Map<Evaluation, BulkPiece>>();
+
+function pairPiece(value: OfrepEntry, payload: OfrepEntry, evaluation: Evaluation): BulkPiece {
+  let byOutcome = pieces.get(value);
+  const known = byOutcome?.get(evaluation);
+  if (known) return known;
+  const text = (entry: OfrepEntry) => (evaluation.errorCode ? JSON.stringify(answerOf(entry, evaluation)) : outcomeAnswer(entry, evaluation).body);
+  const bytes = Buffer.from(`${text(value)},${text(payload)}`);
+  const sha = hash('sha1', bytes, 'buffer') as unknown as Buffer;
+  const piece = { bytes, h1: sha.readInt32LE(0), h2: sha.readInt32LE(4) };
+  if (evaluation.errorCode) return piece;
+  if (!byOutcome) pieces.set(value, (byOutcome = new Map()));
+  if (byOutcome.size < MAX_OUTCOMES) byOutcome.set(evaluation, piece);
+  return piece;
 }
 
 /** Outcomes remembered per entry: far more than rules and variants allow, a bound should that ever change. */
