@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
 import { ROOT } from './lib.ts';
-import { ab, median, pinned, rssMb, wrk as wrkIn, type WrkTarget } from './wrk.ts';
+import { ab, median, pinned, rssMb, type Wrk, wrk as wrkIn, type WrkTarget } from './wrk.ts';
 
 // npm run bench:targeting (issue 18): targeted reads against the same reads without rules, in one run,
 // server on core 0 and wrk on core 1. Every OFREP request carries a context of ten attributes with a
@@ -54,8 +54,15 @@ function admin(method: string, url: string, body?: unknown): Promise<unknown> {
   });
 }
 
-/** The CPU time a process has run so far, in ms (Linux schedstat: nanoseconds on a CPU). */
+/** The CPU time a process's main thread has run so far, in ms (Linux schedstat: nanoseconds on a CPU). */
 const cpuMs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** The CPU time of all of a process's threads so far (user and system), in ms, from /proc/<pid>/stat. */
+function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<unknown>): Promise<void> {
@@ -186,26 +193,37 @@ async function main() {
     const reasons = ((await sample.json()) as { flags: Array<{ reason: string }> }).flags.map((f) => f.reason);
     console.log(`   (targeted bulk answers: ${[...new Set(reasons)].join(', ')})`);
 
+    // Server CPU time per request of each run: on a busy machine throughput also measures how much of a
+    // core the server got, CPU time per request what a request costs it.
+    const cpuPerRequest = new Map<string, number[]>();
+    const costed = (label: string, run: () => Wrk) => () => {
+      const before = processCpuMs(server.pid!);
+      const result = run();
+      const us = ((processCpuMs(server.pid!) - before) * 1000) / (result.rps * SECONDS);
+      cpuPerRequest.set(label, [...(cpuPerRequest.get(label) ?? []), us]);
+      return result;
+    };
+    const cost = (label: string) => median(cpuPerRequest.get(label)!);
     const bulkUrl = `${base}/ofrep/v1/evaluate/flags`;
     wrk(bulkUrl, ofrep(targeted), 1);
     wrk(bulkUrl, ofrep(plain), 1);
     const bulk = ab(
       ROUNDS,
-      () => wrk(bulkUrl, ofrep(targeted)),
-      () => wrk(bulkUrl, ofrep(plain)),
+      costed('bulk rules', () => wrk(bulkUrl, ofrep(targeted))),
+      costed('bulk plain', () => wrk(bulkUrl, ofrep(plain))),
     );
     console.log(
-      `1. OFREP bulk, 20 flags with rules: ${bulk.a.rps.toFixed(0)} req/s (p99 ${bulk.a.p99} ms) vs without rules ${bulk.b.rps.toFixed(0)} req/s (p99 ${bulk.b.p99} ms): ratio ${(bulk.a.rps / bulk.b.rps).toFixed(2)} (target >= 0.6)`,
+      `1. OFREP bulk, 20 flags with rules: ${bulk.a.rps.toFixed(0)} req/s (p99 ${bulk.a.p99} ms) vs without rules ${bulk.b.rps.toFixed(0)} req/s (p99 ${bulk.b.p99} ms): ratio ${(bulk.a.rps / bulk.b.rps).toFixed(2)} (target >= 0.6); server CPU per request ${cost('bulk rules').toFixed(1)} vs ${cost('bulk plain').toFixed(1)} µs: ratio ${(cost('bulk plain') / cost('bulk rules')).toFixed(2)}`,
     );
 
     const singleUrl = `${base}/ofrep/v1/evaluate/flags/flag-3`;
     const single = ab(
       ROUNDS,
-      () => wrk(singleUrl, ofrep(targeted)),
-      () => wrk(singleUrl, ofrep(plain)),
+      costed('single rules', () => wrk(singleUrl, ofrep(targeted))),
+      costed('single plain', () => wrk(singleUrl, ofrep(plain))),
     );
     console.log(
-      `2. OFREP single flag with rules: ${single.a.rps.toFixed(0)} req/s (p99 ${single.a.p99} ms) vs without ${single.b.rps.toFixed(0)} req/s: ratio ${(single.a.rps / single.b.rps).toFixed(2)} (target >= 0.8)`,
+      `2. OFREP single flag with rules: ${single.a.rps.toFixed(0)} req/s (p99 ${single.a.p99} ms) vs without ${single.b.rps.toFixed(0)} req/s: ratio ${(single.a.rps / single.b.rps).toFixed(2)} (target >= 0.8); server CPU per request ${cost('single rules').toFixed(1)} vs ${cost('single plain').toFixed(1)} µs: ratio ${(cost('single plain') / cost('single rules')).toFixed(2)}`,
     );
 
     for (const url of ['/v1/flags', '/v1/flags/flag-3']) {
