@@ -89,18 +89,25 @@ describe('a PostgreSQL outage [postgres]', { skip: process.env.TEST_DATABASE_URL
     assert.equal(write.headers.get('retry-after'), '5');
     assert.deepEqual(await write.json(), { error: true, message: 'Service unavailable' });
     assert.equal((await fetch(`${base}/healthz`)).status, 503);
+    // Issue 23: not ready (take it out of the load balancer), but alive (do not restart it for this).
+    const readiness = await fetch(`${base}/readyz`);
+    assert.equal(readiness.status, 503);
+    assert.deepEqual(await readiness.json(), { error: true, message: 'Service unavailable', status: 'database-unavailable' });
+    assert.equal((await fetch(`${base}/livez`)).status, 200);
 
     // A 10 s outage in all: reads keep answering throughout.
     const deadline = Date.now() + 8000;
     while (Date.now() < deadline) {
       const read = await fetch(`${base}/v1/flags/checkout`, { headers: flagHeaders });
       assert.equal(read.status, 200);
+      assert.equal((await fetch(`${base}/livez`)).status, 200, '/livez stays 200 throughout the outage');
       await sleep(250);
     }
     assert.equal(server.child.exitCode, null, 'still up after 10 s of outage');
     await proxy.restore();
     const restoredAt = Date.now();
     await waitForHealth(port, 15_000);
+    assert.equal((await fetch(`${base}/readyz`)).status, 200, 'ready again once the database answers');
     let accepted: Response | undefined;
     for (let i = 0; i < 100; i++) {
       accepted = await submit();

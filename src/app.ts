@@ -5,11 +5,19 @@ import { accountRoutes } from './accounts/index.ts';
 import { auditAdminRoutes } from './audit/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
-import { messages } from './errors.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
+import { unleashRoutes } from './unleash/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
-import { answerUnroutableFlagRead, FlagFastPath, flagAdminRoutes, flagdAdminRoutes, flagPublicRoutes, ofrepRoutes } from './flags/index.ts';
+import {
+  answerUnroutableFlagRead,
+  FlagFastPath,
+  flagAdminRoutes,
+  flagdAdminRoutes,
+  flagPublicRoutes,
+  ofrepRoutes,
+  projectDocumentRoutes,
+} from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
 import { type Actor, AdminGate } from './http/admin-auth.ts';
@@ -18,11 +26,11 @@ import { bodyGuard } from './http/body-guard.ts';
 import { notFound, registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { registerHealth } from './http/health.ts';
 import { createRateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { bodyDeadline } from './http/request-deadline.ts';
 import { requestIdOf } from './http/request-id.ts';
 import { trustProxyOf } from './http/trust-proxy.ts';
-import { errorBody } from './http/schemas.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
@@ -45,7 +53,7 @@ export interface BuildAppOptions {
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   // One per-IP counter for the routes and the fast path (contract D20).
-  const limiter = await createRateLimiter(config, services.log);
+  const limiter = await createRateLimiter(config, services.log, services.worker);
   // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
   const trustProxy = trustProxyOf(config.trustProxy);
   const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);
@@ -88,22 +96,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
 
   await registerOpenApi(app);
 
-  app.get(
-    '/healthz',
-    {
-      schema: {
-        summary: 'Health: 200 while the database answers, 503 otherwise',
-        response: {
-          200: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { type: 'string', const: 'ok' } } },
-          503: errorBody,
-        },
-      },
-    },
-    async (_request, reply) => {
-      if (await services.healthy()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
-      return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
-    },
-  );
+  await registerHealth(app, services.readiness);
 
   await app.register(flagPublicRoutes, {
     prefix: '/v1/flags',
@@ -182,6 +175,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
+      await admin.register(projectDocumentRoutes, { documents: services.documents });
+      await admin.register(unleashRoutes, { unleash: services.unleash });
       await admin.register(flagdSyncAdminRoutes, { flagdSync: services.flagdSync });
       await admin.register(feedbackAdminRoutes, { feedback: services.feedback });
       await admin.register(codeRefAdminRoutes, { codeRefs: services.codeRefs });

@@ -9,7 +9,9 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { applyCommand, CommandError, exportCommand, remoteOptions } from './flags/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
+import { importUnleashCommand } from './unleash/index.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
 // same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,
@@ -26,11 +28,38 @@ Commands:
                         afterwards. Not available while FLAGPOST_ADMIN_TOKEN is set.
   create-owner <email>  Create an owner account (the first member), with the password in
                         FLAGPOST_OWNER_PASSWORD, or a generated one printed once.
+  healthcheck [--live]  Ask this machine's server whether it is ready (GET /readyz on PORT; with --live,
+                        whether it serves at all: GET /livez). Exit 0 yes, 1 no. For container health
+                        checks: needs no curl.
+
+Flags as code, against a running Flagpost (FLAGPOST_URL, default http://127.0.0.1:$PORT; FLAGPOST_TOKEN, a
+personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
+  export <projectKey> <file>
+                        Write the project (environments, flags, variants, rules, segments, prerequisites;
+                        no keys, secrets or submissions) as one document, the same on every export.
+  apply <file> [--dry-run] [--project <projectKey>]
+                        Make the project match the document in one transaction: flags and segments not in
+                        it are deleted, environments never. --dry-run prints the differences only. Without
+                        --project, the project named in the document (created when there is none).
+  import unleash <file> [--project <projectKey>] [--name <projectName>] [--environment <name>] [--dry-run]
+                        Import an Unleash admin export or client state (JSON) into a new project (or
+                        --project): toggles, strategies, segments, variants, dependencies; prints what
+                        could not be carried over.
+
   help                  This text.
 `;
 
 /** How the audit log names the operator of these commands (they hold the database, like the admin token). */
 const COMMAND_LINE: Actor = { type: 'admin_token', id: null, label: 'command line' };
+
+/** Under Docker's and Kubernetes' usual probe timeouts (3 s and more). */
+const HEALTHCHECK_TIMEOUT_MS = 2500;
+
+/** The server's address on this machine: a wildcard listening address is reached through loopback. */
+function healthUrl(config: Config, path: string): string {
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}${path}`;
+}
 
 function fail(code: number, message: string): never {
   process.stderr.write(`${message}\n`);
@@ -43,12 +72,33 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  if (command === 'export' || command === 'apply' || command === 'import') {
+    const options = remoteOptions(process.env, (text) => process.stdout.write(text));
+    await (command === 'export' ? exportCommand(args, options) : command === 'apply' ? applyCommand(args, options) : importUnleashCommand(args, options));
+    return;
+  }
   let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) fail(1, error.message);
     throw error;
+  }
+
+  if (command === 'healthcheck') {
+    if (args.length > 1 || (args.length === 1 && args[0] !== '--live')) fail(2, `healthcheck takes only --live.\n\n${USAGE}`);
+    const url = healthUrl(config, args[0] === '--live' ? '/livez' : '/readyz');
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(HEALTHCHECK_TIMEOUT_MS) });
+      const body = await res.text();
+      if (res.status === 200) {
+        process.stdout.write(`${url}: ${res.status} ${body}\n`);
+        return;
+      }
+      fail(1, `${url}: ${res.status} ${body}`);
+    } catch (error) {
+      fail(1, `${url}: no answer (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)})`);
+    }
   }
 
   if (command === 'backup') {
@@ -151,4 +201,7 @@ async function main(argv: string[]): Promise<void> {
   fail(2, `Unknown command "${command}".\n\n${USAGE}`);
 }
 
-main(process.argv.slice(2)).catch((error) => fail(1, `flagpost: ${error instanceof Error ? error.message : String(error)}`));
+main(process.argv.slice(2)).catch((error) => {
+  if (error instanceof CommandError) fail(error.exitCode, error.exitCode === 2 ? `${error.message}\n\n${USAGE}` : error.message);
+  fail(1, `flagpost: ${error instanceof Error ? error.message : String(error)}`);
+});

@@ -4,14 +4,18 @@ import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
+import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
+import { Readiness } from './http/health.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
+import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
 import {
   type FlagChanges,
   FlagdService,
+  ProjectDocumentService,
   type FlagReadModel,
   FlagService,
   PlaygroundService,
@@ -36,6 +40,8 @@ export interface Ports {
   lookup: Lookup;
   /** scrypt's cost for new password hashes; the production default unless a test makes it cheap. */
   scryptCost: ScryptCost;
+  /** This process's link to the primary when it is one of FLAGPOST_WORKERS > 1 workers; undefined for one process. */
+  worker: WorkerLink | undefined;
 }
 
 export interface Services {
@@ -43,6 +49,8 @@ export interface Services {
   readonly handle: DbHandle;
   /** The process's logger; the HTTP server logs through it too. */
   readonly log: Logger;
+  /** The link to the primary of FLAGPOST_WORKERS > 1 (rate limit counters, changes to the other workers). */
+  readonly worker: WorkerLink | undefined;
   readonly events: DomainEvents;
   readonly adminTokens: AdminTokenService;
   /** Dashboard sign-in sessions. */
@@ -55,6 +63,10 @@ export interface Services {
   readonly segments: SegmentService;
   /** flagd import and export of an environment (issue 18). */
   readonly flagd: FlagdService;
+  /** Flags as code: a project exported as one document, and documents applied (issue 21). */
+  readonly documents: ProjectDocumentService;
+  /** Migration from Unleash exports (issue 21). */
+  readonly unleash: UnleashImportService;
   /** Evaluates flags for a typed context, with why (issue 18). */
   readonly playground: PlaygroundService;
   /** Sync tokens of flagd in-process providers (issue 21). */
@@ -89,6 +101,8 @@ export interface Services {
   readonly retention: RetentionJob;
   /** True when the database answers. */
   healthy(): Promise<boolean>;
+  /** What /readyz answers; turned to draining on SIGTERM (src/shutdown.ts). */
+  readonly readiness: Readiness;
   /** Log lines dropped so far because stdout did not keep up. */
   droppedLogLines(): number;
   /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
@@ -123,6 +137,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock });
   const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
+  const unleash = new UnleashImportService({ documents });
   const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const settings = new SettingsStore();
   const { reads, changes, streams, streamTokens } = await openFlagReadPath({
@@ -136,6 +152,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
     streamLimits: config.streams,
+    peers: ports.worker,
   });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
@@ -204,7 +221,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     leaseMs: config.outbox.webhookTimeoutMs + 60_000,
     clock,
   });
-  outbox.start();
+  // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
+  // still delivers what its own submissions wake (a claimed delivery is leased to one process).
+  const runsJobs = ports.worker?.runsJobs ?? true;
+  if (runsJobs) outbox.start();
   const retention = new RetentionJob({
     db,
     dialect: handle.dialect,
@@ -215,12 +235,13 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     intervalMs: config.retentionIntervalMs,
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune()],
   });
-  retention.start();
+  if (runsJobs) retention.start();
 
   return {
     config,
     handle,
     log,
+    worker: ports.worker,
     events,
     adminTokens,
     sessions,
@@ -229,6 +250,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     flags,
     segments,
     flagd,
+    documents,
+    unleash,
     playground,
     flagdSync,
     flagdSyncServer,
@@ -250,6 +273,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     outbox,
     retention,
     healthy: () => handle.healthy(),
+    readiness: new Readiness(() => handle.healthy()),
     droppedLogLines: logger.dropped,
     flushLogs: logger.flush,
     async stop() {

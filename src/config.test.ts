@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.ts';
@@ -50,11 +51,13 @@ const EVERY_VARIABLE = {
   FLAGPOST_REQUEST_TIMEOUT_MS: '9000',
   FLAGPOST_IDLE_TIMEOUT_MS: '8000',
   FLAGPOST_MAX_CONNECTIONS: '77',
+  FLAGPOST_DRAIN_DELAY_MS: '4000',
   REDIS_URL: 'redis://127.0.0.1:6379',
   SMTP_URL: 'smtp://localhost:2525',
   SMTP_FROM: 'Forms <forms@example.com>',
   FLAGPOST_TRUST_PROXY: '10.0.0.0/8, loopback',
   FLAGPOST_FLAG_FAST_PATH: 'false',
+  FLAGPOST_WORKERS: '3',
 };
 
 describe('loadConfig', () => {
@@ -107,13 +110,23 @@ describe('loadConfig', () => {
       },
       outbox: { pollMs: 250, retryBaseMs: 500, maxAttempts: 3, webhookTimeoutMs: 2500, webhookTargets: 'any' },
       rateLimit: { max: 10, windowMs: 2000 },
-      connections: { requestTimeoutMs: 9000, idleTimeoutMs: 8000, max: 77 },
+      connections: { requestTimeoutMs: 9000, idleTimeoutMs: 8000, max: 77, drainDelayMs: 4000 },
       redisUrl: 'redis://127.0.0.1:6379',
       smtpUrl: 'smtp://localhost:2525',
       mailFrom: 'Forms <forms@example.com>',
       trustProxy: ['10.0.0.0/8', 'loopback'],
       flagFastPath: false,
+      workers: 3,
     });
+  });
+
+  it('runs one process unless FLAGPOST_WORKERS asks for more, and one worker per core for auto', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ FLAGPOST_WORKERS: 'auto' }).workers, os.availableParallelism());
+    assert.equal(loadConfig({ FLAGPOST_WORKERS: ' AUTO ' }).workers, os.availableParallelism());
+    for (const bad of ['0', 'many', '2.5', '1025']) {
+      assert.throws(() => loadConfig({ FLAGPOST_WORKERS: bad }), new RegExp(`FLAGPOST_WORKERS must be auto or a whole number from 1 to 1024, got "${bad}"`));
+    }
   });
 
   it('gives every variable a non-default test value: leaving any one out changes the config', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -80,6 +81,11 @@ export interface Config {
     readonly idleTimeoutMs: number;
     /** Open connections at most; more are refused at once. */
     readonly max: number;
+    /**
+     * After SIGTERM, how long /readyz answers 503 while everything else is still served, in ms, so that
+     * load balancers stop sending traffic before the port closes (src/shutdown.ts).
+     */
+    readonly drainDelayMs: number;
   };
   readonly redisUrl: string | undefined;
   readonly smtpUrl: string | undefined;
@@ -91,6 +97,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
   readonly flagFastPath: boolean;
+  /** Worker processes behind the port (FLAGPOST_WORKERS, `auto`: one per core); 1 runs everything in this process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -248,16 +256,29 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int('FLAGPOST_REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
       idleTimeoutMs: int('FLAGPOST_IDLE_TIMEOUT_MS', 30_000, 1000, 3_600_000),
       max: int('FLAGPOST_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      drainDelayMs: int('FLAGPOST_DRAIN_DELAY_MS', 0, 0, 600_000),
     },
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.SMTP_FROM || 'Flagpost <flagpost@localhost>',
     trustProxy: proxies('FLAGPOST_TRUST_PROXY'),
     flagFastPath: bool('FLAGPOST_FLAG_FAST_PATH', true),
+    workers: workerCount(env.FLAGPOST_WORKERS, (raw) => problems.push(`FLAGPOST_WORKERS must be auto or a whole number from 1 to 1024, got "${raw}"`)),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+/** FLAGPOST_WORKERS: `auto` is one worker per core (what the process may use: cgroup and affinity limits count). */
+function workerCount(raw: string | undefined, problem: (raw: string) => void): number {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '') return 1;
+  if (value === 'auto') return os.availableParallelism();
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && n <= 1024) return n;
+  problem(raw!);
+  return 1;
 }
 
 function deepFreeze<T extends object>(value: T): T {

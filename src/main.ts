@@ -1,18 +1,17 @@
+import cluster from 'node:cluster';
 import { buildApp } from './app.ts';
+import { runPrimary } from './cluster/primary.ts';
+import { WorkerLink } from './cluster/worker-link.ts';
 import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-
-/**
- * At exit, how long the last log lines may wait for stdout, at most: a log collector that does not read
- * must not keep a stopping server alive (issue 19).
- */
-const LOG_FLUSH_MS = 1000;
+import { serveStartupProbes } from './http/health.ts';
+import { stopOnSignals } from './shutdown.ts';
 
 /** Process entry: loadConfig -> openDb -> migrate -> compose -> buildApp -> listen. */
 async function main(): Promise<void> {
-  warnOnOldNode(process.versions.node);
+  if (cluster.isPrimary) warnOnOldNode(process.versions.node);
   let config: Config;
   try {
     config = loadConfig(process.env);
@@ -24,10 +23,22 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // FLAGPOST_WORKERS > 1: this process becomes the primary (migrations, supervision) and forks the workers,
+  // each of which runs the rest of this function (docs/adr/0029-workers.md).
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
+  const worker = WorkerLink.ofThisProcess();
+
+  // While migrations run and the read model loads, the port answers the probes (/livez 200, /readyz 503);
+  // a stop asked meanwhile ends the start (a migration's transaction rolls back whole). Workers share the
+  // port with each other, so only a single process holds it with the probe server while it starts.
+  const stopWhileStarting = () => process.exit(0);
+  process.once('SIGTERM', stopWhileStarting).once('SIGINT', stopWhileStarting);
+  const probes = config.port === 0 || worker ? undefined : await serveStartupProbes(config.port, config.host);
   const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrateToLatest(handle.db);
-  const services = await compose(config, handle);
+  if (!worker) await migrateToLatest(handle.db); // a worker's primary migrated before forking it
+  const services = await compose(config, handle, { worker });
   const app = await buildApp(services);
+  process.off('SIGTERM', stopWhileStarting).off('SIGINT', stopWhileStarting);
 
   if (services.createdAdminToken) {
     // Printed once, on the first start; only its hash is kept.
@@ -37,38 +48,23 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal, droppedLogLines: services.droppedLogLines() }, 'shutting down');
-    const force = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s, exiting');
-      void services.flushLogs(LOG_FLUSH_MS).then(() => process.exit(1));
-    }, 10_000);
-    force.unref();
-    try {
-      await app.close(); // stops accepting, lets requests in flight finish
-      await services.stop();
-      await handle.close();
-      app.log.info('stopped');
-      await services.flushLogs(LOG_FLUSH_MS);
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      await services.flushLogs(LOG_FLUSH_MS);
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  stopOnSignals({ app, services, closeDatabase: () => handle.close(), drainDelayMs: config.connections.drainDelayMs });
 
-  await app.listen({ port: config.port, host: config.host });
-  if (config.flagdSync.port !== undefined) {
+  await probes?.close();
+  // With reusePort each worker binds its own socket and the kernel spreads connections over them; without
+  // it the cluster module shares the primary's socket.
+  await app.listen({ port: config.port, host: config.host, ...(worker?.reusePort ? { exclusive: true, reusePort: true } : {}) });
+  // One flagd sync service per deployment of workers: the worker of slot 1 serves it.
+  if (config.flagdSync.port !== undefined && (worker?.runsJobs ?? true)) {
     const port = await services.flagdSyncServer.listen(config.flagdSync.host, config.flagdSync.port);
     app.log.info({ port, host: config.flagdSync.host }, 'flagd sync service listening');
   }
-  app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+  if (worker) {
+    worker.ready();
+    app.log.info({ database: handle.dialect, slot: worker.slot, periodicJobs: worker.runsJobs }, 'worker ready');
+  } else {
+    app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+  }
 }
 
 /** Node 20 still runs Flagpost, but gets no security fixes since 2026-04-30: say so on every start. */

@@ -85,6 +85,13 @@ describe('architecture: which file may import which (docs/architecture.md)', () 
     assert.equal(show(bad), '');
   });
 
+  it('keeps cluster/ free of capabilities, and unknown to them (they own the ports it satisfies)', () => {
+    const out = crossing.filter((i) => roomOf(i.from) === 'cluster' && (CAPABILITIES.has(roomOf(i.to)) || COMPOSITION.has(i.to)));
+    assert.equal(show(out), '');
+    const into = crossing.filter((i) => roomOf(i.to) === 'cluster' && (CAPABILITIES.has(roomOf(i.from)) || roomOf(i.from) === 'http'));
+    assert.equal(show(into), '');
+  });
+
   it('lets db/ import only the *.table.ts row types of capabilities', () => {
     const bad = crossing.filter((i) => roomOf(i.from) === 'db' && CAPABILITIES.has(roomOf(i.to)) && !i.to.endsWith('.table.ts'));
     assert.equal(show(bad), '');

@@ -89,7 +89,7 @@ forEachDialect(
       assert.ok(res.headers['retry-after']);
     });
 
-    it('never limits the admin API or /healthz', async () => {
+    it('never limits the admin API or the health probes', async () => {
       const ip = uniqueIp();
       for (let i = 0; i < 6; i++) {
         const admin = await ctx().app.inject({
@@ -100,8 +100,11 @@ forEachDialect(
         });
         assert.equal(admin.statusCode, 200);
         assert.equal(admin.headers['ratelimit-limit'], undefined);
-        const health = await ctx().app.inject({ method: 'GET', url: '/healthz', remoteAddress: ip });
-        assert.equal(health.statusCode, 200);
+        for (const url of ['/healthz', '/livez', '/readyz']) {
+          const health = await ctx().app.inject({ method: 'GET', url, remoteAddress: ip });
+          assert.equal(health.statusCode, 200, url);
+          assert.equal(health.headers['ratelimit-limit'], undefined, url);
+        }
       }
     });
   },

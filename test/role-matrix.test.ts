@@ -48,6 +48,10 @@ const ROUTES: Record<string, Access> = {
   'DELETE /admin/v1/projects/{projectKey}/segments/{segmentKey}': 'editor',
   'GET /admin/v1/projects/{projectKey}/environments/{envKey}/flagd': 'viewer',
   'PUT /admin/v1/projects/{projectKey}/environments/{envKey}/flagd': 'editor',
+  'GET /admin/v1/projects/{projectKey}/document': 'viewer',
+  // Editors create projects and change flags and segments; apply does both.
+  'POST /admin/v1/documents/apply': 'editor',
+  'POST /admin/v1/imports/unleash': 'editor',
   // The sync token is a secret shown only in the answer that creates it: viewers see whether one exists.
   'GET /admin/v1/projects/{projectKey}/environments/{envKey}/flagd-sync-token': 'viewer',
   'POST /admin/v1/projects/{projectKey}/environments/{envKey}/flagd-sync-token': 'editor',

@@ -84,7 +84,8 @@ export type Operator =
   | 'after'
   | 'exists'
   | 'inCidr'
-  | 'matches';
+  | 'matches'
+  | 'rollout';
 
 /** One test of one context attribute (docs/api.md, "Targeting"). */
 export interface Condition {

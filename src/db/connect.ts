@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import { loadPg } from '../optional-packages.ts';
 import type { Database, Db, Dialect } from './database.ts';
 
@@ -66,6 +66,12 @@ export function openDb(options: OpenDbOptions): DbHandle {
  * Kysely then sends its own ROLLBACK, which fails with "no transaction is active" and replaces the
  * error that matters, so a full disk would answer 500 instead of 503. This driver skips the ROLLBACK
  * when SQLite says no transaction is open.
+ *
+ * Transactions begin IMMEDIATE: they take the write lock first, waiting for it up to busy_timeout. A
+ * deferred BEGIN that reads and then writes fails at once with "database is locked" when another
+ * connection wrote in between (SQLite cannot upgrade a stale read snapshot), which several processes on
+ * one file do (FLAGPOST_WORKERS, docs/adr/0029-workers.md; the CLI beside a server). One process with its
+ * one connection is not affected.
  */
 class TolerantSqliteDialect extends SqliteDialect {
   constructor(private readonly sqlite: SQLite.Database) {
@@ -75,6 +81,10 @@ class TolerantSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     const sqlite = this.sqlite;
     return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      }
+
       override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
         if (sqlite.inTransaction) await super.rollbackTransaction(connection);
       }

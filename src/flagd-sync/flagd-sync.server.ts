@@ -50,6 +50,7 @@ export class FlagdSyncServer {
   private readonly refusals: SyncRefusals;
   private readonly perClient = new Map<string, number>();
   private closing = false;
+  private closed: Promise<void> | undefined;
 
   constructor(private readonly options: FlagdSyncServerOptions) {
     this.environments = new SyncEnvironments(options.service, options.log, options.recheckMs ?? 5000);
@@ -91,7 +92,13 @@ export class FlagdSyncServer {
    * Ends every stream with UNAVAILABLE, so that providers reconnect (to another instance, or to this one
    * after its restart), then stops the server. A clean end would tell a provider the sync is over.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    // Called by the drain on SIGTERM (before HTTP requests drain) and again by services.stop().
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  private async shutdown(): Promise<void> {
     this.closing = true;
     this.environments.closeAll(statusError(grpc.status.UNAVAILABLE, message('flagdSyncShuttingDown')));
     await new Promise<void>((resolve) => {

@@ -40,7 +40,13 @@ export interface Flag {
 }
 
 export const SLUG_MAX_LENGTH = 150;
-export const SLUG_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$';
+/**
+ * Letters, digits and symbols of any script (Unleash and flagd keys may be UTF-8: `Hellø_Wørld`, emoji),
+ * with `.`, `_` and `-` inside; no spaces, slashes or URL delimiters. A JSON schema pattern (Ajv compiles
+ * it with the `u` flag); use SLUG_REGEX in code.
+ */
+export const SLUG_PATTERN = '^[\\p{L}\\p{N}\\p{So}](?:[\\p{L}\\p{N}\\p{So}\\p{M}._-]*[\\p{L}\\p{N}\\p{So}\\p{M}])?$';
+export const SLUG_REGEX = new RegExp(SLUG_PATTERN, 'u');
 
 /**
  * Slugs of the fixed routes below /v1/flags. GET /v1/flags/preview shadows a flag named `preview`;

@@ -7,7 +7,7 @@ import type { ProjectService } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
 import { environmentProblem, type FlagdDefinition, type TargetedFlag, toFlagdDefinition } from '../targeting/index.ts';
 import { parseFlagdDefinition } from '../targeting/flagd-import.ts';
-import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS, SLUG_MAX_LENGTH, SLUG_PATTERN, targetedFlag } from './flag.ts';
+import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS, SLUG_MAX_LENGTH, SLUG_REGEX, targetedFlag } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
 import { enabledOf, safeTargeting } from './flag-serve.ts';
 
@@ -30,7 +30,6 @@ export interface FlagdImportResult {
   segments: string[];
 }
 
-const slugPattern = new RegExp(SLUG_PATTERN);
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
@@ -60,8 +59,11 @@ export class FlagdService {
     const parsed = parseFlagdDefinition(doc);
     if (parsed.problem) throw invalid(parsed.problem.path, parsed.problem.message);
     for (const flag of parsed.flags) {
-      if (flag.key.length > SLUG_MAX_LENGTH || !slugPattern.test(flag.key) || RESERVED_SLUGS.has(flag.key)) {
-        throw invalid(`/flags/${escape(flag.key)}`, `${flag.key} is not a flag slug Flagpost accepts (letters, digits, . _ -; not preview or code-refs)`);
+      if (flag.key.length > SLUG_MAX_LENGTH || !SLUG_REGEX.test(flag.key) || RESERVED_SLUGS.has(flag.key)) {
+        throw invalid(
+          `/flags/${escape(flag.key)}`,
+          `${flag.key} is not a flag slug Flagpost accepts (letters, digits and symbols, with . _ - inside; not preview or code-refs)`,
+        );
       }
     }
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, environmentKey);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clientKey } from './client-key.ts';
-import { MemoryStore, type RateLimitState } from './rate-limit-stores.ts';
+import { type BatchCounter, BatchedStore, MemoryStore, type RateLimitState } from './rate-limit-stores.ts';
 
 describe('rate-limit keys and the memory store (contract D20)', () => {
   it('counts IPv4 as it is, mapped IPv4 as IPv4, and IPv6 per /64', () => {
@@ -37,5 +37,46 @@ describe('rate-limit keys and the memory store (contract D20)', () => {
     hit('c'); // over capacity: a goes
     assert.equal(hit('a').current, 1);
     assert.equal(store.child({}), store);
+  });
+});
+
+describe('the batched store of the workers (FLAGPOST_WORKERS > 1)', () => {
+  const hits = (store: BatchedStore, keys: string[]) =>
+    Promise.all(
+      keys.map(
+        (key) => new Promise<{ err: Error | null; state: RateLimitState }>((resolve) => store.incr(key, (err, state) => resolve({ err, state }), 60_000, 10)),
+      ),
+    );
+
+  it('sends the requests of one turn of the event loop as one batch and hands each its own count', async () => {
+    const primary = new MemoryStore(100);
+    const batches: string[][] = [];
+    const counter: BatchCounter = {
+      async count(keys, windowMs) {
+        batches.push(keys);
+        const states: Array<[number, number]> = [];
+        for (const key of keys) primary.incr(key, (_err, state) => states.push([state.current, state.ttl]), windowMs);
+        return states;
+      },
+    };
+    const store = new BatchedStore(counter);
+    const first = await hits(store, ['a', 'b', 'a']);
+    assert.deepEqual(batches, [['a', 'b', 'a']]);
+    assert.deepEqual(
+      first.map((r) => r.state.current),
+      [1, 1, 2],
+    );
+    const second = await hits(store, ['a']);
+    assert.equal(batches.length, 2);
+    assert.equal(second[0]!.state.current, 3, 'the count lives in the primary, across batches');
+  });
+
+  it('hands every request of a batch the error when the primary does not answer (the limiter then lets them through)', async () => {
+    const store = new BatchedStore({ count: () => Promise.reject(new Error('the primary did not count in time')) });
+    const results = await hits(store, ['a', 'b']);
+    for (const { err, state } of results) {
+      assert.match(String(err?.message), /did not count/);
+      assert.deepEqual(state, { current: 0, ttl: 0 });
+    }
   });
 });

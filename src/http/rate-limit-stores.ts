@@ -75,3 +75,50 @@ export class RedisStore implements RateLimitStore {
     return this;
   }
 }
+
+/** Counters kept by another process for several (the cluster's primary for its workers): `[current, ttl]` per key. */
+export interface BatchCounter {
+  count(keys: string[], windowMs: number): Promise<Array<[number, number]>>;
+}
+
+/**
+ * Fixed windows kept by the primary of FLAGPOST_WORKERS > 1, so that every worker of the instance counts
+ * against one budget per client (docs/adr/0029-workers.md). The requests of one turn of the event loop go
+ * to the primary as one message; a primary that does not answer lets them through uncounted (skipOnError).
+ */
+export class BatchedStore implements RateLimitStore {
+  private batch: Array<{ key: string; cb: (err: Error | null, state: RateLimitState) => void }> = [];
+
+  constructor(private readonly counter: BatchCounter) {}
+
+  incr(key: string, cb: (err: Error | null, state: RateLimitState) => void, timeWindow: number, _max?: number): void {
+    if (this.batch.length === 0) setImmediate(() => this.flush(timeWindow));
+    this.batch.push({ key, cb });
+  }
+
+  /** Every route shares the one counter of a client (one budget per client, contract D20). */
+  child(_routeOptions?: unknown): RateLimitStore {
+    return this;
+  }
+
+  private flush(windowMs: number): void {
+    const batch = this.batch;
+    this.batch = [];
+    this.counter
+      .count(
+        batch.map((entry) => entry.key),
+        windowMs,
+      )
+      .then(
+        (states) => {
+          batch.forEach((entry, i) => {
+            const [current, ttl] = states[i] ?? [0, 0];
+            entry.cb(null, { current, ttl });
+          });
+        },
+        (error: Error) => {
+          for (const entry of batch) entry.cb(error, { current: 0, ttl: 0 });
+        },
+      );
+  }
+}

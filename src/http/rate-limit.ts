@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { AppError, messages } from '../errors.ts';
 import { type Surface, surfaceOf } from './error-handler.ts';
 import { clientKey } from './client-key.ts';
-import { MemoryStore, type RateLimitState, type RateLimitStore, RedisStore } from './rate-limit-stores.ts';
+import { type BatchCounter, BatchedStore, MemoryStore, type RateLimitState, type RateLimitStore, RedisStore } from './rate-limit-stores.ts';
 
 export type { RateLimitState } from './rate-limit-stores.ts';
 
@@ -14,8 +14,9 @@ export type { RateLimitState } from './rate-limit-stores.ts';
 // RateLimit-* headers of the IETF draft, counted in memory or, with REDIS_URL, in Redis so that every
 // instance shares one count. One counter serves @fastify/rate-limit (every Fastify route) and the flag
 // read fast path (src/flags/read/flag.fast-path.ts), so a client has one budget however its request is answered.
+// The workers of FLAGPOST_WORKERS > 1 without Redis count in their primary (BatchedStore).
 
-/** Surfaces that count against the limit; admin, /healthz and unknown routes never do. */
+/** Surfaces that count against the limit; admin, the health probes (/healthz, /livez, /readyz) and unknown routes never do. */
 export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'forms']);
 
 const REDIS_PREFIX = 'flagpost:ratelimit:';
@@ -61,13 +62,19 @@ export interface RateLimitLog {
 }
 
 /**
- * The per-IP counter of the configuration (memory, or Redis with REDIS_URL), or undefined when
- * FLAGPOST_RATE_LIMIT_MAX is 0 (limits off). One counter serves the Fastify routes and the flag read
- * fast path, so a client has one budget however its request is answered.
+ * The per-IP counter of the configuration (memory, the primary's counters for the workers of
+ * FLAGPOST_WORKERS > 1, or Redis with REDIS_URL), or undefined when FLAGPOST_RATE_LIMIT_MAX is 0 (limits
+ * off). One counter serves the Fastify routes and the flag read fast path, so a client has one budget
+ * however its request is answered.
  */
-export async function createRateLimiter(config: Pick<Config, 'rateLimit' | 'redisUrl'>, log?: RateLimitLog): Promise<RateLimiter | undefined> {
+export async function createRateLimiter(
+  config: Pick<Config, 'rateLimit' | 'redisUrl'>,
+  log?: RateLimitLog,
+  primary?: BatchCounter,
+): Promise<RateLimiter | undefined> {
   const { max, windowMs } = config.rateLimit;
   if (max === 0) return undefined;
+  if (!config.redisUrl && primary) return new RateLimiter(max, windowMs, new BatchedStore(primary), undefined);
   if (!config.redisUrl) {
     // Enough entries for the clients of one window on a busy instance; the oldest are dropped first.
     return new RateLimiter(max, windowMs, new MemoryStore(50_000), undefined);

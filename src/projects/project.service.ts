@@ -1,8 +1,8 @@
 import { newId, newKey, nowIso } from '../db/codec.ts';
 import type { Actor, AuditLog } from '../audit/index.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import type { DomainEvents } from '../events/index.ts';
+import type { DomainEvents, Emit } from '../events/index.ts';
 import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from './project.ts';
 import type { ProjectStore } from './project.store.ts';
 
@@ -21,23 +21,26 @@ export class ProjectService {
 
   /** Creates a project with the development, staging and production environments. */
   async createProject(name: string, actor: Actor): Promise<Project> {
+    return this.deps.events.transaction(this.deps.db, (trx, emit) => this.createProjectIn(trx, emit, name, DEFAULT_ENVIRONMENTS, actor));
+  }
+
+  /** Creates a project with the named environments within a caller's transaction (flags as code). */
+  async createProjectIn(trx: Executor, emit: Emit, name: string, environmentNames: readonly string[], actor: Actor): Promise<Project> {
     const createdAt = nowIso(this.deps.clock);
     const project: Project = { id: newId(), key: newKey(12), name, createdAt, environments: [] };
-    for (const envName of DEFAULT_ENVIRONMENTS) {
+    for (const envName of environmentNames) {
       project.environments.push({ id: newId(), projectId: project.id, key: newKey(12), name: envName, createdAt });
     }
-    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      await this.deps.store.insertProject(trx, project);
-      for (const env of project.environments) await this.deps.store.insertEnvironment(trx, env, project.key);
-      await this.deps.audit.record(trx, actor, {
-        projectId: project.id,
-        entity: 'project',
-        entityId: project.key,
-        action: 'project.created',
-        changes: { name: { after: name }, environments: { after: project.environments.map((e) => e.name) } },
-      });
-      await emit({ type: 'project.created', projectId: project.id, environmentIds: project.environments.map((e) => e.id) });
+    await this.deps.store.insertProject(trx, project);
+    for (const env of project.environments) await this.deps.store.insertEnvironment(trx, env, project.key);
+    await this.deps.audit.record(trx, actor, {
+      projectId: project.id,
+      entity: 'project',
+      entityId: project.key,
+      action: 'project.created',
+      changes: { name: { after: name }, environments: { after: project.environments.map((e) => e.name) } },
     });
+    await emit({ type: 'project.created', projectId: project.id, environmentIds: project.environments.map((e) => e.id) });
     return project;
   }
 
@@ -68,19 +71,22 @@ export class ProjectService {
   /** Adds an environment; the subscribers of environment.created give it every flag of the project, disabled. */
   async createEnvironment(projectKey: string, name: string, actor: Actor): Promise<Environment> {
     const project = await this.getProject(projectKey);
+    return this.deps.events.transaction(this.deps.db, (trx, emit) => this.createEnvironmentIn(trx, emit, project, name, actor));
+  }
+
+  /** Adds an environment within a caller's transaction (flags as code); its flags come as in createEnvironment. */
+  async createEnvironmentIn(trx: Executor, emit: Emit, project: Project, name: string, actor: Actor): Promise<Environment> {
     const env: Environment = { id: newId(), projectId: project.id, key: newKey(12), name, createdAt: nowIso(this.deps.clock) };
-    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      await this.deps.store.insertEnvironment(trx, env, projectKey);
-      await this.deps.audit.record(trx, actor, {
-        projectId: project.id,
-        entity: 'environment',
-        entityId: env.key,
-        environmentKey: env.key,
-        action: 'environment.created',
-        changes: { name: { after: name } },
-      });
-      await emit({ type: 'environment.created', projectId: env.projectId, environmentId: env.id, createdAt: env.createdAt });
+    await this.deps.store.insertEnvironment(trx, env, project.key);
+    await this.deps.audit.record(trx, actor, {
+      projectId: project.id,
+      entity: 'environment',
+      entityId: env.key,
+      environmentKey: env.key,
+      action: 'environment.created',
+      changes: { name: { after: name } },
     });
+    await emit({ type: 'environment.created', projectId: env.projectId, environmentId: env.id, createdAt: env.createdAt });
     return env;
   }
 }

@@ -135,6 +135,26 @@ export class SegmentService {
     return changed;
   }
 
+  /**
+   * Deletes segments within a caller's transaction (flags as code), each audited; refused as deleteSegment
+   * is while rules use one (the caller changes the flags first, in the same transaction).
+   */
+  async deleteSegmentsIn(trx: Executor, emit: Emit, project: Project, keys: readonly string[], actor: Actor): Promise<void> {
+    const existing = new Map((await this.deps.store.listProjectSegments(trx, project.id)).map((s) => [s.key, s]));
+    for (const key of keys) {
+      const segment = existing.get(key);
+      if (!segment) continue;
+      await emit({
+        type: 'segment.deleting',
+        projectId: project.id,
+        segmentKey: key,
+        environments: project.environments.map((e) => ({ id: e.id, name: e.name })),
+      });
+      await this.deps.store.deleteSegment(trx, segment.id);
+      await this.recordAndAnnounce(trx, emit, actor, project, segment, null);
+    }
+  }
+
   /** The engine's segments of a project, read within a caller's transaction. */
   async projectSegments(db: Executor, projectId: string): Promise<StoredSegment[]> {
     return this.deps.store.listProjectSegments(db, projectId);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { BlockList, isIP } from 'node:net';
 import { MAX_MATCH_INPUT_LENGTH } from './limits.ts';
 import { compileRegex } from './regex.ts';
@@ -27,7 +28,7 @@ const CASE_OPERATORS = new Set<Operator>(['equals', 'in', 'startsWith', 'endsWit
 
 /** True when flagd cannot evaluate the condition, so Flagpost does (and a flagd export cannot carry it). */
 export function isExtension(c: Condition): boolean {
-  if (c.operator === 'matches' || c.operator === 'inCidr') return true;
+  if (c.operator === 'matches' || c.operator === 'inCidr' || c.operator === 'rollout') return true;
   if (c.caseInsensitive === true && CASE_OPERATORS.has(c.operator)) return true;
   if ((c.operator === 'before' || c.operator === 'after') && c.attribute !== TIMESTAMP_ATTRIBUTE) return true;
   return false;
@@ -97,10 +98,40 @@ export function readPath(context: Record<string, unknown>, path: string): unknow
 /** The un-negated test of an extension condition, compiled once per environment. */
 export type ExtensionTest = (context: Record<string, unknown>, nowMs: number) => boolean;
 
+const MurmurHash3 = createRequire(import.meta.url)('imurmurhash') as (key: string, seed?: number) => { result(): number };
+
+/**
+ * The bucket of a value for the `rollout` operator: MurmurHash3 (x86, 32 bits) of the UTF-8 bytes of
+ * `<groupId>:<value>` with `seed`, modulo `modulus`, plus one (1 to modulus). With seed 0 and modulus 100
+ * this is Unleash's gradual-rollout normalisation; with seed 86028157 and the total weight, its variant
+ * bucketing (docs/adr/0039). Users keep their bucket; a larger `upTo` only adds users.
+ */
+export function rolloutBucket(groupId: string, value: string, seed: number, modulus: number): number {
+  // imurmurhash reads one byte per char below 256: the UTF-8 bytes as a binary string hash as bytes.
+  const bytes = Buffer.from(`${groupId}:${value}`, 'utf8').toString('latin1');
+  return (MurmurHash3(bytes, seed).result() % modulus) + 1;
+}
+
+/** The operands of `rollout` with their defaults: `above < bucket <= upTo`. */
+export function rolloutOperands(values: Condition['values']): { upTo: number; groupId: string; above: number; modulus: number; seed: number } {
+  const [upTo, groupId, above = 0, modulus = 100, seed = 0] = values;
+  return { upTo: Number(upTo), groupId: String(groupId), above: Number(above), modulus: Number(modulus), seed: Number(seed) };
+}
+
 /** Compiles an extension condition (isExtension) into its test. */
 export function compileExtension(c: Condition): ExtensionTest {
   const path = c.attribute;
   switch (c.operator) {
+    case 'rollout': {
+      const { upTo, groupId, above, modulus, seed } = rolloutOperands(c.values);
+      return (ctx) => {
+        const v = readPath(ctx, path);
+        // Unleash's stickiness values are strings; a number or boolean buckets as its text.
+        if (v === undefined || v === null || v === '' || typeof v === 'object') return false;
+        const bucket = rolloutBucket(groupId, String(v), seed, modulus);
+        return bucket > above && bucket <= upTo;
+      };
+    }
     case 'matches': {
       const regex = compileRegex(String(c.values[0]), c.caseInsensitive === true);
       return (ctx) => {

@@ -5,7 +5,7 @@ export * from './limits.ts';
 export { compileEnvironment, type CompiledEnvironment, type CompileOptions, type PreparedEvaluation } from './engine.ts';
 export { prepareContext, type PreparedContext } from './context.ts';
 export { regexProblem } from './regex.ts';
-export { isExtension, EXTENSION_KEY, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
+export { isExtension, EXTENSION_KEY, rolloutBucket, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 export {
   attributeProblem,
   conditionProblem,

@@ -40,6 +40,7 @@ export const OPERATORS = [
   'exists',
   'inCidr',
   'matches',
+  'rollout',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
@@ -51,6 +52,7 @@ export interface Condition {
   /**
    * The operands: one for most operators, the set for `in` (and for `equals`, any of them),
    * none for `exists`. Dates are ISO-8601 strings or `now`; CIDRs `10.0.0.0/8` or `2001:db8::/32`.
+   * `rollout`: `[upTo, groupId, above?, modulus?, seed?]` (see conditions.ts `rolloutBucket`).
    */
   values: Array<string | number | boolean>;
   /** True inverts the result (`not in`, `does not start with`, ...). */

@@ -97,6 +97,8 @@ export function conditionProblem(c: Condition): TargetingProblem | undefined {
       return c.values.length === 0 ? undefined : problem('/values', 'exists takes no value');
     case 'matches':
       return one((v) => (typeof v === 'string' ? regexProblem(v) : 'must be a string'));
+    case 'rollout':
+      return rolloutProblem(c.values);
     case 'inCidr':
       if (c.values.length === 0) return problem('/values', 'inCidr needs at least one CIDR');
       for (const [i, v] of c.values.entries()) if (!isCidr(v)) return problem(`/values/${i}`, 'must be a CIDR such as 10.0.0.0/8 or 2001:db8::/32');
@@ -104,6 +106,20 @@ export function conditionProblem(c: Condition): TargetingProblem | undefined {
     default:
       return one((v) => (typeof v === 'string' && SEMVER.test(v) ? undefined : 'must be a semantic version such as 1.2.3'));
   }
+}
+
+/** `[upTo, groupId, above?, modulus?, seed?]`: integers with 0 <= above <= upTo <= modulus. */
+function rolloutProblem(values: Condition['values']): TargetingProblem | undefined {
+  if (values.length < 2 || values.length > 5) return problem('/values', 'rollout takes [upTo, groupId] and optionally above, modulus and seed');
+  const [upTo, groupId, above = 0, modulus = 100, seed = 0] = values;
+  if (typeof groupId !== 'string') return problem('/values/1', 'the group id must be a string');
+  if (typeof modulus !== 'number' || !Number.isInteger(modulus) || modulus < 1 || modulus > 2 ** 31)
+    return problem('/values/3', 'the modulus must be an integer from 1 to 2^31');
+  if (typeof upTo !== 'number' || !Number.isInteger(upTo) || upTo < 0 || upTo > modulus) return problem('/values/0', `must be an integer from 0 to ${modulus}`);
+  if (typeof above !== 'number' || !Number.isInteger(above) || above < 0 || above > upTo) return problem('/values/2', `must be an integer from 0 to ${upTo}`);
+  if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1)
+    return problem('/values/4', 'the seed must be an integer from 0 to 2^32-1');
+  return undefined;
 }
 
 function isCidr(v: unknown): boolean {

@@ -25,6 +25,7 @@ export const OPERATORS: ReadonlyArray<{ value: Operator; label: string }> = [
   { value: 'exists', label: 'exists' },
   { value: 'inCidr', label: 'IP in CIDR' },
   { value: 'matches', label: 'matches regex' },
+  { value: 'rollout', label: 'in rollout (up to %, group id[, above, modulus, seed])' },
 ];
 
 export const operatorLabel = (op: string): string => OPERATORS.find((o) => o.value === op)?.label ?? op;
@@ -32,7 +33,7 @@ export const operatorLabel = (op: string): string => OPERATORS.find((o) => o.val
 /** Operators that compare strings and so take the case-insensitive option. */
 export const CASE_OPERATORS: ReadonlySet<Operator> = new Set(['equals', 'in', 'startsWith', 'endsWith', 'contains']);
 /** Operators that take a list of values; every other one takes one (or none for `exists`). */
-export const LIST_OPERATORS: ReadonlySet<Operator> = new Set(['equals', 'in', 'inCidr']);
+export const LIST_OPERATORS: ReadonlySet<Operator> = new Set(['equals', 'in', 'inCidr', 'rollout']);
 const NUMBER_OPERATORS: ReadonlySet<Operator> = new Set(['lt', 'lte', 'gt', 'gte']);
 
 export type ValueType = 'string' | 'number' | 'boolean';
@@ -107,6 +108,15 @@ export function fromDraft(d: ConditionDraft): { condition: Condition; problem?: 
   if (raw.length === 0 || raw.some((r) => r === '')) return { problem: LIST_OPERATORS.has(d.operator) ? 'Enter at least one value' : 'Enter a value' };
   const type = typeOf(d);
   const values: Array<string | number | boolean> = [];
+  if (d.operator === 'rollout') {
+    // [upTo, groupId, above?, modulus?, seed?]: every operand but the group id is a number.
+    for (const [i, r] of raw.entries()) {
+      if (i === 1) values.push(r);
+      else if (Number.isInteger(Number(r))) values.push(Number(r));
+      else return { problem: `${r} is not a whole number` };
+    }
+    return raw.length < 2 ? { problem: 'Enter the percentage and the group id' } : { condition: { ...base, values } };
+  }
   for (const r of raw) {
     if (type === 'number') {
       const n = Number(r);

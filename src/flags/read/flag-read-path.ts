@@ -8,6 +8,7 @@ import type { FlagChanges } from './flag-changes.ts';
 import { FlagReadModel } from './flag.read-model.ts';
 import { LocalFlagChanges } from './local-flag-changes.ts';
 import { OfrepStreams, type StreamLimits, StreamTokens } from './ofrep.streams.ts';
+import { type PeerChannel, PeerFlagChanges } from './peer-flag-changes.ts';
 import { PgFlagChanges } from './pg-flag-changes.ts';
 
 export interface FlagReadPathDeps {
@@ -24,6 +25,8 @@ export interface FlagReadPathDeps {
   /** Signs the URLs of the OFREP event streams (issue 10). */
   streamKey: Buffer;
   streamLimits: StreamLimits;
+  /** The other worker processes when FLAGPOST_WORKERS > 1; on SQLite changes travel to them this way. */
+  peers?: PeerChannel;
 }
 
 export interface FlagReadPath {
@@ -36,7 +39,8 @@ export interface FlagReadPath {
 
 /**
  * The client read path: the read model, fed by the committed domain events of admin writes. Several
- * instances share PostgreSQL, so there changes also travel to the others by LISTEN/NOTIFY.
+ * instances share PostgreSQL, so there changes also travel to the others by LISTEN/NOTIFY; the workers of
+ * one instance (FLAGPOST_WORKERS > 1) also tell each other through their primary (peer-flag-changes.ts).
  */
 export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagReadPath> {
   const { db, store, segments, projects, events } = deps;
@@ -59,12 +63,18 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   );
   const streams = new OfrepStreams(reads, deps.streamLimits);
   let changes: FlagChanges;
-  if (deps.dialect === 'postgres' && deps.databaseUrl) {
-    const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl, reads, log: deps.log });
+  const onPostgres = deps.dialect === 'postgres' && deps.databaseUrl !== undefined;
+  if (onPostgres) {
+    const feed = new PgFlagChanges({ db, databaseUrl: deps.databaseUrl!, reads, log: deps.log });
     await feed.start();
     changes = feed;
   } else {
     changes = new LocalFlagChanges(reads);
+  }
+  if (deps.peers) {
+    const feed = new PeerFlagChanges({ db, reads, peers: deps.peers, inner: changes, log: deps.log, recheckMs: onPostgres ? undefined : 5000 });
+    feed.start();
+    changes = feed;
   }
   // New keys: remembered unknown key pairs may now be known.
   events.onCommit('project.created', () => changes.publish({ kind: 'keys' }));

@@ -120,11 +120,18 @@ export class OfrepStreams {
     });
   }
 
-  /** Ends every stream (shutdown); clients reconnect to another instance or after the restart. */
+  /**
+   * Ends every stream (the drain on SIGTERM, then shutdown): clients reconnect, through the load balancer
+   * to another instance (this one's /readyz says 503 by then) or to this one after its restart. Each is
+   * given a reconnection delay of 1 to 3 s so that they do not all arrive at once.
+   */
   closeAll(): void {
+    if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
-    for (const set of this.byEnvironment.values()) for (const { res } of set) res.end();
+    for (const set of this.byEnvironment.values()) {
+      for (const { res } of set) res.end(`retry: ${1000 + Math.floor(Math.random() * 2000)}\n\n`);
+    }
   }
 
   private changed(environmentId: string | undefined): void {

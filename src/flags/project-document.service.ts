@@ -1,0 +1,289 @@
+import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
+import { newId, nowIso } from '../db/codec.ts';
+import type { Db, Executor } from '../db/database.ts';
+import { AppError, type FieldProblem, message } from '../errors.ts';
+import type { DomainEvents, Emit } from '../events/index.ts';
+import type { Project, ProjectService } from '../projects/index.ts';
+import { engineSegment, type SegmentService } from '../segments/index.ts';
+import { environmentProblem, type Segment, type TargetedFlag } from '../targeting/index.ts';
+import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS } from './flag.ts';
+import type { FlagStore } from './flag.store.ts';
+import { enabledOf, safeTargeting } from './flag-serve.ts';
+import { checkPreviewContent } from './preview-content.ts';
+import {
+  canonical,
+  type CurrentState,
+  documentFlagEnvironment,
+  documentProblems,
+  type FlagSettings,
+  flagSettings,
+  planDocument,
+  type PlanStep,
+  type ProjectDocument,
+  projectDocument,
+  segmentOf,
+  settingsOf,
+} from './project-document.ts';
+
+export interface ProjectDocumentServiceDeps {
+  db: Db;
+  store: FlagStore;
+  projects: ProjectService;
+  segments: SegmentService;
+  /** Announces flag.changed and flag.deleted (project, environment and segment events come from their services). */
+  events: DomainEvents;
+  audit: Pick<AuditLog, 'record'>;
+  clock: () => Date;
+}
+
+export interface ApplyOptions {
+  /** The project to change; without it, the one with the document's name (created when there is none). */
+  projectKey?: string;
+  /** Always create a new project with the document's name (an import into a new project). */
+  newProject?: boolean;
+  dryRun?: boolean;
+}
+
+export interface ApplyResult {
+  projectKey: string | null;
+  dryRun: boolean;
+  changes: PlanStep[];
+}
+
+/**
+ * Flags as code (issue 21, docs/adr/0038): a project exported as one document, and a document applied
+ * to a project in one transaction (or only planned, in a dry run). The document's format and the plan
+ * are pure (project-document.ts); this service reads and writes through the stores and services of
+ * projects, segments and flags, with an audit entry for every change and one for the whole apply.
+ */
+export class ProjectDocumentService {
+  constructor(private readonly deps: ProjectDocumentServiceDeps) {}
+
+  /** The project as a document (no keys, no secrets, no submissions); the same bytes on every export of an unchanged project. */
+  async exportProject(projectKey: string): Promise<ProjectDocument> {
+    const project = await this.deps.projects.getProject(projectKey);
+    const names = project.environments.map((e) => e.name);
+    if (new Set(names).size !== names.length) throw new AppError('conflict', message('documentDuplicateEnvironments', { projectKey }));
+    const flags = await this.deps.store.listProjectFlags(this.deps.db, project.id);
+    const segments = (await this.deps.segments.projectSegments(this.deps.db, project.id)).map(engineSegment);
+    return projectDocument(project, flags, segments);
+  }
+
+  /**
+   * Makes a project match the document, all or nothing: the project named by `projectKey`, or else the
+   * one named as the document names it (created when there is none, or always with `newProject`). Flags and segments not in the
+   * document are deleted; environments not in it are kept. A dry run answers the same plan and writes nothing.
+   */
+  async apply(doc: ProjectDocument, options: ApplyOptions, actor: Actor): Promise<ApplyResult> {
+    const problems = [...documentProblems(doc, 'body.document'), ...(await contentProblems(doc))];
+    for (const slug of Object.keys(doc.flags)) {
+      if (RESERVED_SLUGS.has(slug)) problems.push({ field: `body.document.flags.${slug}`, reason: `"${slug}" is reserved by the flag interface` });
+    }
+    if (problems.length > 0) throw AppError.validation(problems);
+    const dryRun = options.dryRun === true;
+    const target = options.newProject ? undefined : await this.targetProject(doc, options.projectKey);
+    // A dry run reads in a transaction that it rolls back, so that it sees what an apply would see.
+    const outcome = await this.deps.events
+      .transaction(this.deps.db, async (trx, emit) => {
+        const current = target ? await this.currentState(trx, target) : undefined;
+        if (current) checkTypes(doc, current);
+        checkFinalState(doc, current, target);
+        const changes = planDocument(doc, current);
+        if (dryRun) throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes });
+        const projectKey = await this.write(trx, emit, doc, target, changes, actor);
+        return { projectKey, dryRun, changes };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof DryRun) return error.result;
+        throw error;
+      });
+    return outcome;
+  }
+
+  private async targetProject(doc: ProjectDocument, projectKey: string | undefined): Promise<Project | undefined> {
+    if (projectKey !== undefined) return this.deps.projects.getProject(projectKey);
+    const named = (await this.deps.projects.listProjects()).filter((p) => p.name === doc.project);
+    if (named.length > 1) throw new AppError('conflict', message('documentProjectAmbiguous', { name: doc.project, count: named.length }));
+    return named[0];
+  }
+
+  private async currentState(trx: Executor, project: Project): Promise<CurrentState> {
+    const envName = new Map(project.environments.map((e) => [e.id, e.name]));
+    const flags = new Map<string, { type: Flag['type']; environments: Map<string, FlagSettings> }>();
+    for (const flag of await this.deps.store.listProjectFlags(trx, project.id)) {
+      const entry = flags.get(flag.slug) ?? { type: flag.type, environments: new Map() };
+      entry.environments.set(envName.get(flag.environmentId)!, settingsOf(flag));
+      flags.set(flag.slug, entry);
+    }
+    const segments = new Map((await this.deps.segments.projectSegments(trx, project.id)).map((s) => [s.key, engineSegment(s)]));
+    return { environments: project.environments.map((e) => e.name), segments, flags };
+  }
+
+  private async write(trx: Executor, emit: Emit, doc: ProjectDocument, target: Project | undefined, changes: PlanStep[], actor: Actor): Promise<string> {
+    const { projects, segments, store, audit } = this.deps;
+    const now = nowIso(this.deps.clock);
+    let project = target ?? (await projects.createProjectIn(trx, emit, doc.project, doc.environments, actor));
+    const newEnvironments = changes.filter((c) => c.kind === 'environment' && c.action === 'create').map((c) => c.key);
+    for (const name of newEnvironments) {
+      const env = await projects.createEnvironmentIn(trx, emit, project, name, actor);
+      project = { ...project, environments: [...project.environments, env] };
+    }
+    const envByName = new Map(project.environments.map((e) => [e.name, e]));
+    const upserts = Object.entries(doc.segments).map(([key, s]) => segmentOf(key, s));
+    await segments.upsertSegments(trx, emit, project, project.key, upserts, actor);
+
+    const rows = await store.listProjectFlags(trx, project.id);
+    const bySlug = new Map<string, Flag[]>();
+    for (const row of rows) bySlug.set(row.slug, [...(bySlug.get(row.slug) ?? []), row]);
+    for (const [slug, flag] of Object.entries(doc.flags)) {
+      const existing = bySlug.get(slug);
+      if (!existing) {
+        const created = project.environments.map((env) => {
+          const wanted = flag.environments[env.name];
+          const settings = wanted ? flagSettings(wanted) : undefined;
+          const first = Object.values(flag.environments)[0];
+          const targeting = settings?.targeting ?? safeTargeting(flag.type, first?.variants ?? {}, first?.defaultVariant ?? null);
+          return newRow(project, env.id, slug, flag.type, settings, targeting, now);
+        });
+        await store.insertFlags(trx, created, project.key);
+        await audit.record(trx, actor, {
+          projectId: project.id,
+          entity: 'flag',
+          entityId: slug,
+          action: 'flag.created',
+          changes: changesOf(null, auditedFlag(created[0]!), AUDITED_FLAG_FIELDS),
+        });
+        await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: created.map((r) => r.environmentId) });
+        continue;
+      }
+      for (const row of existing) {
+        const envName = project.environments.find((e) => e.id === row.environmentId)!.name;
+        const wanted = flag.environments[envName];
+        if (!wanted) continue;
+        const settings = flagSettings(wanted);
+        if (canonical(documentFlagEnvironment(settingsOf(row))) === canonical(documentFlagEnvironment(settings))) continue;
+        const next: Flag = { ...row, ...settings, enabled: enabledOf(row.type, settings.targeting), updatedAt: now };
+        await store.updateFlag(trx, next);
+        await audit.record(trx, actor, {
+          projectId: project.id,
+          entity: 'flag',
+          entityId: slug,
+          environmentKey: envByName.get(envName)!.key,
+          action: 'flag.updated',
+          changes: changesOf(auditedFlag(row), auditedFlag(next), AUDITED_FLAG_FIELDS),
+        });
+        await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: [row.environmentId] });
+      }
+    }
+    for (const [slug, existing] of bySlug) {
+      if (slug in doc.flags) continue;
+      const environmentIds = await store.deleteSlug(trx, project.id, slug);
+      await audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'flag',
+        entityId: slug,
+        action: 'flag.deleted',
+        changes: {
+          type: { before: existing[0]!.type },
+          environments: { before: existing.map((f) => project.environments.find((e) => e.id === f.environmentId)!.key) },
+        },
+      });
+      await emit({ type: 'flag.deleted', projectId: project.id, slug, environmentIds });
+    }
+    const removedSegments = changes.filter((c) => c.kind === 'segment' && c.action === 'delete').map((c) => c.key);
+    await segments.deleteSegmentsIn(trx, emit, project, removedSegments, actor);
+    await audit.record(trx, actor, {
+      projectId: project.id,
+      entity: 'project',
+      entityId: project.key,
+      action: 'project.document_applied',
+      changes: { changes: { after: changes.length } },
+    });
+    return project.key;
+  }
+}
+
+/** Thrown to roll a dry run's read transaction back while answering its plan. */
+class DryRun extends Error {
+  constructor(readonly result: ApplyResult) {
+    super('dry run');
+  }
+}
+
+function newRow(
+  project: Project,
+  environmentId: string,
+  slug: string,
+  type: Flag['type'],
+  settings: FlagSettings | undefined,
+  targeting: Flag['targeting'],
+  now: string,
+): Flag {
+  return {
+    id: newId(),
+    projectId: project.id,
+    environmentId,
+    slug,
+    type,
+    enabled: enabledOf(type, targeting),
+    targeting,
+    payload: settings?.payload ?? null,
+    expiredAt: settings?.expiredAt ?? null,
+    description: settings?.description ?? '',
+    isPreview: settings?.isPreview ?? false,
+    previewName: settings?.previewName ?? null,
+    previewContent: settings?.previewContent ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A flag's type is fixed: a document that changes it is refused (delete the flag first). */
+function checkTypes(doc: ProjectDocument, current: CurrentState): void {
+  for (const [slug, flag] of Object.entries(doc.flags)) {
+    const existing = current.flags.get(slug)?.type;
+    if (existing !== undefined && existing !== flag.type) {
+      throw new AppError('conflict', message('documentTypeConflict', { slug, existing, wanted: flag.type }));
+    }
+  }
+}
+
+/**
+ * Every environment as it will be, checked by the targeting engine: the document's environments as the
+ * document says, environments it does not list with their flags as stored (less the deleted ones, plus
+ * new flags switched off). The first problem is a 400 naming its path in the document.
+ */
+function checkFinalState(doc: ProjectDocument, current: CurrentState | undefined, target: Project | undefined): void {
+  const segments: Segment[] = Object.entries(doc.segments).map(([key, s]) => segmentOf(key, s));
+  const names = [...doc.environments, ...(current?.environments ?? []).filter((n) => !doc.environments.includes(n))];
+  for (const envName of names) {
+    const inDocument = doc.environments.includes(envName);
+    const flags: TargetedFlag[] = Object.entries(doc.flags).map(([slug, flag]) => {
+      if (inDocument) return { key: slug, type: flag.type, targeting: flagSettings(flag.environments[envName]!).targeting };
+      const stored = current?.flags.get(slug)?.environments.get(envName);
+      const first = Object.values(flag.environments)[0];
+      return { key: slug, type: flag.type, targeting: stored?.targeting ?? safeTargeting(flag.type, first?.variants ?? {}, first?.defaultVariant ?? null) };
+    });
+    const problem = environmentProblem(flags, segments);
+    if (!problem) continue;
+    const where =
+      problem.flagKey !== undefined
+        ? inDocument
+          ? `body.document.flags.${problem.flagKey}.environments.${envName}`
+          : `body.document.flags.${problem.flagKey} (environment ${envName} of project ${target?.key ?? ''}, not in the document)`
+        : `body.document.segments.${problem.segmentKey ?? ''}`;
+    const field = [where, ...problem.path.split('/').filter(Boolean)].join('.');
+    throw AppError.validation([{ field, reason: problem.message }]);
+  }
+}
+
+async function contentProblems(doc: ProjectDocument): Promise<FieldProblem[]> {
+  const problems: FieldProblem[] = [];
+  for (const [slug, flag] of Object.entries(doc.flags)) {
+    for (const [envName, e] of Object.entries(flag.environments)) {
+      if (e.preview?.content === undefined || e.preview.content === null) continue;
+      problems.push(...(await checkPreviewContent(e.preview.content, `body.document.flags.${slug}.environments.${envName}.preview.content`)));
+    }
+  }
+  return problems;
+}
