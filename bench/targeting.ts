@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
 import { ROOT } from './lib.ts';
-import { ab, median, pinned, rssMb, wrk as wrkIn, type WrkTarget } from './wrk.ts';
+import { ab, median, pinned, rssMb, type Wrk, wrk as wrkIn, type WrkTarget } from './wrk.ts';
 
 // npm run bench:targeting (issue 18): targeted reads against the same reads without rules, in one run,
 // server on core 0 and wrk on core 1. Every OFREP request carries a context of ten attributes with a
@@ -15,7 +15,9 @@ import { ab, median, pinned, rssMb, wrk as wrkIn, type WrkTarget } from './wrk.t
 //      without rules (target >= 0.6).
 //   2. Single-flag OFREP with rules vs without (target >= 0.8).
 //   3. GET /v1/flags and /v1/flags/{slug} of the flags with rules vs without (unchanged within noise).
-//   4. 5,000 flags with 3 rules each: snapshot rebuild after one change (target < 200 ms) and RSS.
+//   4. 5,000 flags with 3 rules each, seeded through the admin API (a POST and a PATCH per flag, 8 at a
+//      time; the time of the first and of the last 500 flags shows whether a write's cost grows with
+//      the environment): snapshot rebuild after one change (target < 200 ms) and RSS.
 // BENCH_SECONDS (default 5), BENCH_ROUNDS (3) and BENCH_LARGE_FLAGS (5000) shorten a trial run.
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -50,6 +52,16 @@ function admin(method: string, url: string, body?: unknown): Promise<unknown> {
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** The CPU time a process's main thread has run so far, in ms (Linux schedstat: nanoseconds on a CPU). */
+const cpuMs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** The CPU time of all of a process's threads so far (user and system), in ms, from /proc/<pid>/stat. */
+function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /** Runs `task` over `items`, `width` at a time. */
@@ -118,6 +130,8 @@ async function main() {
     outdir: path.join(ROOT, 'dist'),
     logLevel: 'warning',
   });
+  // The flagd sync service reads its protocol file beside the bundle, as `npm run build` puts it.
+  fs.copyFileSync(path.join(ROOT, 'src/flagd-sync/flagd-sync.proto'), path.join(ROOT, 'dist/flagd-sync.proto'));
   const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
   const server = spawn(command, args, {
     cwd: ROOT,
@@ -179,26 +193,37 @@ async function main() {
     const reasons = ((await sample.json()) as { flags: Array<{ reason: string }> }).flags.map((f) => f.reason);
     console.log(`   (targeted bulk answers: ${[...new Set(reasons)].join(', ')})`);
 
+    // Server CPU time per request of each run: on a busy machine throughput also measures how much of a
+    // core the server got, CPU time per request what a request costs it.
+    const cpuPerRequest = new Map<string, number[]>();
+    const costed = (label: string, run: () => Wrk) => () => {
+      const before = processCpuMs(server.pid!);
+      const result = run();
+      const us = ((processCpuMs(server.pid!) - before) * 1000) / (result.rps * SECONDS);
+      cpuPerRequest.set(label, [...(cpuPerRequest.get(label) ?? []), us]);
+      return result;
+    };
+    const cost = (label: string) => median(cpuPerRequest.get(label)!);
     const bulkUrl = `${base}/ofrep/v1/evaluate/flags`;
     wrk(bulkUrl, ofrep(targeted), 1);
     wrk(bulkUrl, ofrep(plain), 1);
     const bulk = ab(
       ROUNDS,
-      () => wrk(bulkUrl, ofrep(targeted)),
-      () => wrk(bulkUrl, ofrep(plain)),
+      costed('bulk rules', () => wrk(bulkUrl, ofrep(targeted))),
+      costed('bulk plain', () => wrk(bulkUrl, ofrep(plain))),
     );
     console.log(
-      `1. OFREP bulk, 20 flags with rules: ${bulk.a.rps.toFixed(0)} req/s (p99 ${bulk.a.p99} ms) vs without rules ${bulk.b.rps.toFixed(0)} req/s (p99 ${bulk.b.p99} ms): ratio ${(bulk.a.rps / bulk.b.rps).toFixed(2)} (target >= 0.6)`,
+      `1. OFREP bulk, 20 flags with rules: ${bulk.a.rps.toFixed(0)} req/s (p99 ${bulk.a.p99} ms) vs without rules ${bulk.b.rps.toFixed(0)} req/s (p99 ${bulk.b.p99} ms): ratio ${(bulk.a.rps / bulk.b.rps).toFixed(2)} (target >= 0.6); server CPU per request ${cost('bulk rules').toFixed(1)} vs ${cost('bulk plain').toFixed(1)} µs: ratio ${(cost('bulk plain') / cost('bulk rules')).toFixed(2)}`,
     );
 
     const singleUrl = `${base}/ofrep/v1/evaluate/flags/flag-3`;
     const single = ab(
       ROUNDS,
-      () => wrk(singleUrl, ofrep(targeted)),
-      () => wrk(singleUrl, ofrep(plain)),
+      costed('single rules', () => wrk(singleUrl, ofrep(targeted))),
+      costed('single plain', () => wrk(singleUrl, ofrep(plain))),
     );
     console.log(
-      `2. OFREP single flag with rules: ${single.a.rps.toFixed(0)} req/s (p99 ${single.a.p99} ms) vs without ${single.b.rps.toFixed(0)} req/s: ratio ${(single.a.rps / single.b.rps).toFixed(2)} (target >= 0.8)`,
+      `2. OFREP single flag with rules: ${single.a.rps.toFixed(0)} req/s (p99 ${single.a.p99} ms) vs without ${single.b.rps.toFixed(0)} req/s: ratio ${(single.a.rps / single.b.rps).toFixed(2)} (target >= 0.8); server CPU per request ${cost('single rules').toFixed(1)} vs ${cost('single plain').toFixed(1)} µs: ratio ${(cost('single plain') / cost('single rules')).toFixed(2)}`,
     );
 
     for (const url of ['/v1/flags', '/v1/flags/flag-3']) {
@@ -221,15 +246,20 @@ async function main() {
     });
     const largeEnv = large.environments[2]!.key;
     const started = performance.now();
+    const finished: number[] = [];
     await inParallel(
       Array.from({ length: LARGE }, (_, i) => i),
       8,
       async (i) => {
         await admin('POST', `/admin/v1/projects/${large.key}/flags`, { slug: `flag-${String(i).padStart(5, '0')}`, description: `Flag number ${i}` });
         await admin('PATCH', `/admin/v1/projects/${large.key}/environments/${largeEnv}/flags/flag-${String(i).padStart(5, '0')}`, { rules: rules(i) });
+        finished.push(performance.now() - started);
       },
     );
     const seeded = performance.now() - started;
+    const slice = Math.min(500, Math.floor(LARGE / 2));
+    const firstSlice = finished[slice - 1]!;
+    const lastSlice = seeded - finished[LARGE - slice - 1]!;
     const largeKeys = keysOf(large);
     const read = async (url: string, init: RequestInit = {}) => {
       const t = performance.now();
@@ -246,9 +276,14 @@ async function main() {
     // A warm read's own time, taken off the read after a change, leaves the rebuild.
     const warm = median(warmReads);
     const rebuilds: number[] = [];
+    // The server's own CPU time for the read after a change (the rebuild and one read): on a busy machine
+    // wall time mostly measures waiting for a core, CPU time what the rebuild costs.
+    const rebuildsCpu: number[] = [];
     for (let i = 0; i < 5; i++) {
       await admin('PATCH', `/admin/v1/projects/${large.key}/environments/${largeEnv}/flags/flag-00042`, { description: `Changed ${i}` });
+      const cpu = cpuMs(server.pid!);
       rebuilds.push((await read('/v1/flags/flag-00001')) - warm);
+      rebuildsCpu.push(cpuMs(server.pid!) - cpu);
     }
     const bulkLarge = await read('/ofrep/v1/evaluate/flags', {
       method: 'POST',
@@ -256,7 +291,7 @@ async function main() {
     });
     const rss = rssMb(server.pid!);
     console.log(
-      `4. ${LARGE} flags with 3 rules each (seeded in ${(seeded / 1000).toFixed(0)} s): first load ${cold.toFixed(0)} ms; snapshot rebuild after one change (load, compile, ready answers), median of 5: ${median(rebuilds).toFixed(0)} ms (max ${Math.max(...rebuilds).toFixed(0)}; target < 200 ms); one OFREP bulk evaluation of all of them ${bulkLarge.toFixed(0)} ms; server RSS ${rss.rss.toFixed(0)} MB (peak ${rss.peak.toFixed(0)} MB)`,
+      `4. ${LARGE} flags with 3 rules each, seeded through the admin API in ${(seeded / 1000).toFixed(0)} s (first ${slice} flags ${(firstSlice / 1000).toFixed(1)} s, last ${slice} ${(lastSlice / 1000).toFixed(1)} s): first load ${cold.toFixed(0)} ms; snapshot rebuild after one change (load, compile, ready answers), median of 5: ${median(rebuilds).toFixed(0)} ms (max ${Math.max(...rebuilds).toFixed(0)}; target < 200 ms), server CPU time ${median(rebuildsCpu).toFixed(0)} ms; one OFREP bulk evaluation of all of them ${bulkLarge.toFixed(0)} ms; server RSS ${rss.rss.toFixed(0)} MB (peak ${rss.peak.toFixed(0)} MB)`,
     );
   } finally {
     server.kill('SIGTERM');

@@ -152,6 +152,16 @@ forEachDialect('targeting admin API', (ctx) => {
       assert.equal(res.statusCode, 400, res.body);
     });
 
+    it('refuses a change that breaks a flag depending on it, naming that flag', async () => {
+      // pre-a has pre-b as a prerequisite (variant on): renaming pre-b's variant breaks pre-a.
+      const res = await ctx().admin('PATCH', flagUrl('pre-b'), { variants: { yes: true, off: false } });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.deepEqual(
+        res.json().details.map((d: { field: string }) => d.field),
+        ['flags.pre-a.prerequisites.0.variants.0'],
+      );
+    });
+
     it('refuses to delete a flag that is a prerequisite of another, naming it', async () => {
       const res = await ctx().admin('DELETE', `${base()}/flags/pre-b`);
       assert.equal(res.statusCode, 409, res.body);

@@ -12,6 +12,7 @@ import {
   applyFlagValues,
   AUDITED_FLAG_FIELDS,
   auditedFlag,
+  byNewest,
   type Flag,
   type FlagConfig,
   flagConfig,
@@ -232,7 +233,7 @@ export class FlagService {
     actor: Actor,
     how: { check: boolean; at: string; note: Record<string, FieldChange>; expectedVersion?: number },
   ): Promise<{ envFlags: Flag[]; segments: Segment[] }> {
-    const { flags: envFlags, segments } = await this.environmentWith(trx, project, environment, next);
+    const { flags: envFlags, segments } = await this.neighbourhoodOf(trx, project, environment, next);
     if (how.check) checkEnvironment(envFlags, segments, flag.slug, how.at);
     if (!(await this.deps.store.updateFlag(trx, next, how.expectedVersion))) throw conflictOf(flag.slug, environment.name);
     await this.deps.audit.record(trx, actor, {
@@ -328,10 +329,21 @@ export class FlagService {
     return flag?.isPreview === true;
   }
 
-  /** The environment's flags, with `changed` in place of its stored row, and the project's segments. */
-  private async environmentWith(trx: Executor, project: Project, environment: Environment, changed: Flag): Promise<{ flags: Flag[]; segments: Segment[] }> {
-    const stored = await this.deps.store.listEnvironmentFlags(trx, environment.id);
-    const flags = stored.map((f) => (f.slug === changed.slug ? changed : f));
+  /**
+   * What a change of one flag can affect, with `changed` in place of its stored row: the flags joined to
+   * it by prerequisites (either way, transitively), newest first as the environment lists them, and the
+   * project's segments. Validation and the flagd portability of the changed flag depend on nothing else,
+   * so a write costs the same in an environment of ten flags or of ten thousand (docs/adr/0028).
+   */
+  private async neighbourhoodOf(trx: Executor, project: Project, environment: Environment, changed: Flag): Promise<{ flags: Flag[]; segments: Segment[] }> {
+    const graph = new Map<string, Flag>();
+    for (const f of await this.deps.store.listFlagsWithPrerequisites(trx, environment.id)) graph.set(f.slug, f);
+    graph.set(changed.slug, changed);
+    // Every prerequisite edge starts at a flag with prerequisites; its target may have none.
+    const targets = new Set<string>();
+    for (const f of graph.values()) for (const p of f.targeting.prerequisites) if (!graph.has(p.flag)) targets.add(p.flag);
+    for (const f of await this.deps.store.findFlags(trx, environment.id, [...targets])) graph.set(f.slug, f);
+    const flags = connectedTo(changed.slug, graph).sort(byNewest);
     const segments = (await this.deps.segments.projectSegments(trx, project.id)).map(engineSegment);
     return { flags, segments };
   }
@@ -362,6 +374,28 @@ function startingTargeting(type: FlagType, variants: Variants | undefined, defau
     return { ...base, state: 'DISABLED', defaultVariant: defaultVariant ?? first };
   }
   return defaultVariant === undefined ? switched : { ...switched, defaultVariant };
+}
+
+/** The flags joined to `slug` by prerequisites in either direction, `slug`'s own flag included. */
+function connectedTo(slug: string, flags: ReadonlyMap<string, Flag>): Flag[] {
+  const edges = new Map<string, string[]>();
+  const link = (a: string, b: string) => edges.set(a, [...(edges.get(a) ?? []), b]);
+  for (const f of flags.values()) {
+    for (const p of f.targeting.prerequisites) {
+      link(f.slug, p.flag);
+      link(p.flag, f.slug);
+    }
+  }
+  const seen = new Set([slug]);
+  const queue = [slug];
+  while (queue.length > 0) {
+    for (const next of edges.get(queue.pop()!) ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(next);
+    }
+  }
+  return [...seen].flatMap((s) => (flags.has(s) ? [flags.get(s)!] : []));
 }
 
 /** True when rules (in any state) or imported JSON Logic reference the segment. */

@@ -64,6 +64,15 @@ function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
   return targeting;
 }
 
+/** The row each flag of listEnvironmentFlags was read from, to recognise an unchanged row by its columns. */
+const rowOfFlag = new WeakMap<Flag, Selectable<FlagsTable>>();
+
+function sameRow(a: Selectable<FlagsTable> | undefined, b: Selectable<FlagsTable>): boolean {
+  if (a === undefined) return false;
+  for (const column in b) if (a[column as keyof FlagsTable] !== b[column as keyof FlagsTable]) return false;
+  return true;
+}
+
 export class FlagStore {
   /** Inserts the rows of one new flag; a slug already in the project is a conflict. */
   async insertFlags(db: Executor, flags: Flag[], projectKey: string): Promise<void> {
@@ -108,8 +117,13 @@ export class FlagStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Every flag of an environment, newest first. */
-  async listEnvironmentFlags(db: Executor, environmentId: string): Promise<Flag[]> {
+  /**
+   * Every flag of an environment, newest first. With `previous` (flags this method returned before), a
+   * row whose columns are all as they were when one of them was read comes back as that same object,
+   * unparsed: the read model keeps what it derived from a Flag object as long as the object (docs/adr/0028).
+   * Treat returned flags as immutable.
+   */
+  async listEnvironmentFlags(db: Executor, environmentId: string, previous?: readonly Flag[]): Promise<Flag[]> {
     const rows = await db
       .selectFrom('flags')
       .selectAll()
@@ -117,6 +131,36 @@ export class FlagStore {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .execute();
+    const known = new Map<string, Flag>();
+    if (previous) for (const flag of previous) known.set(flag.id, flag);
+    return rows.map((row) => {
+      const old = known.get(row.id);
+      if (old !== undefined && sameRow(rowOfFlag.get(old), row)) return old;
+      const flag = toFlag(row);
+      rowOfFlag.set(flag, row);
+      return flag;
+    });
+  }
+
+  /** The flags of an environment with these slugs (unknown slugs are left out). */
+  async findFlags(db: Executor, environmentId: string, slugs: readonly string[]): Promise<Flag[]> {
+    const flags: Flag[] = [];
+    // Stay far below the bound-parameter limits of both engines.
+    for (let i = 0; i < slugs.length; i += 200) {
+      const rows = await db
+        .selectFrom('flags')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('slug', 'in', slugs.slice(i, i + 200))
+        .execute();
+      flags.push(...rows.map(toFlag));
+    }
+    return flags;
+  }
+
+  /** The flags of an environment that have prerequisites: every prerequisite edge of the environment starts at one of them. */
+  async listFlagsWithPrerequisites(db: Executor, environmentId: string): Promise<Flag[]> {
+    const rows = await db.selectFrom('flags').selectAll().where('environment_id', '=', environmentId).where('prerequisites', '!=', '[]').execute();
     return rows.map(toFlag);
   }
 

@@ -10,7 +10,9 @@ import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './
 // evaluated with flagd-core's semantics: by Flagpost's own closures (logic.ts) when they reproduce all
 // of it — everything compile.ts emits — else by flagd-core's own FeatureFlag (the class FlagdCore
 // stores). Both are built lazily on first evaluation and carried over from the previous snapshot when a
-// flag's inputs did not change (docs/adr/0024).
+// flag's inputs did not change (docs/adr/0024, 0028). A compiled flag answers each of its outcomes
+// (a rule's variant, the default, no value) with one frozen Evaluation made once, so that evaluating
+// allocates nothing per flag and callers may key caches on the evaluation's identity.
 
 export interface CompileOptions {
   /** Clock for extension conditions that compare with `now` (ms since the epoch). */
@@ -32,17 +34,25 @@ export interface CompiledEnvironment {
   evaluateAll(context: unknown): Evaluation[];
   /** True when the flag's answer does not depend on the context (STATIC, DISABLED, or no value). */
   isStatic(key: string): boolean;
+  /**
+   * The context checked and copied once (prepareContext) for evaluating several flags, or the problem
+   * that makes every targeted flag answer INVALID_CONTEXT. Never throws.
+   */
+  prepare(context: unknown): PreparedEvaluation;
+  /**
+   * An object that stays the same from one snapshot to the next as long as the flag's compiled form is
+   * carried over (same flag, same segments and prerequisites it uses); undefined for an unknown key.
+   * Whatever is derived from a flag's evaluations may be kept as long as this is unchanged.
+   */
+  compiledOf(key: string): object | undefined;
 }
+
+/** A context ready for evaluating flags of one environment (CompiledEnvironment.prepare). */
+export type PreparedEvaluation =
+  { readonly problem: string; evaluate?: undefined } | { readonly problem?: undefined; evaluate(key: string): Evaluation | undefined };
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 type Metadata = Record<string, string | number | boolean>;
-
-interface Decoded {
-  variant: string;
-  value: VariantValue;
-  reason: Reason;
-  metadata: Metadata;
-}
 
 /** One flag, compiled. Shared between snapshots when its inputs are unchanged (see compileEnvironment). */
 interface FlagRecord {
@@ -57,7 +67,11 @@ interface FlagRecord {
   readonly defaultVariant: string | null;
   readonly metadata: Metadata;
   /** Encoded variant name -> what to answer; undefined for imported JSON Logic (names as they are). */
-  readonly decode?: ReadonlyMap<string, Decoded>;
+  readonly decode?: ReadonlyMap<string, Evaluation>;
+  /** The answer when no variant is served. */
+  readonly noValue: Evaluation;
+  /** The answers of imported JSON Logic by reason and variant, made on first use. */
+  readonly answers: Map<string, Evaluation>;
   readonly extensions: ReadonlyArray<readonly [string, ExtensionTest]>;
   /** The logic as closures (logic.ts); null when it needs flagd-core (see compileLogic). Built on first use. */
   program?: Program | null;
@@ -82,7 +96,7 @@ export function compileEnvironment(flags: readonly TargetedFlag[], segments: rea
     const deps = dependenciesOf(flag, env);
     const old = previous?.get(flag.key);
     // Same objects as last time: nothing to compare. Otherwise compare contents (a store may rebuild every object).
-    if (old && old.source === flag && sameObjects(old.deps, deps)) records.set(flag.key, old);
+    if (old && old.source === flag && (sameObjects(old.deps, deps) || sameDeps(old.deps, deps))) records.set(flag.key, old);
     else if (old && sameJson(old.source, flag) && sameDeps(old.deps, deps)) records.set(flag.key, { ...old, source: flag, deps });
     else records.set(flag.key, compileFlag(flag, env, deps));
   }
@@ -138,7 +152,18 @@ export function sameJson(a: unknown, b: unknown): boolean {
 function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord['deps']): FlagRecord {
   const t = flag.targeting;
   const metadata: Metadata = Object.freeze({ ...(t.metadata ?? {}) });
-  const base = { key: flag.key, source: flag, deps, metadata, variants: t.variants, defaultVariant: t.defaultVariant, extensions: [] };
+  const noValue: Evaluation = Object.freeze({ key: flag.key, reason: 'DEFAULT', metadata });
+  const base = {
+    key: flag.key,
+    source: flag,
+    deps,
+    metadata,
+    variants: t.variants,
+    defaultVariant: t.defaultVariant,
+    extensions: [],
+    noValue,
+    answers: new Map(),
+  };
   if (t.state === 'DISABLED') return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'DISABLED', metadata }) };
   const typed = t.jsonLogic === undefined;
   const logic = targetingLogic(flag, env, { encode: typed, refSegments: false });
@@ -164,11 +189,13 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
   };
 }
 
-function decodeTable(flag: TargetedFlag, flagMetadata: Metadata): Map<string, Decoded> {
+function decodeTable(flag: TargetedFlag, flagMetadata: Metadata): Map<string, Evaluation> {
   const t = flag.targeting;
-  const table = new Map<string, Decoded>();
+  const table = new Map<string, Evaluation>();
+  const key = flag.key;
   if (t.defaultVariant !== null && t.variants[t.defaultVariant] !== undefined) {
-    table.set(encodedDefault(t.defaultVariant), { variant: t.defaultVariant, value: t.variants[t.defaultVariant]!, reason: 'DEFAULT', metadata: flagMetadata });
+    const evaluation: Evaluation = { key, value: t.variants[t.defaultVariant]!, variant: t.defaultVariant, reason: 'DEFAULT', metadata: flagMetadata };
+    table.set(encodedDefault(t.defaultVariant), Object.freeze(evaluation));
   }
   t.rules.forEach((rule, index) => {
     if (!rule.enabled) return;
@@ -180,7 +207,7 @@ function decodeTable(flag: TargetedFlag, flagMetadata: Metadata): Map<string, De
     const served = 'variant' in rule.serve ? [rule.serve.variant] : rule.serve.split.weights.map((w) => w.variant);
     for (const v of served) {
       const value = t.variants[v];
-      if (value !== undefined) table.set(`r${index}:${v}`, { variant: v, value, reason: split ? 'SPLIT' : 'TARGETING_MATCH', metadata });
+      if (value !== undefined) table.set(`r${index}:${v}`, Object.freeze({ key, value, variant: v, reason: split ? 'SPLIT' : 'TARGETING_MATCH', metadata }));
     }
   });
   return table;
@@ -198,6 +225,25 @@ class Environment implements CompiledEnvironment {
 
   isStatic(key: string): boolean {
     return this.records.get(key)?.fixed !== undefined;
+  }
+
+  compiledOf(key: string): object | undefined {
+    return this.records.get(key);
+  }
+
+  prepare(context: unknown): PreparedEvaluation {
+    const prepared = prepareContext(context);
+    if (prepared.problem !== undefined) return { problem: prepared.problem };
+    let shared: Record<string, unknown> | undefined;
+    return {
+      evaluate: (key) => {
+        const record = this.records.get(key);
+        if (!record) return undefined;
+        if (record.fixed) return record.fixed;
+        shared ??= withExtensions(prepared.context, this.allExtensions(), this.now());
+        return this.run(record, shared);
+      },
+    };
   }
 
   evaluate(key: string, context: unknown): Evaluation | undefined {
@@ -268,17 +314,27 @@ class Environment implements CompiledEnvironment {
       const errorCode = r.errorCode === 'PARSE_ERROR' ? 'PARSE_ERROR' : 'GENERAL';
       return { key: record.key, reason: 'ERROR', errorCode, errorDetails: r.errorMessage, metadata: record.metadata };
     }
-    if (r.variant === undefined || r.value === undefined) return { key: record.key, reason: 'DEFAULT', metadata: record.metadata };
+    if (r.variant === undefined || r.value === undefined) return record.noValue;
     if (!record.decode) {
       const reason = (r.reason === 'STATIC' || r.reason === 'DEFAULT' ? r.reason : 'TARGETING_MATCH') as Reason;
-      return { key: record.key, value: r.value as VariantValue, variant: r.variant, reason, metadata: record.metadata };
+      // The value follows from the variant (flagd-core takes it from the flag's variants).
+      const id = `${reason}\n${r.variant}`;
+      let known = record.answers.get(id);
+      if (!known) {
+        known = Object.freeze({ key: record.key, value: r.value as VariantValue, variant: r.variant, reason, metadata: record.metadata });
+        if (record.answers.size < MAX_ANSWERS) record.answers.set(id, known);
+      }
+      return known;
     }
     const decoded = record.decode.get(r.variant);
     if (!decoded)
       return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: `variant '${r.variant}' not found`, metadata: record.metadata };
-    return { key: record.key, value: decoded.value, variant: decoded.variant, reason: decoded.reason, metadata: decoded.metadata };
+    return decoded;
   }
 }
+
+/** Answers remembered per flag of imported JSON Logic: variants times reasons, bounded should a flag have more. */
+const MAX_ANSWERS = 1024;
 
 /** What flagd-core's FeatureFlag.evaluate answers (the fields read here). */
 interface Resolution {

@@ -2,7 +2,7 @@
 // with flagd-core, validation, flagd import/export and the playground's explanations. Pure: no I/O.
 export * from './targeting.ts';
 export * from './limits.ts';
-export { compileEnvironment, type CompiledEnvironment, type CompileOptions } from './engine.ts';
+export { compileEnvironment, type CompiledEnvironment, type CompileOptions, type PreparedEvaluation } from './engine.ts';
 export { prepareContext, type PreparedContext } from './context.ts';
 export { regexProblem } from './regex.ts';
 export { isExtension, EXTENSION_KEY, rolloutBucket, TIMESTAMP_ATTRIBUTE } from './conditions.ts';

@@ -47,14 +47,14 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   const streamTokens = new StreamTokens(deps.streamKey);
   const reads = new FlagReadModel(
     {
-      async loadEnvironment(projectKey, environmentKey) {
+      async loadEnvironment(projectKey, environmentKey, previous) {
         const env = await projects.findEnvironmentByKeys(projectKey, environmentKey);
         if (!env) return undefined;
         // A change committed between the two reads bumps the read model's generation, so such a load is
-        // answered once but never kept.
+        // answered once but never kept. Unchanged rows come back as the last snapshot's Flag objects.
         return {
           environmentId: env.id,
-          flags: await store.listEnvironmentFlags(db, env.id),
+          flags: await store.listEnvironmentFlags(db, env.id, previous?.environmentId === env.id ? previous.flags : undefined),
           segments: (await segments.listProjectSegments(db, env.projectId)).map(engineSegment),
         };
       },

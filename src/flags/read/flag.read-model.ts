@@ -1,4 +1,3 @@
-import type { CompiledEnvironment } from '../../targeting/index.ts';
 import { loadPreviewRenderer } from '../preview-content.ts';
 import type { FlagChange } from './flag-changes.ts';
 import { FlagUsageTally } from './flag-usage-tally.ts';
@@ -12,8 +11,11 @@ export type { CachedAnswer, EnvironmentFlags, EnvironmentSnapshot, OfrepEntry, S
 // changed, when an admin write announces a change (FlagChanges) for its environment. No read runs SQL.
 
 export interface FlagReadModelSource {
-  /** The environment for a pair of client keys with all its flags, or undefined when unknown. */
-  loadEnvironment(projectKey: string, environmentKey: string): Promise<EnvironmentFlags | undefined>;
+  /**
+   * The environment for a pair of client keys with all its flags, or undefined when unknown. `previous`:
+   * the last snapshot of these keys, whose Flag objects may be handed back for unchanged rows.
+   */
+  loadEnvironment(projectKey: string, environmentKey: string, previous?: EnvironmentSnapshot): Promise<EnvironmentFlags | undefined>;
 }
 
 /** What the metrics hear from the read path (src/metrics/metrics.ts). */
@@ -40,8 +42,11 @@ export class FlagReadModel {
    * `loading`).
    */
   private generation = 0;
-  /** The compiled flags of each key pair's last snapshot, kept past a change so that a rebuild compiles only what changed. */
-  private readonly compiled = new Map<string, CompiledEnvironment>();
+  /**
+   * Each key pair's last snapshot, kept past a change so that a rebuild loads, compiles and serializes
+   * only what changed (flag.snapshot.ts). Never served once replaced or dropped.
+   */
+  private readonly last = new Map<string, EnvironmentSnapshot>();
 
   /** Evaluations answered by this process, counted in memory (flag-usage-tally.ts); flags/usage/ flushes them. */
   readonly usage = new FlagUsageTally();
@@ -105,13 +110,14 @@ export class FlagReadModel {
     const generation = this.generation;
     const started = performance.now();
     try {
-      const env = await this.source.loadEnvironment(projectKey, environmentKey);
-      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous: this.compiled.get(key) }) : undefined;
+      const previous = this.last.get(key);
+      const env = await this.source.loadEnvironment(projectKey, environmentKey, previous);
+      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous }) : undefined;
       if (snapshot) this.observer?.snapshotRebuilt((performance.now() - started) / 1000);
       if (generation === this.generation) {
         if (snapshot) {
           this.snapshots.set(key, snapshot);
-          this.compiled.set(key, snapshot.compiled);
+          this.last.set(key, snapshot);
           this.keyOfEnvironment.set(snapshot.environmentId, key);
         } else {
           if (this.unknown.size >= MAX_UNKNOWN) this.unknown.clear();
@@ -156,7 +162,7 @@ export class FlagReadModel {
     this.generation++;
     this.loading.clear();
     this.snapshots.clear();
-    this.compiled.clear();
+    this.last.clear();
     this.unknown.clear();
     this.keyOfEnvironment.clear();
     this.tell(undefined);

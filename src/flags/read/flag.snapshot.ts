@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { message } from '../../errors.ts';
-import { compileEnvironment, type CompiledEnvironment, type Segment } from '../../targeting/index.ts';
-import { byNewest, type Flag, listedFlag, previewFlag, publicFlag } from '../flag.ts';
+import { compileEnvironment, type CompiledEnvironment, type Evaluation, type Segment, type TargetedFlag } from '../../targeting/index.ts';
+import { sameJson } from '../../targeting/engine.ts';
+import { byNewest, type Flag, listedFlag, previewFlag, publicFlag, targetedFlag } from '../flag.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep.answers.ts';
 
 // One environment's immutable snapshot (Flipt's shape; docs/adr/0026): the flags as loaded, compiled by
@@ -9,6 +10,14 @@ import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep
 // and ETags) for every read that does not depend on a context: GET /v1/flags... (which never evaluate:
 // a flag with rules shows its default serve, docs/adr/0025) and the OFREP evaluations of flags whose
 // answer is the same for every context. Only flags with targeting are evaluated per request.
+//
+// A rebuild after a change costs what changed (docs/adr/0028): the store hands back the same Flag
+// object for a row whose columns are all unchanged (FlagStore.listEnvironmentFlags with the previous
+// flags), and everything derived from one flag is kept per Flag object (its engine input, its /v1 list
+// element) or per compiled flag (its OFREP entries, with their ready answers and the answers of its
+// outcomes), so that only changed flags, and the flags using a changed segment or prerequisite, are
+// compiled and serialized again. Nothing is keyed by time: a stale part can only come back for
+// identical content.
 
 /** A ready answer: status, exact body (as text and as the UTF-8 bytes sent) and strong ETag. */
 export interface CachedAnswer {
@@ -25,6 +34,14 @@ export interface OfrepEntry {
   readonly payload: boolean;
   /** The answer for every context, when the flag's evaluation does not read it; undefined otherwise. */
   readonly ready: CachedAnswer | undefined;
+  /** The compiled flag it answers for (CompiledEnvironment.compiledOf): the entry is kept while both are. */
+  readonly compiled: object;
+  /**
+   * Answers by outcome, serialized on first use (ofrep.evaluation.ts): the engine answers each outcome of
+   * a compiled flag with one Evaluation object, and turning it into JSON, bytes and an ETag costs more
+   * than evaluating it.
+   */
+  readonly outcomes: Map<Evaluation, CachedAnswer>;
 }
 
 export interface EnvironmentSnapshot {
@@ -53,10 +70,12 @@ export interface EnvironmentSnapshot {
   readonly ofrep: ReadonlyMap<string, OfrepEntry>;
   /** The OFREP bulk answer for every context; undefined when some flag's answer depends on the context. */
   readonly ofrepBulk: CachedAnswer | undefined;
-  /** The bulk answer's flags in order: serialized when ready, the entry to evaluate otherwise. */
-  readonly bulkParts: ReadonlyArray<string | OfrepEntry>;
+  /** The bulk answer's flags in order: ready, or to evaluate for the context. */
+  readonly bulkParts: readonly OfrepEntry[];
   /** What follows the flags in the bulk answer: `,"metadata":...,"eventStreams":...}`. */
   readonly bulkTail: string;
+  /** The project's segments as compiled, kept so that the next snapshot recognises unchanged ones by identity. */
+  readonly segments: readonly Segment[];
   /** The newest updatedAt of the environment's flags, as Unix seconds (0 without flags). */
   readonly lastModified: number;
 }
@@ -86,21 +105,56 @@ function versionOf(flags: readonly Flag[], listEtag: string, segments: readonly 
   return hash.digest('base64url');
 }
 
-/** The single-flag answers of a snapshot, each serialized once, on its first read. */
+/** The single-flag answers of a snapshot, each serialized once, on its first read (or kept from the last snapshot for the same Flag). */
 export class SingleAnswers {
-  private readonly answers = new Map<string, CachedAnswer>();
+  private readonly answers = new Map<string, { flag: Flag; answer: CachedAnswer }>();
 
-  constructor(private readonly bySlug: ReadonlyMap<string, Flag>) {}
+  /** `previous`: the last snapshot's answers, whose unchanged flags' answers are taken over (copied: no chain of snapshots is kept alive). */
+  constructor(
+    private readonly bySlug: ReadonlyMap<string, Flag>,
+    previous?: SingleAnswers,
+  ) {
+    if (previous) for (const [slug, known] of previous.answers) if (bySlug.get(slug) === known.flag) this.answers.set(slug, known);
+  }
 
   get(slug: string): CachedAnswer | undefined {
     let cached = this.answers.get(slug);
-    if (cached) return cached;
+    if (cached) return cached.answer;
     const flag = this.bySlug.get(slug);
     if (!flag) return undefined;
-    cached = answer(200, publicFlag(flag));
+    cached = { flag, answer: answer(200, publicFlag(flag)) };
     this.answers.set(slug, cached);
-    return cached;
+    return cached.answer;
   }
+}
+
+/** What a snapshot derives from one Flag object alone, kept as long as the object (the store reuses it for an unchanged row). */
+interface FlagParts {
+  readonly targeted: TargetedFlag;
+  /** Its element of GET /v1/flags, as JSON. */
+  readonly listed: string;
+  readonly updatedSeconds: number;
+}
+
+const partsOfFlag = new WeakMap<Flag, FlagParts>();
+
+function partsOf(flag: Flag): FlagParts {
+  let parts = partsOfFlag.get(flag);
+  if (!parts) {
+    parts = { targeted: targetedFlag(flag), listed: JSON.stringify(listedFlag(flag)), updatedSeconds: Math.floor(Date.parse(flag.updatedAt) / 1000) };
+    partsOfFlag.set(flag, parts);
+  }
+  return parts;
+}
+
+/** The segments, with each one equal to a segment of the last snapshot replaced by that object (so that compiled flags using it are kept by identity). */
+function keptSegments(segments: readonly Segment[], previous: readonly Segment[] | undefined): Segment[] {
+  if (!previous || previous.length === 0) return [...segments];
+  const byKey = new Map(previous.map((s) => [s.key, s]));
+  return segments.map((s) => {
+    const old = byKey.get(s.key);
+    return old !== undefined && sameJson(old, s) ? old : s;
+  });
 }
 
 export function answer(status: number, value: unknown): CachedAnswer {
@@ -121,61 +175,83 @@ export interface SnapshotOptions {
   render?: (doc: unknown) => string;
   /** The path and query of the environment's OFREP event stream, advertised in the bulk answer. */
   streamUri?: string;
-  /** The compiled flags of the snapshot this one replaces: unchanged flags are not compiled again. */
-  previous?: CompiledEnvironment;
+  /** The snapshot this one replaces: unchanged flags are not compiled or serialized again. */
+  previous?: EnvironmentSnapshot;
 }
 
 export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previous }: SnapshotOptions = {}): EnvironmentSnapshot {
   const flags = [...env.flags].sort(byNewest);
+  const segments = keptSegments(env.segments, previous?.segments);
   const compiled = compileEnvironment(
-    flags.map((f) => ({ key: f.slug, type: f.type, targeting: f.targeting })),
-    env.segments,
-    { previous },
+    flags.map((f) => partsOf(f).targeted),
+    segments,
+    { previous: previous?.compiled },
   );
   const bySlug = new Map<string, Flag>();
   const ofrep = new Map<string, OfrepEntry>();
-  const bulkParts: Array<string | OfrepEntry> = [];
+  const bulkParts: OfrepEntry[] = [];
+  const listed: string[] = [];
   let lastModified = 0;
   let contextFree = true;
   for (const flag of flags) {
     bySlug.set(flag.slug, flag);
-    const value = { flag, payload: false, ready: undefined };
-    const payload = { flag, payload: true, ready: undefined };
-    if (compiled.isStatic(flag.slug)) {
+    const parts = partsOf(flag);
+    listed.push(parts.listed);
+    const payloadKey = `${flag.slug}${PAYLOAD_SUFFIX}`;
+    const token = compiled.compiledOf(flag.slug)!;
+    const old = previous?.ofrep.get(flag.slug);
+    let value: OfrepEntry;
+    let payload: OfrepEntry;
+    if (old !== undefined && old.flag === flag && old.compiled === token) {
+      value = old;
+      payload = previous!.ofrep.get(payloadKey)!;
+    } else if (compiled.isStatic(flag.slug)) {
       const evaluation = compiled.evaluate(flag.slug, {})!;
-      const valueBody = JSON.stringify(ofrepEvaluation(flag, evaluation));
-      const payloadBody = JSON.stringify(ofrepPayloadEvaluation(flag, evaluation));
-      ofrep.set(flag.slug, { ...value, ready: answerOfBody(200, valueBody) });
-      ofrep.set(`${flag.slug}${PAYLOAD_SUFFIX}`, { ...payload, ready: answerOfBody(200, payloadBody) });
-      bulkParts.push(valueBody, payloadBody);
+      value = entry(flag, false, token, answer(200, ofrepEvaluation(flag, evaluation)));
+      payload = entry(flag, true, token, answer(200, ofrepPayloadEvaluation(flag, evaluation)));
     } else {
-      contextFree = false;
-      ofrep.set(flag.slug, value);
-      ofrep.set(`${flag.slug}${PAYLOAD_SUFFIX}`, payload);
-      bulkParts.push(value, payload);
+      value = entry(flag, false, token, undefined);
+      payload = entry(flag, true, token, undefined);
     }
-    lastModified = Math.max(lastModified, Math.floor(Date.parse(flag.updatedAt) / 1000));
+    if (!value.ready) contextFree = false;
+    ofrep.set(flag.slug, value);
+    ofrep.set(payloadKey, payload);
+    bulkParts.push(value, payload);
+    if (parts.updatedSeconds > lastModified) lastModified = parts.updatedSeconds;
   }
   const previewFlags = flags.filter((f) => f.isPreview);
   const tail: Record<string, unknown> = { metadata: { flagCount: flags.length } };
   if (streamUri) tail.eventStreams = [{ type: 'sse', endpoint: { requestUri: streamUri }, inactivityDelaySec: 120 }];
   const bulkTail = `,${JSON.stringify(tail).slice(1)}`;
-  const list = answer(200, { flags: flags.map(listedFlag) });
+  const list = answerOfBody(200, `{"flags":[${listed.join(',')}]}`);
   return {
     environmentId: env.environmentId,
     version: versionOf(flags, list.etag, env.segments),
     flags,
     compiled,
-    single: new SingleAnswers(bySlug),
+    single: new SingleAnswers(bySlug, previous?.single),
     list,
     preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
     previewFlags,
     ofrep,
-    ofrepBulk: contextFree ? answerOfBody(200, bulkBody(bulkParts as string[], bulkTail)) : undefined,
+    ofrepBulk: contextFree
+      ? answerOfBody(
+          200,
+          bulkBody(
+            bulkParts.map((p) => p.ready!.body),
+            bulkTail,
+          ),
+        )
+      : undefined,
     bulkParts,
     bulkTail,
+    segments,
     lastModified,
   };
+}
+
+function entry(flag: Flag, payload: boolean, compiled: object, ready: CachedAnswer | undefined): OfrepEntry {
+  return { flag, payload, ready, compiled, outcomes: new Map() };
 }
 
 /** The bulk answer's body from its serialized flags: exactly JSON.stringify({flags, metadata, eventStreams}). */

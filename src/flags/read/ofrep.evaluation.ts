@@ -1,5 +1,6 @@
+import { createHash, hash } from 'node:crypto';
 import type { Evaluation } from '../../targeting/index.ts';
-import { answer, answerOfBody, bulkBody, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
+import { answer, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
 import type { FlagUsageTally } from './flag-usage-tally.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation } from './ofrep.answers.ts';
 
@@ -66,29 +67,68 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
 }
 
 /**
- * The bulk evaluation of every flag of the snapshot, for a context. Its ETag is a hash of its body, so
- * that it covers the context as well as the configuration: a client whose attributes change never gets
- * a 304 for an answer that would differ.
+ * The bulk evaluation of every flag of the snapshot, for a context. The body is copied together from
+ * bytes made once: runs of ready answers, and per evaluated flag the pair of answers (value and payload)
+ * of its outcome. Its ETag is the snapshot's part (a SHA-1 of everything but the evaluated flags) and a
+ * 64-bit hash of the SHA-1s of the evaluated pairs, so that it covers the context as well as the
+ * configuration: a client whose attributes change never gets a 304 for an answer that would differ.
  */
 export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepAnswer {
   if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true };
-  const evaluations = new Map<string, Evaluation>();
-  for (const evaluation of snapshot.compiled.evaluateAll(context)) evaluations.set(evaluation.key, evaluation);
-  const flags: string[] = [];
-  for (const part of snapshot.bulkParts) {
-    if (typeof part === 'string') {
-      flags.push(part);
-      continue;
+  const prepared = snapshot.compiled.prepare(context);
+  if (prepared.problem !== undefined) return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: prepared.problem }), ready: false };
+  const plan = planOf(snapshot);
+  const parts: Buffer[] = [];
+  let length = 0;
+  let h1 = 0x2545f491;
+  let h2 = 0x9e3779b9;
+  for (const step of plan.steps) {
+    let bytes: Buffer;
+    if (!('value' in step)) bytes = step;
+    else {
+      const piece = pairPiece(step.value, step.payload, prepared.evaluate(step.value.flag.slug)!);
+      bytes = piece.bytes;
+      if (step.comma) {
+        parts.push(COMMA);
+        length++;
+      }
+      // Each step is a bijection of the state for a given piece: bodies that differ in one flag never share a tag.
+      h1 = Math.imul(h1 ^ piece.h1, 0x85ebca6b);
+      h1 ^= h1 >>> 13;
+      h2 = Math.imul(h2 ^ piece.h2, 0xc2b2ae35);
+      h2 ^= h2 >>> 16;
     }
-    // evaluateAll leaves out flags that serve no value (flagd's bulk); OFREP answers them without one.
-    const slug = part.flag.slug;
-    const evaluation = evaluations.get(slug) ?? snapshot.compiled.evaluate(slug, context)!;
-    if (evaluation.errorCode === 'INVALID_CONTEXT') {
-      return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: evaluation.errorDetails ?? '' }), ready: false };
-    }
-    flags.push(evaluation.errorCode ? JSON.stringify(answerOf(part, evaluation)) : outcomeAnswer(part, evaluation).body);
+    parts.push(bytes);
+    length += bytes.length;
   }
-  return { answer: answerOfBody(200, bulkBody(flags, snapshot.bulkTail)), ready: false };
+  const body = Buffer.allocUnsafe(plan.open.length + length + plan.tail.length);
+  let at = plan.open.copy(body, 0);
+  for (const part of parts) at += part.copy(body, at);
+  plan.tail.copy(body, at);
+  const etag = `"${plan.tag}${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}"`;
+  return { answer: new EvaluatedAnswer(body, etag), ready: false };
+}
+
+/** An evaluated bulk answer: sent as bytes, its text decoded only if someone asks. */
+class EvaluatedAnswer implements CachedAnswer {
+  readonly status = 200;
+  constructor(
+    readonly bytes: Buffer,
+    readonly etag: string,
+  ) {}
+
+  get body(): string {
+    return this.bytes.toString('utf8');
+  }
+}
+
+const COMMA = Buffer.from(',');
+
+/** A flag to evaluate in a bulk answer: its two entries, and whether a comma goes before them. */
+interface EvaluatedStep {
+  readonly value: OfrepEntry;
+  readonly payload: OfrepEntry;
+  readonly comma: boolean;
 }
 
 /**
@@ -102,27 +142,81 @@ export function countOfrepRead(usage: FlagUsageTally, snapshot: EnvironmentSnaps
 }
 
 /**
- * Answers of a snapshot's targeted flags by outcome, serialized once: a flag has few outcomes (a variant
- * with the rule that served it, or the default), and turning one into JSON text, bytes and an ETag costs
- * more than evaluating it. The engine hands out one frozen metadata object per rule of a compiled flag,
- * so (metadata, reason, variant) names an outcome; the value follows from the variant.
+ * How a snapshot's evaluated bulk answer is put together, made on its first bulk evaluation: the
+ * opening, then steps (ready bytes, commas included, or a flag to evaluate), then the tail; and the
+ * snapshot's part of the ETag.
  */
-const outcomes = new WeakMap<OfrepEntry, Map<object, Map<string, CachedAnswer>>>();
-/** Outcomes remembered per flag: far more than rules and variants allow, a bound should that ever change. */
+interface BulkPlan {
+  readonly open: Buffer;
+  readonly steps: ReadonlyArray<Buffer | EvaluatedStep>;
+  readonly tail: Buffer;
+  readonly tag: string;
+}
+
+const plans = new WeakMap<EnvironmentSnapshot, BulkPlan>();
+
+function planOf(snapshot: EnvironmentSnapshot): BulkPlan {
+  let plan = plans.get(snapshot);
+  if (plan) return plan;
+  const digest = createHash('sha1');
+  const steps: Array<Buffer | EvaluatedStep> = [];
+  let run: string[] = [];
+  const parts = snapshot.bulkParts;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const separator = i === 0 ? '' : ',';
+    if (part.ready) {
+      run.push(separator, part.ready.body);
+      digest.update(`${part.ready.etag}\n`);
+      continue;
+    }
+    // The payload entry follows its value entry and answers for the same evaluation (buildSnapshot).
+    if (part.payload) continue;
+    if (run.length > 0) steps.push(Buffer.from(run.join('')));
+    run = [];
+    steps.push({ value: part, payload: parts[i + 1]!, comma: i > 0 });
+    digest.update(`?${part.flag.slug}${separator}\n`);
+  }
+  if (run.length > 0) steps.push(Buffer.from(run.join('')));
+  const tail = `]${snapshot.bulkTail}`;
+  plan = { open: Buffer.from('{"flags":['), steps, tail: Buffer.from(tail), tag: digest.update(tail).digest('base64url') };
+  plans.set(snapshot, plan);
+  return plan;
+}
+
+/** One evaluated flag's part of a bulk body, `<value answer>,<payload answer>`, and its SHA-1 as two 32-bit numbers. */
+interface BulkPiece {
+  readonly bytes: Buffer;
+  readonly h1: number;
+  readonly h2: number;
+}
+
+/** Pieces by value entry (its payload entry is made and kept with it: buildSnapshot), then by outcome; errors are made per request. */
+const pieces = new WeakMap<OfrepEntry, Map<Evaluation, BulkPiece>>();
+
+function pairPiece(value: OfrepEntry, payload: OfrepEntry, evaluation: Evaluation): BulkPiece {
+  let byOutcome = pieces.get(value);
+  const known = byOutcome?.get(evaluation);
+  if (known) return known;
+  const text = (entry: OfrepEntry) => (evaluation.errorCode ? JSON.stringify(answerOf(entry, evaluation)) : outcomeAnswer(entry, evaluation).body);
+  const bytes = Buffer.from(`${text(value)},${text(payload)}`);
+  const sha = hash('sha1', bytes, 'buffer') as unknown as Buffer;
+  const piece = { bytes, h1: sha.readInt32LE(0), h2: sha.readInt32LE(4) };
+  if (evaluation.errorCode) return piece;
+  if (!byOutcome) pieces.set(value, (byOutcome = new Map()));
+  if (byOutcome.size < MAX_OUTCOMES) byOutcome.set(evaluation, piece);
+  return piece;
+}
+
+/** Outcomes remembered per entry: far more than rules and variants allow, a bound should that ever change. */
 const MAX_OUTCOMES = 512;
 
+/** The answer of an entry for one of its outcomes (an Evaluation object of the engine), serialized once. */
 function outcomeAnswer(entry: OfrepEntry, evaluation: Evaluation): CachedAnswer {
-  let byMetadata = outcomes.get(entry);
-  if (!byMetadata) outcomes.set(entry, (byMetadata = new Map()));
-  let byResult = byMetadata.get(evaluation.metadata);
-  const result = `${evaluation.reason}\n${evaluation.variant ?? ''}`;
-  const known = byResult?.get(result);
+  const known = entry.outcomes.get(evaluation);
   if (known) return known;
   const fresh = answer(200, answerOf(entry, evaluation));
-  if (byMetadata.size < MAX_OUTCOMES) {
-    if (!byResult) byMetadata.set(evaluation.metadata, (byResult = new Map()));
-    if (byResult.size < MAX_OUTCOMES) byResult.set(result, fresh);
-  }
+  if (entry.outcomes.size < MAX_OUTCOMES) entry.outcomes.set(evaluation, fresh);
   return fresh;
 }
 
