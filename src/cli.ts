@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { AccountService, AccountStore } from './accounts/index.ts';
-import { AdminTokenService, SettingsStore } from './admin/index.ts';
+import { AccountService, AccountStore, AdminTokenService, SessionService, SessionStore } from './identity/index.ts';
+import { SettingsStore } from './admin/index.ts';
 import { type Actor, AuditLog, AuditStore } from './audit/index.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { SessionService, SessionStore } from './sessions/index.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
 // same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,

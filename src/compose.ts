@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
+import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
-import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { Config } from './config.ts';
@@ -21,11 +20,25 @@ import {
   type StreamTokens,
 } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
+import {
+  AccountService,
+  AccountStore,
+  AdminGate,
+  AdminTokenService,
+  type Identity,
+  PasswordWork,
+  type ScryptCost,
+  SessionService,
+  SessionStore,
+  SignInService,
+  SignInThrottles,
+  ThrottleStore,
+} from './identity/index.ts';
+import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { SessionService, SessionStore } from './sessions/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
@@ -44,9 +57,8 @@ export interface Services {
   /** The process's logger; the HTTP server logs through it too. */
   readonly log: Logger;
   readonly events: DomainEvents;
-  readonly adminTokens: AdminTokenService;
-  /** Dashboard sign-in sessions. */
-  readonly sessions: SessionService;
+  /** Who may act, and how they prove it: admin token, members, sessions, throttles, the admin gate. */
+  readonly identity: Identity;
   /** The admin token created on this start (printed once by main), if one was. */
   readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
@@ -69,14 +81,6 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
-  /** Members, invitations, personal access tokens (issue 13). */
-  readonly accounts: AccountService;
-  /** Attempt counters per account and per client key, shared by every instance. */
-  readonly signInThrottles: SignInThrottles;
-  /** Password checks under the throttles, and the audit entries of sign-ins. */
-  readonly signIns: SignInService;
-  /** Bounds the scrypt work of this process. */
-  readonly passwordWork: PasswordWork;
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
@@ -173,6 +177,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     scryptCost: ports.scryptCost,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
+  const gate = new AdminGate({
+    adminToken: adminTokens,
+    sessions,
+    accounts,
+    throttles: signInThrottles,
+    cookieName: cookie.name,
+    publicOrigin: new URL(config.publicUrl).origin,
+  });
+  const identity: Identity = { adminToken: adminTokens, accounts, sessions, throttles: signInThrottles, signIns, passwordWork, gate, cookie };
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -222,8 +236,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     handle,
     log,
     events,
-    adminTokens,
-    sessions,
+    identity,
     createdAdminToken: created,
     projects,
     flags,
@@ -240,10 +253,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     feedback,
     codeRefs,
     audit,
-    accounts,
-    signInThrottles,
-    signIns,
-    passwordWork,
     forms,
     submissions,
     resultPageKey,

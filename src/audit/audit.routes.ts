@@ -1,7 +1,7 @@
 import { AppError, messages } from '../errors.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
-import { redactActor, redactChanges } from '../http/viewer-redaction.ts';
+import { redactActor, redactChanges } from '../identity/index.ts';
 import type { AuditLog } from './audit.service.ts';
 import type { AuditEntity } from './audit.ts';
 

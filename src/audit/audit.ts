@@ -1,4 +1,4 @@
-import type { Actor } from '../http/admin-auth.ts';
+import type { Actor } from '../identity/index.ts';
 
 export type { Actor };
 

@@ -1,11 +1,14 @@
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
-import { redactFields } from '../http/viewer-redaction.ts';
+import { redactFields } from '../identity/index.ts';
 import { formView } from './form.ts';
 import { createFormBody, formParams, formSchema, listedFormSchema, updateFormBody, webhookSecretSchema } from './form.schemas.ts';
 import type { FormService, FormWithSecret } from './form.service.ts';
 
 /** How many submissions (all, and spam) each form has; the submissions capability answers it. */
-export type SubmissionCounts = (formIds: readonly string[]) => Promise<Map<string, { total: number; spam: number }>>;
+/** How many submissions each form has (the submissions capability answers; a port owned by forms). */
+export interface SubmissionCounts {
+  countsOf(formIds: readonly string[]): Promise<Map<string, { total: number; spam: number }>>;
+}
 
 /** Admin API for forms under /admin/v1 (contract "Admin API"). */
 export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: string; submissionCounts: SubmissionCounts }> = async (
@@ -39,7 +42,7 @@ export const formAdminRoutes: RoutePlugin<{ forms: FormService; publicUrl: strin
     },
     async (request) => {
       const list = await forms.list();
-      const counts = await submissionCounts(list.map((f) => f.id));
+      const counts = await submissionCounts.countsOf(list.map((f) => f.id));
       return {
         forms: list.map((f) => ({
           ...redactFields(request.role, formView(f, publicUrl)),

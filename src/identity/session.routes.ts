@@ -1,8 +1,9 @@
 import { AppError } from '../errors.ts';
-import type { AdminGate } from '../http/admin-auth.ts';
 import { clientKey } from '../http/client-key.ts';
 import { adminErrors, isoTimestamp, noContent, type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
+import { ROLES } from './actor.ts';
+import type { AdminGate } from './admin-gate.ts';
 import type { SessionService } from './session.service.ts';
 
 /** How the sign-in route checks an e-mail and password, and audits sign-ins (the accounts capability). */
@@ -34,7 +35,7 @@ const sessionSchema = {
   required: ['expiresAt'],
   properties: {
     expiresAt: { ...isoTimestamp, type: ['string', 'null'], description: 'When the session ends; null when the bearer token authenticated the request' },
-    role: { type: 'string', enum: ['owner', 'editor', 'viewer'], description: 'The role the request acts with (the admin token: owner)' },
+    role: { type: 'string', enum: ROLES, description: 'The role the request acts with (the admin token: owner)' },
     user: {
       type: ['object', 'null'],
       additionalProperties: false,

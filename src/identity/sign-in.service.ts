@@ -1,8 +1,9 @@
-import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, messages } from '../errors.ts';
 import { normalizeEmail, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
+import type { Actor } from './actor.ts';
+import type { AuditTrail } from './audit-trail.ts';
 import { noUserHash, type ScryptCost, verifyPassword } from './password.ts';
 import type { SignInThrottles } from './sign-in-throttles.ts';
 import { type AuditBudgetState, auditBudget } from './throttle.ts';
@@ -11,7 +12,7 @@ export interface SignInServiceDeps {
   db: Db;
   store: AccountStore;
   throttles: SignInThrottles;
-  audit: Pick<AuditLog, 'record'>;
+  audit: AuditTrail;
   clock: () => Date;
   /** Failed sign-ins written to the audit log per minute and instance at most (the rest are counted). */
   failedPerMinute: number;

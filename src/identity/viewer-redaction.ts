@@ -1,4 +1,4 @@
-import type { Actor, Role } from './admin-auth.ts';
+import type { Actor, Role } from './actor.ts';
 
 /** What a hidden value shows as. */
 export const REDACTED = '[redacted]';

@@ -1,8 +1,8 @@
-import { hashToken } from '../api-keys/index.ts';
 import { newId, newKey } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import type { Session } from './session.ts';
 import type { SessionStore } from './session.store.ts';
+import { hashToken } from './token-hash.ts';
 
 export interface SessionServiceDeps {
   db: Db;

@@ -1,0 +1,18 @@
+export { type Access, atLeast } from './access.ts';
+export { type Actor, ADMIN_TOKEN_ACTOR, type Member, type Principal, type Role, ROLES } from './actor.ts';
+export { AccountService, ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, ACCESS_TOKEN_PREFIX } from './account.service.ts';
+export { AccountStore } from './account.store.ts';
+export { AdminGate } from './admin-gate.ts';
+export { AdminTokenService } from './admin-token.service.ts';
+export type { AuditTrail } from './audit-trail.ts';
+export { type Identity, identityRoutes } from './identity.ts';
+export { PasswordWork } from './password-work.ts';
+export type { ScryptCost } from './password.ts';
+export type { Session } from './session.ts';
+export { SessionService } from './session.service.ts';
+export { SessionStore } from './session.store.ts';
+export { SignInService } from './sign-in.service.ts';
+export { SignInThrottles } from './sign-in-throttles.ts';
+export { ThrottleStore } from './throttle.store.ts';
+export { hashToken, sameHash } from './token-hash.ts';
+export { REDACTED, redactActor, redactChanges, redactDelivery, redactFields, VIEWER_HIDDEN_FIELDS } from './viewer-redaction.ts';
