@@ -32,6 +32,8 @@ import {
   SessionStore,
   SignInService,
   SignInThrottles,
+  SsoService,
+  SsoStore,
   ThrottleStore,
 } from './identity/index.ts';
 import { sessionCookieOf } from './http/session-cookie.ts';
@@ -175,6 +177,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     failedPerMinute: FAILED_SIGN_INS_AUDITED_PER_MINUTE,
     scryptCost: ports.scryptCost,
+    passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
@@ -186,7 +189,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const identity: Identity = { adminToken: adminTokens, accounts, sessions, throttles: signInThrottles, signIns, passwordWork, gate, cookie };
+  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const identity: Identity = { adminToken: adminTokens, accounts, sessions, throttles: signInThrottles, signIns, passwordWork, gate, cookie, sso };
 
   const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
@@ -227,7 +231,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune(), () => signInThrottles.prune()],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
   retention.start();
 

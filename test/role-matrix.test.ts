@@ -24,6 +24,10 @@ const ROUTES: Record<string, Access> = {
   'GET /admin/v1/invitations': 'owner',
   'DELETE /admin/v1/invitations/{id}': 'owner',
   'POST /admin/v1/invitations/accept': 'public',
+  // Single sign-on: the sign-in page's facts, the redirect to the provider and its callback (ADR 0032).
+  'GET /admin/v1/sso': 'public',
+  'GET /admin/v1/sso/start': 'public',
+  'GET /admin/v1/sso/callback': 'public',
   'POST /admin/v1/me/password': 'user',
   'GET /admin/v1/me/tokens': 'user',
   'POST /admin/v1/me/tokens': 'session',

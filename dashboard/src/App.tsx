@@ -15,6 +15,7 @@ import { FormsScreen } from './screens/Forms.tsx';
 import { FormScreen } from './screens/Form.tsx';
 import { SubmissionsScreen } from './screens/Submissions.tsx';
 import { SubmissionScreen } from './screens/Submission.tsx';
+import { continueSignOut, SingleSignOnButton } from './screens/SingleSignOn.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
 const FlagScreen = lazy(() => import('./screens/Flag.tsx'));
@@ -103,10 +104,10 @@ function Layout({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const signOut = useMutation({
-    mutationFn: () => api('DELETE', '/sessions/current'),
-    onSuccess: () => {
+    mutationFn: () => api<{ endSessionUrl?: string } | undefined>('DELETE', '/sessions/current'),
+    onSuccess: (answer) => {
       queryClient.clear();
-      navigate('/sign-in', { replace: true });
+      if (!continueSignOut(answer)) navigate('/sign-in', { replace: true });
     },
   });
   return (
@@ -172,6 +173,7 @@ function SignIn() {
     <main className="narrow">
       <h1>Sign in</h1>
       <p className="muted">Flagpost: feature flags and forms.</p>
+      <SingleSignOnButton />
       <form
         onSubmit={(event: FormEvent) => {
           event.preventDefault();

@@ -11,7 +11,9 @@ import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SegmentsTable } from '../segments/segment.table.ts';
+import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
+import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -37,6 +39,9 @@ export interface Database {
   throttles: ThrottlesTable;
   segments: SegmentsTable;
   flagd_sync_tokens: FlagdSyncTokensTable;
+  user_identities: UserIdentitiesTable;
+  sso_logins: SsoLoginsTable;
+  project_roles: ProjectRolesTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -19,7 +19,7 @@ export interface AccountRouteDeps {
   sessions: Pick<SessionService, 'open' | 'closeOthers'>;
   publicUrl: string;
   /** Confirms a member's password under the per-account throttle of sign-in. */
-  signIns: Pick<SignInService, 'confirmPassword'>;
+  signIns: Pick<SignInService, 'confirmPassword' | 'passwordAllowed'>;
   /** Bounds the scrypt work of this process, per client and overall. */
   passwordWork: PasswordWork;
 }
@@ -207,6 +207,8 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
+      // Under FLAGPOST_SSO_ONLY members join through the identity provider, not with a password.
+      if (!deps.signIns.passwordAllowed(undefined)) throw new AppError('forbidden', messages.passwordsOff);
       // The attempt counts against the address before the password is hashed; a valid invitation gives it back.
       const user = await deps.passwordWork.run(clientKey(request.ip), async () => {
         const attempt = await gate.reserveAttempt(request);

@@ -9,6 +9,8 @@ import { sessionRoutes } from './session.routes.ts';
 import type { SessionService } from './session.service.ts';
 import type { SignInService } from './sign-in.service.ts';
 import type { SignInThrottles } from './sign-in-throttles.ts';
+import { ssoRoutes } from './sso.routes.ts';
+import type { SsoService } from './sso.service.ts';
 
 /**
  * Who may act, and how they prove it (docs/adr/0032-identity-and-sso.md): the services of the identity
@@ -31,6 +33,8 @@ export interface Identity {
   readonly gate: AdminGate;
   /** The dashboard's session cookie. */
   readonly cookie: SessionCookie;
+  /** Single sign-on with an OpenID provider; undefined unless FLAGPOST_OIDC_ISSUER is set. */
+  readonly sso: SsoService | undefined;
 }
 
 export interface IdentityRouteDeps {
@@ -40,7 +44,8 @@ export interface IdentityRouteDeps {
 
 /** The sign-in, session, member, invitation and access-token routes of the admin scope. */
 export const identityRoutes: RoutePlugin<IdentityRouteDeps> = async (app, { identity, publicUrl }) => {
-  const { gate, cookie, sessions, signIns, passwordWork, accounts } = identity;
-  await app.register(sessionRoutes, { sessions, gate, cookie, passwords: signIns, passwordWork });
+  const { gate, cookie, sessions, signIns, passwordWork, accounts, sso } = identity;
+  await app.register(sessionRoutes, { sessions, gate, cookie, passwords: signIns, passwordWork, sso });
+  await app.register(ssoRoutes, { sso, sessions, gate, cookie });
   await app.register(accountRoutes, { accounts, gate, cookie, sessions, publicUrl, signIns, passwordWork });
 };

@@ -12,6 +12,8 @@ export type { Session } from './session.ts';
 export { SessionService } from './session.service.ts';
 export { SessionStore } from './session.store.ts';
 export { SignInService } from './sign-in.service.ts';
+export { SsoService } from './sso.service.ts';
+export { SsoStore } from './sso.store.ts';
 export { SignInThrottles } from './sign-in-throttles.ts';
 export { ThrottleStore } from './throttle.store.ts';
 export { hashToken, sameHash } from './token-hash.ts';
