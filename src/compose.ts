@@ -27,6 +27,8 @@ import {
   AdminTokenService,
   type Identity,
   PasswordWork,
+  ProjectRoleService,
+  ProjectRoleStore,
   type ScryptCost,
   SessionService,
   SessionStore,
@@ -181,18 +183,33 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const passwordWork = new PasswordWork(config.passwordWork);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
+  const forms = new FormService({ db, store: new FormStore(), audit, clock, projects });
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
     accounts,
     throttles: signInThrottles,
+    projectRoles,
+    projects,
+    forms,
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
   const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
-  const identity: Identity = { adminToken: adminTokens, accounts, sessions, throttles: signInThrottles, signIns, passwordWork, gate, cookie, sso };
+  const identity: Identity = {
+    adminToken: adminTokens,
+    accounts,
+    sessions,
+    throttles: signInThrottles,
+    signIns,
+    passwordWork,
+    gate,
+    cookie,
+    sso,
+    projectRoles,
+  };
 
-  const forms = new FormService({ db, store: new FormStore(), audit, clock });
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
   const submissions = new SubmissionService({

@@ -79,6 +79,7 @@ export const messages = {
   ssoEmailTaken: 'A member with this e-mail address exists and is not linked to this identity: ask an owner',
   ssoUnavailable: 'The identity provider cannot be reached right now; try again in a moment',
   passwordsOff: 'Password sign-in is off on this Flagpost: sign in with single sign-on',
+  projectRoleNotFound: 'The member has no role on project {projectKey}',
 } as const;
 
 export type MessageKey = keyof typeof messages;

@@ -80,6 +80,8 @@ export const auditAdminRoutes: RoutePlugin<{ audit: AuditLog }> = async (app, { 
   app.get(
     '/audit',
     {
+      // A member with roles on single projects reads the entries of those projects only (ADR 0033).
+      config: { project: 'listing' },
       schema: {
         summary: 'The audit log, newest first, filtered by project, entity, actor and time range',
         querystring: auditQuery,
@@ -111,6 +113,7 @@ export const auditAdminRoutes: RoutePlugin<{ audit: AuditLog }> = async (app, { 
           actorId: q.actor,
           actorType: q.actorType,
           excludeEntities: ownerOnly ? OWNER_ENTITIES : undefined,
+          projectIds: request.projects.all ? undefined : [...request.projects.ids],
           since,
           until,
         },

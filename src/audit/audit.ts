@@ -55,6 +55,8 @@ export interface AuditFilter {
   actorId?: string;
   actorType?: Actor['type'];
   excludeEntities?: readonly AuditEntity[];
+  /** Only entries of these projects (ids). */
+  projectIds?: readonly string[];
   since?: string;
   until?: string;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { notFound } from './error-handler.ts';
 
 /**
@@ -9,8 +9,10 @@ import { notFound } from './error-handler.ts';
 export interface AdminAuthority {
   /** The request decorations the authority sets on every admin request, with their initial values. */
   readonly requestFields: Readonly<Record<string, unknown>>;
-  /** Lets the request in (its decorations set) or throws a 401, 403 or 429 AppError. */
+  /** Lets the request in (its decorations set) or throws a 401, 403, 404 or 429 AppError. */
   admit(request: FastifyRequest): Promise<void>;
+  /** Completes a route's access configuration as it is registered (which project it acts on). */
+  classify(route: RouteOptions): void;
 }
 
 /** A credential as the request presents it; `malformed` is an Authorization header that is no bearer token. */
@@ -40,6 +42,7 @@ export function fromOwnOrigin(request: FastifyRequest, publicOrigin: string): bo
  */
 export function registerAdminAuth(scope: FastifyInstance, authority: AdminAuthority): void {
   for (const [name, initial] of Object.entries(authority.requestFields)) scope.decorateRequest(name, initial);
+  scope.addHook('onRoute', (route) => authority.classify(route));
   const admit = async (request: FastifyRequest, _reply: FastifyReply) => authority.admit(request);
   scope.addHook('onRequest', admit);
   scope.setNotFoundHandler({ preHandler: admit }, notFound);

@@ -16,9 +16,12 @@ export interface Actor {
 
 export const ADMIN_TOKEN_ACTOR: Actor = { type: 'admin_token', id: null, label: 'admin token' };
 
-/** What a member may do across the instance; the admin token acts as an owner. */
-export type Role = 'owner' | 'editor' | 'viewer';
-export const ROLES: readonly Role[] = ['owner', 'editor', 'viewer'];
+/**
+ * What a member may do across the instance; the admin token acts as an owner. `none`: nothing beyond the
+ * projects the member has a role on (docs/adr/0033-project-roles.md).
+ */
+export type Role = 'owner' | 'editor' | 'viewer' | 'none';
+export const ROLES: readonly Role[] = ['owner', 'editor', 'viewer', 'none'];
 
 /** A member as a request sees it. */
 export interface Member {

@@ -5,6 +5,8 @@ import type { AccountService } from './account.service.ts';
 import type { AdminGate } from './admin-gate.ts';
 import type { AdminTokenService } from './admin-token.service.ts';
 import type { PasswordWork } from './password-work.ts';
+import { projectRoleRoutes } from './project-role.routes.ts';
+import type { ProjectRoleService } from './project-role.service.ts';
 import { sessionRoutes } from './session.routes.ts';
 import type { SessionService } from './session.service.ts';
 import type { SignInService } from './sign-in.service.ts';
@@ -35,6 +37,8 @@ export interface Identity {
   readonly cookie: SessionCookie;
   /** Single sign-on with an OpenID provider; undefined unless FLAGPOST_OIDC_ISSUER is set. */
   readonly sso: SsoService | undefined;
+  /** Members' roles on single projects. */
+  readonly projectRoles: ProjectRoleService;
 }
 
 export interface IdentityRouteDeps {
@@ -47,5 +51,6 @@ export const identityRoutes: RoutePlugin<IdentityRouteDeps> = async (app, { iden
   const { gate, cookie, sessions, signIns, passwordWork, accounts, sso } = identity;
   await app.register(sessionRoutes, { sessions, gate, cookie, passwords: signIns, passwordWork, sso });
   await app.register(ssoRoutes, { sso, sessions, gate, cookie });
+  await app.register(projectRoleRoutes, { projectRoles: identity.projectRoles });
   await app.register(accountRoutes, { accounts, gate, cookie, sessions, publicUrl, signIns, passwordWork });
 };
