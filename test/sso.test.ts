@@ -22,6 +22,8 @@ const CLIENT_SECRET = 'a-client-secret-of-the-test-provider-0123456789';
 
 /** The provider's members and their groups; a test changes them between sign-ins. */
 const groups: Record<string, string[]> = {};
+/** Members whose address the provider does not vouch for (`email_verified: false`). */
+const unverified = new Set<string>();
 
 async function startProvider(base: string): Promise<{ issuer: string; server: Server }> {
   const port = freePort();
@@ -42,7 +44,7 @@ async function startProvider(base: string): Promise<{ issuer: string; server: Se
     cookies: { keys: ['a-cookie-key-of-the-test-provider'] },
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     async findAccount(_ctx, id) {
-      return { accountId: id, claims: async () => ({ sub: id, email: `${id}@example.com`, email_verified: true, groups: groups[id] ?? [] }) };
+      return { accountId: id, claims: async () => ({ sub: id, email: `${id}@example.com`, email_verified: !unverified.has(id), groups: groups[id] ?? [] }) };
     },
     // The members consent once for all: no consent page between the login form and Flagpost.
     async loadExistingGrant(ctx) {
@@ -155,6 +157,24 @@ for (const dialect of dialects()) {
       assert.equal((await session(page)).status, 401);
       const members = (await ctx.admin('GET', '/admin/v1/users')).json().users as Array<{ email: string }>;
       assert.ok(!members.some((m) => m.email === 'bob@example.com'), 'no account is made');
+      await page.close();
+      await browser.clearCookies();
+    });
+
+    it('never takes over a member by an address the provider does not vouch for', { timeout: 60_000 }, async () => {
+      const dave = await ctx.admin('POST', '/admin/v1/users', { email: 'dave@example.com', password: 'a long test password 0123', role: 'owner' });
+      assert.equal(dave.statusCode, 201);
+      groups.dave = ['support'];
+      unverified.add('dave');
+      const page = await signInAs('dave');
+      await page.getByText('A member with this e-mail address exists and is not linked to this identity').waitFor();
+      assert.equal((await session(page)).status, 401);
+      const members = (await ctx.admin('GET', '/admin/v1/users')).json().users as Array<{ email: string; role: string }>;
+      assert.deepEqual(
+        members.filter((m) => m.email === 'dave@example.com').map((m) => m.role),
+        ['owner'],
+        'the member keeps their role: the identity was not linked',
+      );
       await page.close();
       await browser.clearCookies();
     });

@@ -146,8 +146,8 @@ export class AdminGate implements AdminAuthority {
     const scope = config.project === 'instance' ? undefined : config.project;
     let level = instanceLevel(principal.role);
     let hidden: string | undefined;
-    // Owners and the admin token see every project: no lookup.
-    if (scope && principal.member && principal.role !== 'owner') {
+    // No project role raises an instance editor or owner, or the admin token: no lookup for them.
+    if (scope && principal.member && level < 3) {
       if (scope === 'listing') {
         if (!request.projects.all) {
           const roles = await this.deps.projectRoles.rolesOf(principal.member.id);
