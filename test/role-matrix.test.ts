@@ -7,7 +7,9 @@ import { ADMIN_TOKEN, forEachDialect, type TestContext } from './support/context
 // not in the table fails the test until it is classified. Path parameters name nothing that exists and
 // bodies are empty, so allowed requests answer 400, 404 or 2xx without changing any data: what is checked
 // is that authorization happens first (401 without credential, 403 below the role), and never refuses a
-// role the class allows.
+// role the class allows. Roles per project (ADR 0033): the same routes again as members whose instance role
+// is `none`, with a role on project P only (viewer, editor, admin) or none at all, with P's key and a form
+// of P in the paths: their project role decides, and a stranger to P gets the 404 of a missing project.
 
 type Access = 'viewer' | 'editor' | 'project_admin' | 'owner' | 'submissions' | 'user' | 'session' | 'admin_token' | 'any' | 'public';
 type Who = 'none' | 'viewer' | 'editor' | 'owner' | 'admin token';
