@@ -1,7 +1,6 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import Fastify, { type FastifyInstance, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
-import { accountRoutes } from './accounts/index.ts';
 import { auditAdminRoutes } from './audit/index.ts';
 import { changeAdminRoutes } from './changes/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
@@ -22,10 +21,10 @@ import {
 } from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
-import { type Actor, AdminGate } from './http/admin-auth.ts';
-import { sessionCookieOf } from './http/session-cookie.ts';
+import { registerAdminAuth } from './http/admin-auth.ts';
+import { identityRoutes } from './identity/index.ts';
 import { bodyGuard } from './http/body-guard.ts';
-import { notFound, registerErrorHandling } from './http/error-handler.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerHealth } from './http/health.ts';
@@ -39,7 +38,6 @@ import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { segmentAdminRoutes } from './segments/index.ts';
-import { sessionRoutes } from './sessions/index.ts';
 import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
 
 export interface BuildAppOptions {
@@ -144,46 +142,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       });
       // The dashboard's session cookie is parsed in the admin scope only; the flag interface never reads cookies.
       await admin.register(fastifyCookie);
-      const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
-      const gate = new AdminGate({
-        credentials: services.adminTokens,
-        sessions: services.sessions,
-        principals: {
-          ofUser: (id) => services.accounts.principalOfUser(id),
-          ofAccessToken: (token) => services.accounts.principalOfAccessToken(token),
-          viewersSeeSubmissions: () => services.accounts.viewersSeeSubmissions(),
-        },
-        throttle: services.signInThrottles.addresses,
-        cookieName: cookie.name,
-        publicOrigin: new URL(config.publicUrl).origin,
-      });
-      admin.decorateRequest('adminSession', null);
-      admin.decorateRequest('actor', null as unknown as Actor);
-      admin.decorateRequest('role', 'viewer');
-      admin.decorateRequest('member', null);
-      admin.addHook('onRequest', gate.check);
-      // Unknown admin paths need the token too, so that they tell nothing about which routes exist.
-      admin.setNotFoundHandler({ preHandler: gate.check }, notFound);
-      await admin.register(sessionRoutes, {
-        sessions: services.sessions,
-        gate,
-        cookie,
-        passwords: services.signIns,
-        passwordWork: services.passwordWork,
-      });
-      await admin.register(accountRoutes, {
-        accounts: services.accounts,
-        gate,
-        cookie,
-        publicUrl: config.publicUrl,
-        openSession: async (userId) => {
-          const { session, token } = await services.sessions.open({ userId });
-          return { token, expiresAt: session.expiresAt };
-        },
-        closeOtherSessions: (userId, keep) => services.sessions.closeOthers(userId, keep),
-        signIns: services.signIns,
-        passwordWork: services.passwordWork,
-      });
+      registerAdminAuth(admin, services.identity.gate);
+      await admin.register(identityRoutes, { identity: services.identity, publicUrl: config.publicUrl });
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(flagAdminRoutes, { flags: services.flags });
@@ -199,7 +159,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(formAdminRoutes, {
         forms: services.forms,
         publicUrl: config.publicUrl,
-        submissionCounts: (ids) => services.submissions.countsOf(ids),
+        submissionCounts: services.submissions,
       });
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
       await admin.register(auditAdminRoutes, { audit: services.audit });

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { AccountService, AccountStore } from './accounts/index.ts';
-import { AdminTokenService, SettingsStore } from './admin/index.ts';
+import { AccountService, AccountStore, AdminTokenService, SessionService, SessionStore } from './identity/index.ts';
+import { SettingsStore } from './admin/index.ts';
 import { type Actor, AuditLog, AuditStore } from './audit/index.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
@@ -12,7 +12,6 @@ import { migrateToLatest } from './db/migrate.ts';
 import { openFileStorage } from './compose.ts';
 import { FILE_STORAGE_KINDS, type FileStorageKind } from './files/index.ts';
 import { applyCommand, CommandError, exportCommand, remoteOptions } from './flags/index.ts';
-import { SessionService, SessionStore } from './sessions/index.ts';
 import { FileMigration, SubmissionStore } from './submissions/index.ts';
 import { importUnleashCommand } from './unleash/index.ts';
 

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import { AdminTokenService, instanceSecret, SettingsStore } from './admin/index.ts';
+import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
-import { AccountService, AccountStore, PasswordWork, type ScryptCost, SignInService, SignInThrottles, ThrottleStore } from './accounts/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
 import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
@@ -29,13 +28,31 @@ import {
 } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
+import {
+  AccountService,
+  AccountStore,
+  AdminGate,
+  AdminTokenService,
+  type Identity,
+  PasswordWork,
+  ProjectRoleService,
+  ProjectRoleStore,
+  type ScryptCost,
+  SessionService,
+  SessionStore,
+  SignInService,
+  SignInThrottles,
+  SsoService,
+  SsoStore,
+  ThrottleStore,
+} from './identity/index.ts';
+import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { SessionService, SessionStore } from './sessions/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
@@ -58,9 +75,8 @@ export interface Services {
   /** The link to the primary of FLAGPOST_WORKERS > 1 (rate limit counters, changes to the other workers). */
   readonly worker: WorkerLink | undefined;
   readonly events: DomainEvents;
-  readonly adminTokens: AdminTokenService;
-  /** Dashboard sign-in sessions. */
-  readonly sessions: SessionService;
+  /** Who may act, and how they prove it: admin token, members, sessions, throttles, the admin gate. */
+  readonly identity: Identity;
   /** The admin token created on this start (printed once by main), if one was. */
   readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
@@ -101,14 +117,6 @@ export interface Services {
   readonly promotion: PromotionService;
   /** The periodic job of scheduled changes; `runOnce()` applies what is due now. */
   readonly changeScheduler: ChangeScheduler;
-  /** Members, invitations, personal access tokens (issue 13). */
-  readonly accounts: AccountService;
-  /** Attempt counters per account and per client key, shared by every instance. */
-  readonly signInThrottles: SignInThrottles;
-  /** Password checks under the throttles, and the audit entries of sign-ins. */
-  readonly signIns: SignInService;
-  /** Bounds the scrypt work of this process. */
-  readonly passwordWork: PasswordWork;
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
@@ -232,6 +240,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     failedPerMinute: FAILED_SIGN_INS_AUDITED_PER_MINUTE,
     scryptCost: ports.scryptCost,
+    passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
   const changeStore = new ChangeStore();
@@ -262,8 +271,35 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
   changeScheduler.start();
 
-  const forms = new FormService({ db, store: new FormStore(), audit, clock, events });
   const files = openFileStorage(config, handle, clock, log);
+  const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
+  const forms = new FormService({ db, store: new FormStore(), audit, clock, events, projects });
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
+  const gate = new AdminGate({
+    adminToken: adminTokens,
+    sessions,
+    accounts,
+    throttles: signInThrottles,
+    projectRoles,
+    projects,
+    forms,
+    cookieName: cookie.name,
+    publicOrigin: new URL(config.publicUrl).origin,
+  });
+  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const identity: Identity = {
+    adminToken: adminTokens,
+    accounts,
+    sessions,
+    throttles: signInThrottles,
+    signIns,
+    passwordWork,
+    gate,
+    cookie,
+    sso,
+    projectRoles,
+  };
+
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
   const submissions = new SubmissionService({
@@ -307,7 +343,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune()],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
   if (runsJobs) retention.start();
   usage.start();
@@ -324,8 +360,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     worker: ports.worker,
     events,
-    adminTokens,
-    sessions,
+    identity,
     createdAdminToken: created,
     projects,
     flags,
@@ -351,10 +386,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     promotion,
     changeScheduler,
     audit,
-    accounts,
-    signInThrottles,
-    signIns,
-    passwordWork,
     forms,
     submissions,
     resultPageKey,

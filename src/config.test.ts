@@ -72,6 +72,16 @@ const EVERY_VARIABLE = {
   FLAGPOST_S3_ACCESS_KEY_ID: 'flagpost',
   FLAGPOST_S3_SECRET_ACCESS_KEY: 'flagpost-secret',
   FLAGPOST_WORKERS: '3',
+  FLAGPOST_OIDC_ISSUER: 'https://idp.example.com/realms/main',
+  FLAGPOST_OIDC_CLIENT_ID: 'flagpost',
+  FLAGPOST_OIDC_CLIENT_SECRET: 'a client secret',
+  FLAGPOST_OIDC_NAME: 'Keycloak',
+  FLAGPOST_OIDC_SCOPES: 'openid email groups',
+  FLAGPOST_OIDC_GROUPS_CLAIM: 'realm_access.roles',
+  FLAGPOST_OIDC_ROLES: 'admins=owner, devs=editor, *=viewer',
+  FLAGPOST_OIDC_REDIRECT_URL: 'https://flags.example.com/admin/v1/sso/callback?x=1',
+  FLAGPOST_SSO_ONLY: 'true',
+  FLAGPOST_SSO_BREAK_GLASS_EMAIL: ' Root@Example.com ',
 };
 
 describe('loadConfig', () => {
@@ -111,6 +121,23 @@ describe('loadConfig', () => {
       auditRetentionDays: 90,
       usage: { retentionDays: 30, flushMs: 5000 },
       sessionTtlMs: 3_600_000,
+      sso: {
+        issuer: 'https://idp.example.com/realms/main',
+        clientId: 'flagpost',
+        clientSecret: 'a client secret',
+        name: 'Keycloak',
+        scopes: 'openid email groups',
+        groupsClaim: 'realm_access.roles',
+        roles: [
+          { group: 'admins', role: 'owner' },
+          { group: 'devs', role: 'editor' },
+          { group: '*', role: 'viewer' },
+        ],
+        redirectUrl: 'https://flags.example.com/admin/v1/sso/callback?x=1',
+        postLogoutUrl: 'https://flags.example.com/sign-in',
+        only: true,
+        breakGlassEmail: 'root@example.com',
+      },
       dashboardDir: '/tmp/web',
       logLevel: 'debug',
       bodyLimit: 2048,
@@ -174,15 +201,15 @@ describe('loadConfig', () => {
     const full = loadConfig(EVERY_VARIABLE);
     for (const name of Object.keys(EVERY_VARIABLE)) {
       const { [name]: _left, ...others } = EVERY_VARIABLE as Record<string, string>;
-      let without;
+      // Leaving out the one variable others depend on (FLAGPOST_OIDC_ISSUER) is refused: it is read too.
+      let config: unknown;
       try {
-        without = loadConfig(others);
+        config = loadConfig(others);
       } catch (error) {
-        // Refused without it (one of a pair of S3 keys): read, then.
-        if (error instanceof ConfigError) continue;
-        throw error;
+        if (!(error instanceof ConfigError)) throw error;
+        continue;
       }
-      assert.notDeepEqual(without, full, `${name} is read with its default value, or not at all`);
+      assert.notDeepEqual(config, full, `${name} is read with its default value, or not at all`);
     }
   });
 
@@ -193,6 +220,42 @@ describe('loadConfig', () => {
     const read = new Set([...source.matchAll(pattern)].map((m) => (m[1] ?? m[2])!));
     assert.ok(read.size >= 30, `found only ${read.size} variables in src/config.ts`);
     assert.deepEqual([...read].sort(), Object.keys(EVERY_VARIABLE).sort());
+  });
+
+  it('turns single sign-on off without an issuer, and refuses a half or unsafe configuration', () => {
+    assert.equal(loadConfig({}).sso, undefined);
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    assert.deepEqual(problems({ FLAGPOST_OIDC_CLIENT_ID: 'x' }), ['FLAGPOST_OIDC_CLIENT_ID and FLAGPOST_OIDC_CLIENT_SECRET need FLAGPOST_OIDC_ISSUER']);
+    assert.deepEqual(problems({ FLAGPOST_SSO_ONLY: 'true' }), ['FLAGPOST_SSO_ONLY needs FLAGPOST_OIDC_ISSUER']);
+    assert.deepEqual(
+      problems({
+        FLAGPOST_OIDC_ISSUER: 'http://idp.example.com',
+        FLAGPOST_OIDC_CLIENT_ID: 'x',
+        FLAGPOST_OIDC_CLIENT_SECRET: 'y',
+        FLAGPOST_OIDC_ROLES: 'a=root',
+      }),
+      [
+        'FLAGPOST_OIDC_ISSUER must use https: (http: only for a provider on loopback)',
+        'FLAGPOST_OIDC_ROLES must list group=role pairs with a role of owner, editor, viewer, got "a=root"',
+        'FLAGPOST_OIDC_ROLES must map at least one group to a role (e.g. flagpost-admins=owner,*=viewer)',
+      ],
+    );
+    const local = loadConfig({
+      FLAGPOST_OIDC_ISSUER: 'http://127.0.0.1:9000',
+      FLAGPOST_OIDC_CLIENT_ID: 'x',
+      FLAGPOST_OIDC_CLIENT_SECRET: 'y',
+      FLAGPOST_OIDC_ROLES: 'g=viewer',
+    });
+    assert.equal(local.sso?.redirectUrl, 'http://localhost:3000/admin/v1/sso/callback');
+    assert.equal(local.sso?.name, 'SSO');
+    assert.equal(local.sso?.groupsClaim, 'groups');
   });
 
   it('lists every bad variable at once', () => {

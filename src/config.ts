@@ -42,6 +42,8 @@ export interface Config {
   readonly usage: { readonly retentionDays: number; readonly flushMs: number };
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
+  /** Single sign-on with an OpenID Connect provider (docs/adr/0032-identity-and-sso.md); off unless the issuer is set. */
+  readonly sso: SsoConfig | undefined;
   /** The built dashboard (index.html and assets/), served at `/`. */
   readonly dashboardDir: string;
   readonly logLevel: string;
@@ -128,6 +130,34 @@ export interface Config {
   /** Worker processes behind the port (FLAGPOST_WORKERS, `auto`: one per core); 1 runs everything in this process. */
   readonly workers: number;
 }
+
+/** One line of FLAGPOST_OIDC_ROLES: members of `group` (`*`: everyone the provider signs in) get `role`. */
+export interface SsoRoleMapping {
+  readonly group: string;
+  readonly role: 'owner' | 'editor' | 'viewer';
+}
+
+export interface SsoConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Shown on the sign-in button: "Sign in with <name>". */
+  readonly name: string;
+  readonly scopes: string;
+  /** The claim holding the member's groups; a dotted path reaches into objects (`realm_access.roles`). */
+  readonly groupsClaim: string;
+  readonly roles: readonly SsoRoleMapping[];
+  /** Where the provider sends the browser back (registered with the provider). */
+  readonly redirectUrl: string;
+  /** Where the provider's logout sends the browser afterwards. */
+  readonly postLogoutUrl: string;
+  /** Passwords off, except for `breakGlassEmail`'s. */
+  readonly only: boolean;
+  readonly breakGlassEmail: string | undefined;
+}
+
+/** The instance roles the SSO role mapping may give (identity's ROLES; config.ts sits below the capabilities). */
+const SSO_ROLES = ['owner', 'editor', 'viewer'] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -230,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const s3Endpoint = url('FLAGPOST_S3_ENDPOINT', ['http:', 'https:']);
   const s3PathStyle = bool('FLAGPOST_S3_FORCE_PATH_STYLE', false);
+  const sso = ssoOf(env, publicUrl, url, bool, problems);
 
   const config: Config = {
     port,
@@ -278,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
       flushMs: int('FLAGPOST_USAGE_FLUSH_MS', 60_000, 0, 3_600_000),
     },
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
+    sso,
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,
     logLevel,
     bodyLimit: int('FLAGPOST_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
@@ -344,6 +376,59 @@ function workerCount(raw: string | undefined, problem: (raw: string) => void): n
   if (n >= 1 && n <= 1024) return n;
   problem(raw!);
   return 1;
+}
+
+function ssoOf(
+  env: Env,
+  publicUrl: string,
+  url: (name: string, protocols: string[]) => string | undefined,
+  bool: (name: string, fallback: boolean) => boolean,
+  problems: string[],
+): SsoConfig | undefined {
+  const issuer = url('FLAGPOST_OIDC_ISSUER', ['https:', 'http:']);
+  const only = bool('FLAGPOST_SSO_ONLY', false);
+  if (!issuer) {
+    if (env.FLAGPOST_OIDC_CLIENT_ID || env.FLAGPOST_OIDC_CLIENT_SECRET)
+      problems.push('FLAGPOST_OIDC_CLIENT_ID and FLAGPOST_OIDC_CLIENT_SECRET need FLAGPOST_OIDC_ISSUER');
+    if (only) problems.push('FLAGPOST_SSO_ONLY needs FLAGPOST_OIDC_ISSUER');
+    return undefined;
+  }
+  // Discovery, the code exchange and the keys travel over plain HTTP only to a provider on this machine.
+  if (new URL(issuer).protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(new URL(issuer).hostname)) {
+    problems.push('FLAGPOST_OIDC_ISSUER must use https: (http: only for a provider on loopback)');
+  }
+  const clientId = env.FLAGPOST_OIDC_CLIENT_ID ?? '';
+  const clientSecret = env.FLAGPOST_OIDC_CLIENT_SECRET ?? '';
+  if (!clientId) problems.push('FLAGPOST_OIDC_CLIENT_ID is required with FLAGPOST_OIDC_ISSUER');
+  if (!clientSecret) problems.push('FLAGPOST_OIDC_CLIENT_SECRET is required with FLAGPOST_OIDC_ISSUER');
+  const roles: SsoRoleMapping[] = [];
+  for (const entry of (env.FLAGPOST_OIDC_ROLES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const at = entry.lastIndexOf('=');
+    const group = entry.slice(0, at).trim();
+    const role = entry.slice(at + 1).trim();
+    if (at <= 0 || !group || !(SSO_ROLES as readonly string[]).includes(role)) {
+      problems.push(`FLAGPOST_OIDC_ROLES must list group=role pairs with a role of ${SSO_ROLES.join(', ')}, got "${entry}"`);
+    } else roles.push({ group, role: role as SsoRoleMapping['role'] });
+  }
+  if (roles.length === 0) problems.push('FLAGPOST_OIDC_ROLES must map at least one group to a role (e.g. flagpost-admins=owner,*=viewer)');
+  const breakGlassEmail = env.FLAGPOST_SSO_BREAK_GLASS_EMAIL?.trim().toLowerCase() || undefined;
+  const redirectUrl = url('FLAGPOST_OIDC_REDIRECT_URL', ['https:', 'http:']) ?? `${publicUrl}/admin/v1/sso/callback`;
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    name: env.FLAGPOST_OIDC_NAME?.trim() || 'SSO',
+    scopes: env.FLAGPOST_OIDC_SCOPES?.trim() || 'openid email profile',
+    groupsClaim: env.FLAGPOST_OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    roles,
+    redirectUrl,
+    postLogoutUrl: `${publicUrl}/sign-in`,
+    only,
+    breakGlassEmail,
+  };
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -94,6 +94,14 @@ export const messages = {
   flagdSyncTooManyStreams: 'Too many open sync streams from this address',
   flagdSyncUnavailable: 'The flags of this environment cannot be read right now; try again',
   flagdSyncShuttingDown: 'Flagpost is shutting down; reconnect',
+  ssoNotConfigured: 'Single sign-on is not configured',
+  ssoFailed: 'Single sign-on failed: start again from the sign-in page',
+  ssoNoRole: 'Your account at the identity provider is in no group that has a role in Flagpost: ask an owner',
+  ssoNoEmail: 'The identity provider gave no e-mail address for your account',
+  ssoEmailTaken: 'A member with this e-mail address exists and is not linked to this identity: ask an owner',
+  ssoUnavailable: 'The identity provider cannot be reached right now; try again in a moment',
+  passwordsOff: 'Password sign-in is off on this Flagpost: sign in with single sign-on',
+  projectRoleNotFound: 'The member has no role on project {projectKey}',
 } as const;
 
 export type MessageKey = keyof typeof messages;

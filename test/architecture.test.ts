@@ -21,10 +21,10 @@ const CAPABILITIES = new Set([
   'flagd-sync',
   'flags',
   'forms',
+  'identity',
   'outbox',
   'projects',
   'segments',
-  'sessions',
   'submissions',
 ]);
 /** Files at the top of src/ that only compose the others. */
@@ -115,6 +115,21 @@ describe('architecture: which file may import which (docs/architecture.md)', () 
       (i) => CAPABILITIES.has(roomOf(i.to)) && path.basename(i.to) !== 'index.ts' && !(roomOf(i.from) === 'db' && i.to.endsWith('.table.ts')),
     );
     assert.equal(show(bad), '');
+  });
+
+  it('keeps identity below the capabilities that ask it: it imports none but the settings store', () => {
+    // Every admin write records its actor through the audit log, and the audit log depends on identity
+    // for the Actor: identity reaches the audit log through its own port (identity/audit-trail.ts).
+    const bad = crossing.filter((i) => roomOf(i.from) === 'identity' && CAPABILITIES.has(roomOf(i.to)) && roomOf(i.to) !== 'admin');
+    assert.equal(show(bad), '');
+  });
+
+  it('keeps credentials and roles in identity: no other folder hashes a password or defines a role', () => {
+    const bad = sourceFiles(SRC)
+      .map((file) => path.relative(SRC, file))
+      .filter((file) => roomOf(file) !== 'identity')
+      .filter((file) => /import[^;]*\bscrypt\b[^;]*from 'node:crypto'|export type Role\b/.test(fs.readFileSync(path.join(SRC, file), 'utf8')));
+    assert.deepEqual(bad, []);
   });
 
   it('never imports the composition (main, app, compose) from a folder', () => {

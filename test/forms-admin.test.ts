@@ -14,6 +14,7 @@ forEachDialect(
         {
           key: undefined,
           name: 'Newsletter',
+          projectKey: null,
           endpoint: `http://forms.example.test/v1/s/${created.key}`,
           enabled: true,
           uploadsEnabled: false,

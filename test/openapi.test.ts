@@ -49,8 +49,9 @@ forEachDialect('GET /openapi.json', (ctx) => {
             `${method} ${url} describes the path parameter ${name}`,
           );
         }
-        // Sign-in and accepting an invitation are the admin routes that take their credential in the body.
-        const signIn = method === 'post' && (url === '/admin/v1/sessions' || url === '/admin/v1/invitations/accept');
+        // Sign-in and accepting an invitation are the admin routes that take their credential in the body;
+        // single sign-on's routes need none (the provider's answer is the credential).
+        const signIn = (method === 'post' && (url === '/admin/v1/sessions' || url === '/admin/v1/invitations/accept')) || url.startsWith('/admin/v1/sso');
         if (url.startsWith('/admin/')) assert.deepEqual(operation.security, signIn ? [] : [{ adminToken: [] }, { dashboardSession: [] }], `${method} ${url}`);
       }
     }

@@ -19,6 +19,7 @@ import { SubmissionScreen } from './screens/Submission.tsx';
 import { ChangeRequestsScreen } from './screens/ChangeRequests.tsx';
 import { ChangeRequestScreen } from './screens/ChangeRequest.tsx';
 import { CompareScreen } from './screens/Compare.tsx';
+import { continueSignOut, SingleSignOnButton } from './screens/SingleSignOn.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
 const FlagScreen = lazy(() => import('./screens/Flag.tsx'));
@@ -111,10 +112,10 @@ function Layout({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const signOut = useMutation({
-    mutationFn: () => api('DELETE', '/sessions/current'),
-    onSuccess: () => {
+    mutationFn: () => api<{ endSessionUrl?: string } | undefined>('DELETE', '/sessions/current'),
+    onSuccess: (answer) => {
       queryClient.clear();
-      navigate('/sign-in', { replace: true });
+      if (!continueSignOut(answer)) navigate('/sign-in', { replace: true });
     },
   });
   return (
@@ -180,6 +181,7 @@ function SignIn() {
     <main className="narrow">
       <h1>Sign in</h1>
       <p className="muted">Flagpost: feature flags and forms.</p>
+      <SingleSignOnButton />
       <form
         onSubmit={(event: FormEvent) => {
           event.preventDefault();

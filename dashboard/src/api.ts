@@ -277,7 +277,7 @@ export interface SubmissionDetail extends Submission {
   deliveries: Delivery[];
 }
 
-export type Role = 'owner' | 'editor' | 'viewer';
+export type Role = 'owner' | 'editor' | 'viewer' | 'none';
 
 /** GET /sessions/current: who the dashboard acts as. */
 export interface CurrentSession {

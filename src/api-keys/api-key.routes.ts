@@ -8,6 +8,7 @@ export const apiKeyAdminRoutes: RoutePlugin<{ apiKeys: ApiKeyService }> = async 
   app.post(
     '/projects/:projectKey/api-keys',
     {
+      config: { access: 'project_admin' },
       schema: {
         summary: 'Create an API key (for code reference uploads)',
         params: projectParams,
@@ -39,7 +40,7 @@ export const apiKeyAdminRoutes: RoutePlugin<{ apiKeys: ApiKeyService }> = async 
 
   app.delete(
     '/projects/:projectKey/api-keys/:id',
-    { schema: { summary: 'Revoke an API key', params: apiKeyParams, response: { 204: noContent, ...adminErrors } } },
+    { config: { access: 'project_admin' }, schema: { summary: 'Revoke an API key', params: apiKeyParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
       await apiKeys.revoke(request.params.projectKey, request.params.id, request.actor);
       return reply.code(204).send();

@@ -3,7 +3,8 @@ import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { ProjectService } from '../projects/index.ts';
-import { type ApiKey, hashToken, sameHash, TOKEN_PREFIX } from './api-key.ts';
+import { hashToken, sameHash } from '../identity/index.ts';
+import { type ApiKey, TOKEN_PREFIX } from './api-key.ts';
 import type { ApiKeyStore } from './api-key.store.ts';
 
 export interface ApiKeyServiceDeps {

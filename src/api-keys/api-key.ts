@@ -1,5 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-
 export interface ApiKey {
   id: string;
   projectId: string;
@@ -10,17 +8,6 @@ export interface ApiKey {
 }
 
 export const TOKEN_PREFIX = 'fpk_';
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
-/** Compares two hex hashes in constant time (contract D11). */
-export function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 export const apiKeyView = (k: ApiKey) => ({
   id: k.id,

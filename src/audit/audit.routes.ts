@@ -1,7 +1,7 @@
 import { AppError, messages } from '../errors.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
-import { redactActor, redactChanges } from '../http/viewer-redaction.ts';
+import { redactActor, redactChanges } from '../identity/index.ts';
 import type { AuditLog } from './audit.service.ts';
 import type { AuditEntity } from './audit.ts';
 
@@ -81,6 +81,8 @@ export const auditAdminRoutes: RoutePlugin<{ audit: AuditLog }> = async (app, { 
   app.get(
     '/audit',
     {
+      // A member with roles on single projects reads the entries of those projects only (ADR 0033).
+      config: { project: 'listing' },
       schema: {
         summary: 'The audit log, newest first, filtered by project, entity, actor and time range',
         querystring: auditQuery,
@@ -112,6 +114,7 @@ export const auditAdminRoutes: RoutePlugin<{ audit: AuditLog }> = async (app, { 
           actorId: q.actor,
           actorType: q.actorType,
           excludeEntities: ownerOnly ? OWNER_ENTITIES : undefined,
+          projectIds: request.projects.all ? undefined : [...request.projects.ids],
           since,
           until,
         },

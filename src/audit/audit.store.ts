@@ -10,6 +10,8 @@ export interface AuditRowFilter {
   actorType?: string;
   /** Entities left out (those only owners may read). */
   excludeEntities?: readonly string[];
+  /** Only entries of these projects (a member with roles on single projects only). */
+  projectIds?: readonly string[];
   since?: string;
   until?: string;
 }
@@ -29,6 +31,11 @@ export class AuditStore {
       const key = filter.projectKey;
       query = query.where('project_id', 'in', (eb) => eb.selectFrom('projects').select('projects.id').where('projects.key', '=', key));
     }
+    if (filter.projectIds)
+      query =
+        filter.projectIds.length > 0
+          ? query.where('project_id', 'in', [...filter.projectIds])
+          : query.where('project_id', 'is', null).where('project_id', 'is not', null);
     if (filter.entity) query = query.where('entity', '=', filter.entity);
     if (filter.excludeEntities?.length) query = query.where('entity', 'not in', [...filter.excludeEntities]);
     if (filter.entityId) query = query.where('entity_id', '=', filter.entityId);

@@ -1,4 +1,4 @@
-import type { Actor } from '../http/admin-auth.ts';
+import type { Actor } from '../identity/index.ts';
 
 export type { Actor };
 
@@ -56,6 +56,8 @@ export interface AuditFilter {
   actorId?: string;
   actorType?: Actor['type'];
   excludeEntities?: readonly AuditEntity[];
+  /** Only entries of these projects (ids). */
+  projectIds?: readonly string[];
   since?: string;
   until?: string;
 }

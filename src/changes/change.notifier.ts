@@ -1,4 +1,4 @@
-import type { AccountService } from '../accounts/index.ts';
+import type { AccountService } from '../identity/index.ts';
 import { newId } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { MailSender } from '../outbox/index.ts';

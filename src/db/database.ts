@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { AccessTokensTable, InvitationsTable, UsersTable } from '../accounts/account.table.ts';
-import type { ThrottlesTable } from '../accounts/throttle.table.ts';
+import type { AccessTokensTable, InvitationsTable, UsersTable } from '../identity/account.table.ts';
+import type { ThrottlesTable } from '../identity/throttle.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeNotificationsTable, ChangeRequestsTable } from '../changes/change.table.ts';
@@ -14,7 +14,9 @@ import type { FormsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SegmentsTable } from '../segments/segment.table.ts';
-import type { SessionsTable } from '../sessions/session.table.ts';
+import type { ProjectRolesTable } from '../identity/project-role.table.ts';
+import type { SessionsTable } from '../identity/session.table.ts';
+import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -47,6 +49,9 @@ export interface Database {
   change_approvals: ChangeApprovalsTable;
   change_comments: ChangeCommentsTable;
   change_notifications: ChangeNotificationsTable;
+  user_identities: UserIdentitiesTable;
+  sso_logins: SsoLoginsTable;
+  project_roles: ProjectRolesTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

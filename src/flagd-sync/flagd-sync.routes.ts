@@ -19,6 +19,7 @@ export const flagdSyncAdminRoutes: RoutePlugin<{ flagdSync: FlagdSyncService }> 
   app.post(
     '/projects/:projectKey/environments/:envKey/flagd-sync-token',
     {
+      config: { access: 'project_admin' },
       schema: {
         summary: "Create the environment's flagd sync token, replacing the one it had (providers using that one are disconnected)",
         params: environmentParams,
@@ -38,6 +39,7 @@ export const flagdSyncAdminRoutes: RoutePlugin<{ flagdSync: FlagdSyncService }> 
   app.delete(
     '/projects/:projectKey/environments/:envKey/flagd-sync-token',
     {
+      config: { access: 'project_admin' },
       schema: {
         summary: "Revoke the environment's flagd sync token; providers using it are disconnected",
         params: environmentParams,

@@ -5,6 +5,12 @@ const list = (item: Record<string, unknown>, maxItems: number) => nullable({ typ
 /** Form settings of the admin API; URLs, origins, addresses and e-mails are checked in form.ts. */
 const settings = {
   name: { type: 'string', minLength: 1, maxLength: 100 },
+  projectKey: nullable({
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    description: 'The project the form belongs to; its roles apply to the form (null: instance-wide)',
+  }),
   enabled: { type: 'boolean' },
   uploadsEnabled: { type: 'boolean' },
   honeypot: nullable({ type: 'string', maxLength: 100 }),
@@ -52,6 +58,7 @@ export const formSchema = {
   required: [
     'key',
     'name',
+    'projectKey',
     'endpoint',
     'enabled',
     'uploadsEnabled',
@@ -73,6 +80,7 @@ export const formSchema = {
   ],
   properties: {
     key: { type: 'string' },
+    projectKey: { type: ['string', 'null'], description: 'The project the form belongs to; null: instance-wide' },
     name: { type: 'string' },
     endpoint: { type: 'string', description: 'The URL forms post to' },
     enabled: { type: 'boolean' },

@@ -3,9 +3,10 @@ import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import type { DomainEvents } from '../events/index.ts';
-import { AppError, message } from '../errors.ts';
+import { AppError, type FieldProblem, message } from '../errors.ts';
 import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch, formView } from './form.ts';
 import type { FormStore } from './form.store.ts';
+import type { ProjectService } from '../projects/index.ts';
 
 /** A form as answered by create and update: `webhookSecret` only when one was just generated. */
 export interface FormWithSecret {
@@ -25,7 +26,11 @@ export interface FormServiceDeps {
   clock: () => Date;
   /** Announces form.deleting in the delete's transaction (submissions forget the objects of their files). */
   events: DomainEvents;
+  projects: Pick<ProjectService, 'findProject'>;
 }
+
+/** A create or PATCH body: the settings, and the project the form belongs to. */
+export type FormInput = FormPatch & { projectKey?: string | null };
 
 const REDACTED = '[redacted]';
 
@@ -55,9 +60,9 @@ function audited(form: Form) {
   };
 }
 type AuditedForm = ReturnType<typeof audited>;
-const AUDITED_FIELDS = Object.keys(audited({ ...DEFAULT_SETTINGS, name: '', id: '', key: '', webhookSecret: null, createdAt: '', updatedAt: '' })) as Array<
-  keyof AuditedForm
->;
+const AUDITED_FIELDS = Object.keys(
+  audited({ ...DEFAULT_SETTINGS, name: '', id: '', key: '', projectId: null, projectKey: null, webhookSecret: null, createdAt: '', updatedAt: '' }),
+) as Array<keyof AuditedForm>;
 /** The changed settings; a secret replaced by another shows as a change of "[redacted]" to "[redacted]". */
 function formChanges(before: Form | null, after: Form | null) {
   const changes = changesOf(before && audited(before), after && audited(after), AUDITED_FIELDS);
@@ -80,15 +85,22 @@ export class FormService {
   constructor(private readonly deps: FormServiceDeps) {}
 
   /** Creates a form with the default settings overridden by `input`; a webhook URL gets a new secret. */
-  async create(input: FormPatch & { name: string }, actor: Actor): Promise<FormWithSecret> {
+  async create(input: FormInput & { name: string }, actor: Actor): Promise<FormWithSecret> {
     const { settings, problems } = applySettings({ ...DEFAULT_SETTINGS, name: '' }, input);
+    const project = await this.projectOf(input.projectKey ?? null, problems);
     if (problems.length > 0) throw AppError.validation(problems);
     const now = nowIso(this.deps.clock);
     const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
-    const form: Form = { ...settings, id: newId(), key: newKey(12), webhookSecret: webhookSecret ?? null, createdAt: now, updatedAt: now };
+    const form: Form = { ...settings, ...project, id: newId(), key: newKey(12), webhookSecret: webhookSecret ?? null, createdAt: now, updatedAt: now };
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.insert(trx, form);
-      await this.deps.audit.record(trx, actor, { entity: 'form', entityId: form.key, action: 'form.created', changes: formChanges(null, form) });
+      await this.deps.audit.record(trx, actor, {
+        projectId: form.projectId,
+        entity: 'form',
+        entityId: form.key,
+        action: 'form.created',
+        changes: formChanges(null, form),
+      });
     });
     return { form, webhookSecret };
   }
@@ -113,18 +125,26 @@ export class FormService {
    * PATCH semantics: absent keeps, null clears. Setting a webhook URL on a form without a secret generates
    * one (returned once); clearing the URL drops the secret.
    */
-  async update(formKey: string, patch: FormPatch, actor: Actor): Promise<FormWithSecret> {
+  async update(formKey: string, patch: FormInput, actor: Actor): Promise<FormWithSecret> {
     const current = await this.get(formKey);
     const { settings, problems } = applySettings(current, patch);
+    const project =
+      patch.projectKey === undefined ? { projectId: current.projectId, projectKey: current.projectKey } : await this.projectOf(patch.projectKey, problems);
     if (problems.length > 0) throw AppError.validation(problems);
     let webhookSecret: string | undefined;
     let secret = current.webhookSecret;
     if (!settings.webhookUrl) secret = null;
     else if (!secret) secret = webhookSecret = newWebhookSecret();
-    const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: nowIso(this.deps.clock) };
+    const form: Form = { ...current, ...settings, ...project, webhookSecret: secret, updatedAt: nowIso(this.deps.clock) };
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.update(trx, form);
-      await this.deps.audit.record(trx, actor, { entity: 'form', entityId: form.key, action: 'form.updated', changes: formChanges(current, form) });
+      await this.deps.audit.record(trx, actor, {
+        projectId: form.projectId,
+        entity: 'form',
+        entityId: form.key,
+        action: 'form.updated',
+        changes: formChanges(current, form),
+      });
     });
     return { form, webhookSecret };
   }
@@ -139,6 +159,7 @@ export class FormService {
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.update(trx, { ...current, webhookSecret, updatedAt: nowIso(this.deps.clock) });
       await this.deps.audit.record(trx, actor, {
+        projectId: current.projectId,
         entity: 'form',
         entityId: formKey,
         action: 'form.webhook_secret_rotated',
@@ -153,8 +174,22 @@ export class FormService {
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       await emit({ type: 'form.deleting', formId: form.id });
       await this.deps.store.delete(trx, form.id);
-      await this.deps.audit.record(trx, actor, { entity: 'form', entityId: formKey, action: 'form.deleted', changes: formChanges(form, null) });
+      await this.deps.audit.record(trx, actor, {
+        projectId: form.projectId,
+        entity: 'form',
+        entityId: formKey,
+        action: 'form.deleted',
+        changes: formChanges(form, null),
+      });
     });
+  }
+
+  /** The project of a `projectKey` (null: none); an unknown key is a problem of the body. */
+  private async projectOf(projectKey: string | null, problems: FieldProblem[]): Promise<{ projectId: string | null; projectKey: string | null }> {
+    if (projectKey === null) return { projectId: null, projectKey: null };
+    const project = await this.deps.projects.findProject(projectKey);
+    if (!project) problems.push({ field: 'body.projectKey', reason: 'is not the key of a project' });
+    return { projectId: project?.id ?? null, projectKey: project?.key ?? null };
   }
 
   /** The current signing secret of a form's webhook, null when it has none (any more): deliveries sign with it. */

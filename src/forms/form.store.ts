@@ -4,9 +4,11 @@ import type { Executor } from '../db/database.ts';
 import type { CaptchaProvider, Form } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
-const toForm = (row: Selectable<FormsTable>): Form => ({
+const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): Form => ({
   id: row.id,
   key: row.key,
+  projectId: row.project_id,
+  projectKey: row.project_key,
   name: row.name,
   enabled: toBool(row.enabled),
   uploadsEnabled: toBool(row.uploads_enabled),
@@ -59,7 +61,12 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   captcha_min_score: form.captcha?.minScore ?? null,
   created_at: form.createdAt,
   updated_at: form.updatedAt,
+  project_id: form.projectId,
 });
+
+/** Forms with the key of their project. */
+const withProjectKey = (db: Executor) =>
+  db.selectFrom('forms').leftJoin('projects', 'projects.id', 'forms.project_id').selectAll('forms').select('projects.key as project_key');
 
 export class FormStore {
   async insert(db: Executor, form: Form): Promise<void> {
@@ -72,12 +79,12 @@ export class FormStore {
   }
 
   async findByKey(db: Executor, key: string): Promise<Form | undefined> {
-    const row = await db.selectFrom('forms').selectAll().where('key', '=', key).executeTakeFirst();
+    const row = await withProjectKey(db).where('forms.key', '=', key).executeTakeFirst();
     return row ? toForm(row) : undefined;
   }
 
   async list(db: Executor): Promise<Form[]> {
-    const rows = await db.selectFrom('forms').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const rows = await withProjectKey(db).orderBy('forms.created_at', 'desc').orderBy('forms.id', 'desc').execute();
     return rows.map(toForm);
   }
 

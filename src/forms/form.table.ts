@@ -26,4 +26,6 @@ export interface FormsTable {
   captcha_min_score: number | null;
   created_at: string;
   updated_at: string;
+  /** The project the form belongs to (migration 0015); null: the whole instance's. */
+  project_id: string | null;
 }

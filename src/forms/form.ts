@@ -43,6 +43,9 @@ export interface FormSettings {
 export interface Form extends FormSettings {
   id: string;
   key: string;
+  /** The project the form belongs to, whose roles apply to it (docs/adr/0033-project-roles.md); null: instance-wide. */
+  projectId: string | null;
+  projectKey: string | null;
   /** Signing secret of the webhook (`whsec_` + base64), shown once. */
   webhookSecret: string | null;
   createdAt: string;
@@ -147,6 +150,7 @@ export function formView(form: Form, publicUrl: string) {
   return {
     key: form.key,
     name: form.name,
+    projectKey: form.projectKey,
     endpoint: `${publicUrl}/v1/s/${form.key}`,
     enabled: form.enabled,
     uploadsEnabled: form.uploadsEnabled,

@@ -20,12 +20,17 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
   app.get(
     '/projects',
     {
+      // Each member sees the projects they have a role on; instance roles see every one (ADR 0033).
+      config: { project: 'listing' },
       schema: {
         summary: 'List projects',
         response: { 200: { type: 'object', required: ['projects'], properties: { projects: { type: 'array', items: projectSchema } } }, ...adminErrors },
       },
     },
-    async () => ({ projects: (await projects.listProjects()).map(projectView) }),
+    async (request) => {
+      const { all, ids } = request.projects;
+      return { projects: (await projects.listProjects()).filter((p) => all || ids.has(p.id)).map(projectView) };
+    },
   );
 
   app.get(
@@ -37,6 +42,7 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
   app.post(
     '/projects/:projectKey/environments',
     {
+      config: { access: 'project_admin' },
       schema: {
         summary: 'Add an environment; it receives every flag of the project, disabled',
         params: projectParams,

@@ -48,6 +48,11 @@ export class ProjectService {
     return this.deps.store.listProjects(this.deps.db);
   }
 
+  /** The project with this key, if there is one. */
+  async findProject(projectKey: string): Promise<Project | undefined> {
+    return this.deps.store.findProjectByKey(this.deps.db, projectKey);
+  }
+
   /** The project with this key; throws not-found otherwise. */
   async getProject(projectKey: string): Promise<Project> {
     const project = await this.deps.store.findProjectByKey(this.deps.db, projectKey);

@@ -1,5 +1,5 @@
 import { AppError, messages } from '../errors.ts';
-import type { Role } from '../http/admin-auth.ts';
+import type { Role } from '../identity/index.ts';
 import { message } from '../errors.ts';
 import type { Environment, Project } from './project.ts';
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { encodeCursor, readPage } from '../http/paging.ts';
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
-import { redactDelivery } from '../http/viewer-redaction.ts';
+import { redactDelivery } from '../identity/index.ts';
 import { deliveryView } from '../outbox/index.ts';
 import {
   download,

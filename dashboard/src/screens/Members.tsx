@@ -3,11 +3,13 @@ import { type FormEvent, useId, useState } from 'react';
 import { api, type Invitation, type Member, type Role } from '../api.ts';
 import { useSession } from '../session.ts';
 import { Checkbox, CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { ProjectRolesSection } from './ProjectRoles.tsx';
 
 const ROLE_TEXT: Record<Role, string> = {
   owner: 'Owner: everything, including members',
   editor: 'Editor: flags, environments, forms, submissions, API keys',
   viewer: 'Viewer: read-only, no secrets',
+  none: 'Projects only: the projects given below',
 };
 
 function RoleSelect({ label, value, onChange }: { label: string; value: Role; onChange: (role: Role) => void }) {
@@ -76,6 +78,7 @@ export function MembersScreen() {
           </tbody>
         </table>
       </Section>
+      <ProjectRolesSection members={users.data.users} />
       <Section title="Open invitations">
         <ErrorMessage error={invitations.error ?? revoke.error} />
         {invitations.data && invitations.data.invitations.length === 0 && <p className="muted">No open invitation.</p>}

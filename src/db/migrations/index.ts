@@ -13,8 +13,9 @@ import * as m0011 from './0011_signin_hardening.ts';
 import * as m0012 from './0012_targeting.ts';
 import * as m0013 from './0013_flagd_sync.ts';
 import * as m0014 from './0014_file_storage.ts';
-import * as m0017 from './0017_flag_usage.ts';
+import * as m0015 from './0015_sso_project_roles.ts';
 import * as m0016 from './0016_change_management.ts';
+import * as m0017 from './0017_flag_usage.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '0012_targeting': m0012,
   '0013_flagd_sync': m0013,
   '0014_file_storage': m0014,
-  '0017_flag_usage': m0017,
+  '0015_sso_project_roles': m0015,
   '0016_change_management': m0016,
+  '0017_flag_usage': m0017,
 };

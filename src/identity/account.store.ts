@@ -2,7 +2,8 @@ import { type Selectable, sql } from 'kysely';
 import { isUniqueViolation } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
 import { AppError, messages } from '../errors.ts';
-import type { AccessToken, Invitation, Role, User } from './account.ts';
+import type { AccessToken, Invitation, User } from './account.ts';
+import type { Role } from './actor.ts';
 import type { AccessTokensTable, InvitationsTable, UsersTable } from './account.table.ts';
 
 const toUser = (r: Selectable<UsersTable>): User => ({ id: r.id, email: r.email, role: r.role as Role, createdAt: r.created_at, updatedAt: r.updated_at });

@@ -7,4 +7,9 @@ export interface Session {
   userId: string | null;
   /** When the admin token opened the session: which token (AdminTokenService.generation). */
   adminTokenGeneration: string | null;
+  /** How it was opened; null for a session of before migration 0015. */
+  signInMethod: SignInMethod | null;
 }
+
+/** How someone signed in. */
+export type SignInMethod = 'password' | 'admin_token' | 'sso';

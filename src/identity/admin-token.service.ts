@@ -1,7 +1,7 @@
-import { hashToken, sameHash } from '../api-keys/index.ts';
 import { newKey, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
-import type { SettingsStore } from './settings.store.ts';
+import type { SettingsStore } from '../admin/index.ts';
+import { hashToken, sameHash } from './token-hash.ts';
 
 const SETTING = 'admin_token_hash';
 

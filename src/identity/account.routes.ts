@@ -1,25 +1,25 @@
 import { AppError, messages } from '../errors.ts';
-import type { AdminGate } from '../http/admin-auth.ts';
 import { clientKey } from '../http/client-key.ts';
 import { adminErrors, isoTimestamp, noContent, type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
-import { accessTokenView, invitationView, ROLES, userView } from './account.ts';
+import { accessTokenView, invitationView, userView } from './account.ts';
+import { ROLES } from './actor.ts';
+import type { AdminGate } from './admin-gate.ts';
 import { ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, type AccountService } from './account.service.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.ts';
 import type { PasswordWork } from './password-work.ts';
+import type { SessionService } from './session.service.ts';
 import type { SignInService } from './sign-in.service.ts';
 
 export interface AccountRouteDeps {
   accounts: AccountService;
   gate: AdminGate;
   cookie: SessionCookie;
-  /** Opens a dashboard session for a user who just accepted an invitation. */
-  openSession: (userId: string) => Promise<{ token: string; expiresAt: string }>;
-  /** Ends the user's other sessions after a password change. */
-  closeOtherSessions: (userId: string, keepToken: string | undefined) => Promise<void>;
+  /** Opens a session for a user who just accepted an invitation; ends the others after a password change. */
+  sessions: Pick<SessionService, 'open' | 'closeOthers'>;
   publicUrl: string;
   /** Confirms a member's password under the per-account throttle of sign-in. */
-  signIns: Pick<SignInService, 'confirmPassword'>;
+  signIns: Pick<SignInService, 'confirmPassword' | 'passwordAllowed'>;
   /** Bounds the scrypt work of this process, per client and overall. */
   passwordWork: PasswordWork;
 }
@@ -207,6 +207,8 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
+      // Under FLAGPOST_SSO_ONLY members join through the identity provider, not with a password.
+      if (!deps.signIns.passwordAllowed(undefined)) throw new AppError('forbidden', messages.passwordsOff);
       // The attempt counts against the address before the password is hashed; a valid invitation gives it back.
       const user = await deps.passwordWork.run(clientKey(request.ip), async () => {
         const attempt = await gate.reserveAttempt(request);
@@ -219,11 +221,11 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
           throw error;
         }
       });
-      const session = await deps.openSession(user.id);
+      const { session, token } = await deps.sessions.open({ userId: user.id });
       return reply
         .code(201)
         .header('cache-control', 'no-store')
-        .setCookie(cookie.name, session.token, cookie.options)
+        .setCookie(cookie.name, token, cookie.options)
         .send({ expiresAt: session.expiresAt, user: userView(user) });
     },
   );
@@ -250,7 +252,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
         await deps.signIns.confirmPassword(member, request.body.currentPassword, 'body.currentPassword');
         await accounts.changePassword(member.id, request.body.newPassword, request.actor);
       });
-      await deps.closeOtherSessions(member.id, request.cookies[cookie.name]);
+      await deps.sessions.closeOthers(member.id, request.cookies[cookie.name]);
       return reply.code(204).send();
     },
   );

@@ -1,9 +1,11 @@
 import { AppError } from '../errors.ts';
-import type { AdminGate } from '../http/admin-auth.ts';
 import { clientKey } from '../http/client-key.ts';
 import { adminErrors, isoTimestamp, noContent, type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
+import { ROLES } from './actor.ts';
+import type { AdminGate } from './admin-gate.ts';
 import type { SessionService } from './session.service.ts';
+import type { SsoService } from './sso.service.ts';
 
 /** How the sign-in route checks an e-mail and password, and audits sign-ins (the accounts capability). */
 export interface PasswordSignIn {
@@ -26,6 +28,8 @@ export interface SessionRouteDeps {
   cookie: SessionCookie;
   passwords: PasswordSignIn;
   passwordWork: PasswordWorkBound;
+  /** Single sign-on, when configured: signing out of its sessions offers the provider's logout. */
+  sso: Pick<SsoService, 'endSessionUrl'> | undefined;
 }
 
 const sessionSchema = {
@@ -34,7 +38,7 @@ const sessionSchema = {
   required: ['expiresAt'],
   properties: {
     expiresAt: { ...isoTimestamp, type: ['string', 'null'], description: 'When the session ends; null when the bearer token authenticated the request' },
-    role: { type: 'string', enum: ['owner', 'editor', 'viewer'], description: 'The role the request acts with (the admin token: owner)' },
+    role: { type: 'string', enum: ROLES, description: 'The role the request acts with (the admin token: owner)' },
     user: {
       type: ['object', 'null'],
       additionalProperties: false,
@@ -50,7 +54,7 @@ const sessionSchema = {
  * browser never keeps the token. Registered in the admin scope: every other admin route accepts the
  * cookie as well as the bearer token.
  */
-export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessions, gate, cookie, passwords, passwordWork }) => {
+export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessions, gate, cookie, passwords, passwordWork, sso }) => {
   app.post(
     '/sessions',
     {
@@ -123,14 +127,28 @@ export const sessionRoutes: RoutePlugin<SessionRouteDeps> = async (app, { sessio
 
   app.delete(
     '/sessions/current',
-    { config: { access: 'any' }, schema: { summary: 'Sign out: end the session of the cookie', response: { 204: noContent, ...adminErrors } } },
+    {
+      config: { access: 'any' },
+      schema: {
+        summary: "Sign out: end the session of the cookie (and, for a single sign-on session, answer the provider's logout URL)",
+        response: {
+          200: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['endSessionUrl'],
+            properties: { endSessionUrl: { type: 'string', description: "The identity provider's logout, to sign out there too" } },
+          },
+          204: noContent,
+          ...adminErrors,
+        },
+      },
+    },
     async (request, reply) => {
       const token = request.cookies[cookie.name];
-      if (token) await sessions.close(token);
-      return reply
-        .code(204)
-        .clearCookie(cookie.name, { ...cookie.options, maxAge: undefined })
-        .send();
+      const closed = token ? await sessions.close(token) : undefined;
+      const endSessionUrl = closed?.signInMethod === 'sso' && sso ? await sso.endSessionUrl() : undefined;
+      reply.clearCookie(cookie.name, { ...cookie.options, maxAge: undefined }).header('cache-control', 'no-store');
+      return endSessionUrl ? reply.code(200).send({ endSessionUrl }) : reply.code(204).send();
     },
   );
 };

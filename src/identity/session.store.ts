@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.ts';
-import type { Session } from './session.ts';
+import type { Session, SignInMethod } from './session.ts';
 
 export class SessionStore {
   async insert(db: Executor, session: Session, tokenHash: string): Promise<void> {
@@ -12,6 +12,7 @@ export class SessionStore {
         expires_at: session.expiresAt,
         user_id: session.userId,
         admin_token_generation: session.adminTokenGeneration,
+        sign_in_method: session.signInMethod,
       })
       .execute();
   }
@@ -19,7 +20,16 @@ export class SessionStore {
   /** The session with this token hash, unless it has expired at `now`. */
   async findLive(db: Executor, tokenHash: string, now: string): Promise<Session | undefined> {
     const row = await db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now).executeTakeFirst();
-    return row && { id: row.id, createdAt: row.created_at, expiresAt: row.expires_at, userId: row.user_id, adminTokenGeneration: row.admin_token_generation };
+    return (
+      row && {
+        id: row.id,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        userId: row.user_id,
+        adminTokenGeneration: row.admin_token_generation,
+        signInMethod: row.sign_in_method as SignInMethod | null,
+      }
+    );
   }
 
   async deleteByHash(db: Executor, tokenHash: string): Promise<void> {

@@ -1,7 +1,13 @@
 import type { Db } from '../db/database.ts';
-import type { AddressThrottle, Attempt } from '../http/admin-auth.ts';
 import { retryAfterOf, throttleKey } from './throttle.ts';
 import type { ThrottleStore } from './throttle.store.ts';
+
+/** One counted attempt; `retryAfter` > 0 when it went over the limit and must not go ahead. */
+export interface Attempt {
+  retryAfter: number;
+  /** Gives the attempt back (it succeeded); nothing for a refused one. */
+  refund(): Promise<void>;
+}
 
 export interface ThrottleLimit {
   /** Attempts allowed within the window; the next ones are refused until it ends. */
@@ -32,11 +38,15 @@ export class SignInThrottles {
     return this.reserve(throttleKey.account(email), this.deps.account);
   }
 
-  /** The per-address counter, as the admin gate uses it. */
-  readonly addresses: AddressThrottle = {
-    reserve: (client) => this.reserve(throttleKey.address(client), this.deps.address),
-    clear: (client) => this.deps.store.clear(this.deps.db, throttleKey.address(client)),
-  };
+  /** Counts one failed or guarded credential of a client key (http/client-key.ts: IPv6 per /64). */
+  reserveAddress(client: string): Promise<Attempt> {
+    return this.reserve(throttleKey.address(client), this.deps.address);
+  }
+
+  /** Forgets a client key's failures (the admin token was presented). */
+  async clearAddress(client: string): Promise<void> {
+    await this.deps.store.clear(this.deps.db, throttleKey.address(client));
+  }
 
   /** Deletes counters whose window has ended (the retention job). */
   async prune(): Promise<number> {

@@ -1,11 +1,11 @@
 import type { SettingsStore } from '../admin/index.ts';
-import { hashToken } from '../api-keys/index.ts';
-import type { Actor, AuditLog } from '../audit/index.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
-import type { Principal } from '../http/admin-auth.ts';
-import { type AccessToken, type Invitation, normalizeEmail, type Role, type User } from './account.ts';
+import { type AccessToken, type Invitation, normalizeEmail, type User } from './account.ts';
+import type { Actor, Principal, Role } from './actor.ts';
+import type { AuditTrail } from './audit-trail.ts';
+import { hashToken } from './token-hash.ts';
 import type { AccountStore } from './account.store.ts';
 import { hashPassword, type ScryptCost } from './password.ts';
 
@@ -19,7 +19,7 @@ export interface AccountServiceDeps {
   db: Db;
   store: AccountStore;
   settings: SettingsStore;
-  audit: Pick<AuditLog, 'record'>;
+  audit: AuditTrail;
   clock: () => Date;
   /** How long an invitation link stays valid. */
   invitationTtlMs: number;

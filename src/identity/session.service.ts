@@ -1,8 +1,8 @@
-import { hashToken } from '../api-keys/index.ts';
 import { newId, newKey } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
-import type { Session } from './session.ts';
+import type { Session, SignInMethod } from './session.ts';
 import type { SessionStore } from './session.store.ts';
+import { hashToken } from './token-hash.ts';
 
 export interface SessionServiceDeps {
   db: Db;
@@ -19,8 +19,8 @@ export interface SessionServiceDeps {
 export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {}
 
-  /** Opens a session for a user, or for the admin token of `generation` (`userId` null). */
-  async open(opener: { userId: string } | { adminTokenGeneration: string }): Promise<{ session: Session; token: string }> {
+  /** Opens a session for a user (signed in by `method`, a password by default), or for the admin token of `generation`. */
+  async open(opener: { userId: string; method?: SignInMethod } | { adminTokenGeneration: string }): Promise<{ session: Session; token: string }> {
     const { db, store, clock, ttlMs } = this.deps;
     const now = clock();
     // Expired sessions go when a new one comes: the table stays as small as the live sessions.
@@ -32,6 +32,7 @@ export class SessionService {
       expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
       userId: 'userId' in opener ? opener.userId : null,
       adminTokenGeneration: 'adminTokenGeneration' in opener ? opener.adminTokenGeneration : null,
+      signInMethod: 'adminTokenGeneration' in opener ? 'admin_token' : (opener.method ?? 'password'),
     };
     await store.insert(db, session, hashToken(token));
     return { session, token };
@@ -53,7 +54,10 @@ export class SessionService {
     return this.deps.store.deleteAdminTokenSessions(this.deps.db);
   }
 
-  async close(token: string): Promise<void> {
+  /** Ends the session of a cookie's token; answers it, if it was live. */
+  async close(token: string): Promise<Session | undefined> {
+    const session = await this.find(token);
     await this.deps.store.deleteByHash(this.deps.db, hashToken(token));
+    return session;
   }
 }

@@ -8,4 +8,6 @@ export interface SessionsTable {
   user_id: string | null;
   /** Which admin token opened the session (migration 0011); null for a user's session. */
   admin_token_generation: string | null;
+  /** How the session was opened (migration 0015): `password`, `admin_token` or `sso`; null before it. */
+  sign_in_method: string | null;
 }

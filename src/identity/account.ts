@@ -1,7 +1,4 @@
-import type { Role } from '../http/admin-auth.ts';
-
-export type { Role };
-export const ROLES: readonly Role[] = ['owner', 'editor', 'viewer'];
+import type { Role } from './actor.ts';
 
 export interface User {
   id: string;

@@ -1,4 +1,4 @@
-import type { Actor, Role } from './admin-auth.ts';
+import type { Actor, Role } from './actor.ts';
 
 /** What a hidden value shows as. */
 export const REDACTED = '[redacted]';
@@ -12,7 +12,7 @@ export const VIEWER_HIDDEN_FIELDS = ['webhookUrl', 'slackWebhookUrl', 'discordWe
 /** Delivery kinds whose target is one of those URLs. */
 const URL_DELIVERY_KINDS = new Set(['webhook', 'slack', 'discord']);
 
-const hides = (role: Role) => role === 'viewer';
+const hides = (role: Role) => role === 'viewer' || role === 'none';
 
 /** An object (a form) with the hidden fields' values replaced for a viewer; null stays null. */
 export function redactFields<T extends object>(role: Role, value: T): T {

@@ -1,9 +1,11 @@
-import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, messages } from '../errors.ts';
 import { normalizeEmail, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
+import type { Actor } from './actor.ts';
+import type { AuditTrail } from './audit-trail.ts';
 import { noUserHash, type ScryptCost, verifyPassword } from './password.ts';
+import type { SignInMethod } from './session.ts';
 import type { SignInThrottles } from './sign-in-throttles.ts';
 import { type AuditBudgetState, auditBudget } from './throttle.ts';
 
@@ -11,16 +13,15 @@ export interface SignInServiceDeps {
   db: Db;
   store: AccountStore;
   throttles: SignInThrottles;
-  audit: Pick<AuditLog, 'record'>;
+  audit: AuditTrail;
   clock: () => Date;
   /** Failed sign-ins written to the audit log per minute and instance at most (the rest are counted). */
   failedPerMinute: number;
   /** The cost of the hash an unknown address is checked against: that of new passwords, so both take as long. */
   scryptCost?: ScryptCost;
+  /** FLAGPOST_SSO_ONLY: passwords are off except for this break-glass owner's address (normalized); undefined: on. */
+  passwordsOff?: { breakGlassEmail: string | undefined };
 }
-
-/** How someone signed in. */
-export type SignInMethod = 'password' | 'admin_token';
 
 /**
  * Password checks under the per-account throttle, and the audit entries of sign-ins (issue 20,
@@ -42,10 +43,13 @@ export class SignInService {
    */
   async signIn(email: string, password: string, client: string): Promise<User> {
     const address = normalizeEmail(email);
+    if (!this.passwordAllowed(address)) throw new AppError('forbidden', messages.passwordsOff);
     const attempt = await this.deps.throttles.reserveAccount(address);
     if (attempt.retryAfter > 0) throw new AppError('rate_limited', messages.tooManyRequests, { retryAfterSeconds: attempt.retryAfter });
     const found = await this.deps.store.findUserByEmail(this.deps.db, address);
-    const ok = await verifyPassword(password, found?.passwordHash ?? noUserHash(this.deps.scryptCost));
+    // A member of single sign-on has no password hash: checked against none, so that it takes as long.
+    const hash = found?.passwordHash.startsWith('scrypt$') ? found.passwordHash : noUserHash(this.deps.scryptCost);
+    const ok = (await verifyPassword(password, hash)) && hash === found?.passwordHash;
     if (!found || !ok) {
       await this.recordFailure('password', address.slice(0, 320), client);
       throw new AppError('unauthorized', messages.invalidCredentials);
@@ -67,6 +71,12 @@ export class SignInService {
     const hash = await this.deps.store.passwordHashOf(this.deps.db, member.id);
     if (!hash || !(await verifyPassword(password, hash))) throw AppError.validation([{ field, reason: 'is not your current password' }]);
     await attempt.refund();
+  }
+
+  /** Whether a password may sign in (or join by invitation) as `email`: off under FLAGPOST_SSO_ONLY but for the break-glass owner. */
+  passwordAllowed(email: string | undefined): boolean {
+    const off = this.deps.passwordsOff;
+    return !off || (email !== undefined && off.breakGlassEmail !== undefined && normalizeEmail(email) === off.breakGlassEmail);
   }
 
   /** Audits a sign-in with the admin token, right or wrong. */

@@ -1,0 +1,38 @@
+import { useQuery } from '@tanstack/react-query';
+import { useSearch } from 'wouter';
+import { api } from '../api.ts';
+
+// Single sign-on on the sign-in page (docs/adr/0032-identity-and-sso.md): a button to the identity
+// provider when FLAGPOST_OIDC_ISSUER is set, and a note when passwords are off.
+
+export interface SsoInfo {
+  enabled: boolean;
+  name: string | null;
+  passwordsOff: boolean;
+}
+
+export function useSsoInfo() {
+  return useQuery({ queryKey: ['sso'], queryFn: () => api<SsoInfo>('GET', '/sso'), staleTime: Infinity });
+}
+
+/** "Sign in with <provider>": a full-page navigation, since the provider's page takes over. */
+export function SingleSignOnButton() {
+  const info = useSsoInfo();
+  const next = new URLSearchParams(useSearch()).get('next') ?? '/projects';
+  if (!info.data?.enabled) return null;
+  return (
+    <div className="card">
+      <button type="button" className="primary" onClick={() => window.location.assign(`/admin/v1/sso/start?next=${encodeURIComponent(next)}`)}>
+        Sign in with {info.data.name ?? 'SSO'}
+      </button>
+      {info.data.passwordsOff && <p className="muted">Passwords are off on this Flagpost, except for the break-glass owner.</p>}
+    </div>
+  );
+}
+
+/** After signing out of a single sign-on session: on to the provider's logout. */
+export function continueSignOut(answer: { endSessionUrl?: string } | undefined): boolean {
+  if (!answer?.endSessionUrl) return false;
+  window.location.assign(answer.endSessionUrl);
+  return true;
+}
