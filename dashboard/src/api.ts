@@ -1,4 +1,5 @@
 import { navigate } from 'wouter/use-browser-location';
+import { setSessionHint } from './session-hint.ts';
 
 // The dashboard's one door to the server: the documented admin API (docs/api.md), same origin, with the
 // session cookie of the sign-in. The admin token is never kept by the page (docs/adr/0013-dashboard.md).
@@ -40,7 +41,10 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { message?: string; details?: FieldProblem[] };
   if (!res.ok) {
-    if (res.status === 401 && path !== '/sessions') toSignIn();
+    if (res.status === 401 && path !== '/sessions') {
+      setSessionHint(false);
+      toSignIn();
+    }
     throw new ApiError(res.status, data.message ?? `The server answered ${res.status}`, data.details);
   }
   return data as T;

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, type ApiKey } from '../api.ts';
-import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
@@ -44,7 +44,7 @@ if (flag.enabled) {
         <p>
           Project key <code>{project.data.key}</code> <CopyButton text={project.data.key} label="Copy project key" />
         </p>
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Environment</th>
@@ -63,7 +63,7 @@ if (flag.enabled) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
         <form onSubmit={submit} className="inline">
           <Field label="Environment name" value={name} onChange={setName} required hint="Gets every flag of the project, switched off" />
           <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
@@ -141,7 +141,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
       {keys.isPending && <Loading what="API keys" />}
       <ErrorMessage error={keys.error ?? revoke.error} />
       {keys.data && keys.data.apiKeys.length > 0 && (
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -170,7 +170,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </Section>
   );

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type CodeRef, type CodeRefRemoval, type EnvFlag, type FeedbackPage, type FlagEntry, type Segment, type StaleReport } from '../api.ts';
 import { PreviewEditor } from '../PreviewEditor.tsx';
-import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, Tabs, TextArea } from '../ui.tsx';
+import { Badge, Breadcrumbs, Checkbox, EmptyState, ErrorMessage, Field, formatDate, Loading, plural, Section, Tabs, TextArea } from '../ui/index.ts';
 import { TargetingEditor } from '../targeting/TargetingEditor.tsx';
 import { V1Note } from '../targeting/v1-note.tsx';
 import { useProject } from './Projects.tsx';
@@ -23,12 +23,10 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
   const flag = flags.data.flags.find((f) => f.slug === slug);
   return (
     <>
-      <p className="crumbs">
-        <Link href="/projects">Projects</Link> / <Link href={`/projects/${projectKey}`}>{project.data.name}</Link> /
-      </p>
+      <Breadcrumbs items={[{ label: 'Projects', href: '/projects' }, { label: project.data.name, href: `/projects/${projectKey}` }, { label: slug }]} />
       <h1>
         {slug}
-        {flag && <span className="badge">{flag.environments[0]?.type ?? 'boolean'} flag</span>}
+        {flag && <Badge>{flag.environments[0]?.type ?? 'boolean'} flag</Badge>}
       </h1>
       {!flag && (
         <div role="alert" className="error">
@@ -56,7 +54,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
           <Section title="History">
             <History
               query={`project=${encodeURIComponent(projectKey)}&entity=flag&entityId=${encodeURIComponent(slug)}`}
-              environments={new Map(project.data.environments.map((e) => [e.key, e.name]))}
+              names={{ environments: new Map(project.data.environments.map((e) => [e.key, e.name])) }}
               label={`History of ${slug}`}
             />
           </Section>
@@ -113,6 +111,7 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api('PATCH', `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env.key)}/flags/${encodeURIComponent(value.slug)}`, body),
+    meta: { success: `Saved ${env.name}`, error: `Not saved in ${env.name}`, invalidates: [['flags', projectKey], ['audit'], ['stale-flags', projectKey]] },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -152,16 +151,9 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
             <p>{problem}</p>
           </div>
         )}
-        <ErrorMessage error={save.error} />
         <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
           {save.isPending ? 'Saving…' : `Save ${env.name}`}
         </button>
-        {save.isSuccess && (
-          <span className="muted" role="status">
-            {' '}
-            Saved
-          </span>
-        )}
       </form>
     </section>
   );
@@ -183,6 +175,7 @@ function PreviewSettings({ projectKey, flag }: { projectKey: string; flag: FlagE
         );
       }
     },
+    meta: { success: 'Saved the preview in every environment', error: 'Preview not saved', invalidates: [['flags', projectKey], ['audit']] },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -197,7 +190,6 @@ function PreviewSettings({ projectKey, flag }: { projectKey: string; flag: FlagE
         <Checkbox label="Preview flag" checked={isPreview} onChange={setIsPreview} />
         <Field label="Preview name" value={name} onChange={setName} />
         <PreviewEditor initial={first.previewContent} onChange={setContent} />
-        <ErrorMessage error={save.error} />
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save preview'}
         </button>
@@ -229,7 +221,7 @@ function FeedbackOf({ projectKey, value }: { projectKey: string; value: EnvFlag 
       {summary && summary.total > 0 && (
         <>
           <p>
-            {summary.total} responses, average rating {summary.averageRating ?? '-'} of 5.{' '}
+            {plural(summary.total, 'response')}, average rating {summary.averageRating ?? '-'} of 5.{' '}
             {Object.entries(summary.moods)
               .filter(([, n]) => n > 0)
               .map(([mood, n]) => `${mood.toLowerCase().replace('_', ' ')}: ${n}`)
@@ -279,7 +271,9 @@ function CodeReferences({ projectKey, slug }: { projectKey: string; slug: string
     <Section title="Code references">
       {refs.isPending && <Loading what="code references" />}
       <ErrorMessage error={refs.error} />
-      {refs.data && groups.size === 0 && <p className="muted">No code reference uploaded for this flag.</p>}
+      {refs.data && groups.size === 0 && (
+        <EmptyState title="No code reference yet">The code scanner uploads where your code uses this flag; its lines show here.</EmptyState>
+      )}
       {[...groups].map(([group, list]) => (
         <div key={group}>
           <h3>{group}</h3>
@@ -336,7 +330,7 @@ function Hygiene({ projectKey, slug }: { projectKey: string; slug: string }) {
           <ul className="plain">
             {removals.data.removals.map((r) => (
               <li key={`${r.projectName}\n${r.branch}`}>
-                {r.projectName} · {r.branch}: {r.referenceCount} references gone on {formatDate(r.removedAt)}
+                {r.projectName} · {r.branch}: {plural(r.referenceCount, 'reference')} gone on {formatDate(r.removedAt)}
                 {r.lastReferences[0] && (
                   <>
                     {' '}

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Project } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 
 export function ProjectsScreen() {
@@ -25,7 +25,7 @@ export function ProjectsScreen() {
       <ErrorMessage error={projects.error} />
       {projects.data && projects.data.projects.length === 0 && <p className="muted">No project yet: create the first one below.</p>}
       {projects.data && projects.data.projects.length > 0 && (
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -44,7 +44,7 @@ export function ProjectsScreen() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <Section title="New project">
         <form onSubmit={submit} className="inline">

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useLocation } from 'wouter';
 import { api, type SubmissionDetail } from '../api.ts';
-import { ErrorMessage, formatDate, Loading, Section } from '../ui.tsx';
+import { ErrorMessage, formatDate, Loading, Section, Table } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 
 const size = (bytes: number) =>
@@ -84,7 +84,7 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
                   {d.lastError ? `, last error: ${d.lastError}` : ''}
                 </p>
                 {d.history.length > 0 && (
-                  <table>
+                  <Table>
                     <thead>
                       <tr>
                         <th scope="col">Attempt</th>
@@ -103,7 +103,7 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
                         </tr>
                       ))}
                     </tbody>
-                  </table>
+                  </Table>
                 )}
               </div>
             ))}

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { api, type Submission } from '../api.ts';
-import { ErrorMessage, formatDate, Loading } from '../ui.tsx';
+import { ErrorMessage, formatDate, Loading, Table } from '../ui.tsx';
 import { FormHeader, useForm } from './Forms.tsx';
 
 const PAGE = 25;
@@ -58,7 +58,7 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
       <ErrorMessage error={page.error} />
       {page.data && page.data.submissions.length === 0 && <p className="muted">{spam ? 'No spam.' : 'No submission yet.'}</p>}
       {page.data && page.data.submissions.length > 0 && (
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Received</th>
@@ -78,7 +78,7 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <div className="actions">
         <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
