@@ -22,7 +22,7 @@ import {
 } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import { createLogger } from './logger.ts';
-import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
+import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender, WebhookTargetRule } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
 import { SessionService, SessionStore } from './sessions/index.ts';
@@ -174,7 +174,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const passwordWork = new PasswordWork(config.passwordWork);
 
-  const forms = new FormService({ db, store: new FormStore(), audit, clock });
+  const forms = new FormService({ db, store: new FormStore(), audit, clock, webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets) });
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
   const submissions = new SubmissionService({

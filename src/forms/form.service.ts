@@ -22,6 +22,8 @@ export interface FormServiceDeps {
   store: FormStore;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
+  /** The delivery policy's verdict on a webhook URL (outbox's WebhookTargetRule); absent: not judged here. */
+  webhookTargets?: { refusal(url: string): string | undefined };
 }
 
 const REDACTED = '[redacted]';
@@ -79,6 +81,7 @@ export class FormService {
   /** Creates a form with the default settings overridden by `input`; a webhook URL gets a new secret. */
   async create(input: FormPatch & { name: string }, actor: Actor): Promise<FormWithSecret> {
     const { settings, problems } = applySettings({ ...DEFAULT_SETTINGS, name: '' }, input);
+    problems.push(...this.unreachable(input));
     if (problems.length > 0) throw AppError.validation(problems);
     const now = nowIso(this.deps.clock);
     const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
@@ -88,6 +91,17 @@ export class FormService {
       await this.deps.audit.record(trx, actor, { entity: 'form', entityId: form.key, action: 'form.created', changes: formChanges(null, form) });
     });
     return { form, webhookSecret };
+  }
+
+  /** Webhook URLs being set that the delivery policy can never let through (a loopback address under `public`). */
+  private unreachable(patch: FormPatch): Array<{ field: string; reason: string }> {
+    const problems: Array<{ field: string; reason: string }> = [];
+    for (const field of ['webhookUrl', 'slackWebhookUrl', 'discordWebhookUrl'] as const) {
+      const value = patch[field];
+      const why = typeof value === 'string' ? this.deps.webhookTargets?.refusal(value) : undefined;
+      if (why) problems.push({ field: `body.${field}`, reason: why });
+    }
+    return problems;
   }
 
   /** The form with this key; throws not-found otherwise. */
@@ -113,6 +127,7 @@ export class FormService {
   async update(formKey: string, patch: FormPatch, actor: Actor): Promise<FormWithSecret> {
     const current = await this.get(formKey);
     const { settings, problems } = applySettings(current, patch);
+    problems.push(...this.unreachable(patch));
     if (problems.length > 0) throw AppError.validation(problems);
     let webhookSecret: string | undefined;
     let secret = current.webhookSecret;

@@ -153,7 +153,9 @@ export default function DesignScreen() {
         <EmptyState title="No flag yet" action={<Button variant="primary">Create a flag</Button>}>
           Flags switch features on and off without a deploy.
         </EmptyState>
-        <Loading what="an example" />
+        <div data-demo>
+          <Loading what="an example" />
+        </div>
         <ErrorMessage error={new ApiError(409, 'A flag with slug checkout already exists in project Web shop')} />
       </Section>
     </>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { api, type ApiKey } from '../api.ts';
-import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
+import { api, type ApiKey, type FlagEntry } from '../api.ts';
+import { ConfirmDialog, CopyButton, ErrorMessage, Field, formatDate, Loading, Section, Table, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
@@ -16,23 +16,34 @@ export function EnvironmentsScreen({ params }: { params: { key: string } }) {
     onSuccess: () => setName(''),
   });
   const [snippetEnv, setSnippetEnv] = useState<string | undefined>();
+  const flags = useQuery({
+    queryKey: ['flags', params.key],
+    queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
+  });
   const selectId = useId();
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
   const environments = project.data.environments;
   const chosen = environments.find((e) => e.key === snippetEnv) ?? environments[environments.length - 1];
-  const snippet = `import { FlagsSDK } from '@basestack/flags-js';
+  // A flag that exists (the first of the project), read in a way that runs as pasted in an ES module
+  // and in CommonJS alike: the SDK is an ES module, so it is loaded with import() in an async function.
+  const slug = flags.data?.flags[0]?.slug;
+  const snippet = `// npm install @basestack/flags-js — runs as is in ES modules and in CommonJS (.js, .mjs, .cjs)
+async function main() {
+  const { FlagsSDK } = await import('@basestack/flags-js');
+  const sdk = new FlagsSDK({
+    baseURL: '${window.location.origin}/v1',
+    projectKey: '${project.data.key}',
+    environmentKey: '${chosen?.key ?? ''}',
+  });
+  const flag = await sdk.getFlag('${slug ?? 'my-flag'}');
+  console.log('${slug ?? 'my-flag'} is', flag.enabled ? 'on' : 'off', 'in ${chosen?.name ?? ''}');
+}
 
-const sdk = new FlagsSDK({
-  baseURL: '${window.location.origin}/v1',
-  projectKey: '${project.data.key}',
-  environmentKey: '${chosen?.key ?? ''}',
-});
-
-const flag = await sdk.getFlag('my-flag');
-if (flag.enabled) {
-  // the feature is on in ${chosen?.name ?? ''}
-}`;
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});`;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -87,6 +98,7 @@ if (flag.enabled) {
           <code>{snippet}</code>
         </pre>
         <CopyButton text={snippet} label="Copy snippet" />
+        {flags.data && !slug && <p className="muted">This project has no flag yet: the snippet reads my-flag, which answers 404 until you create it.</p>}
         <p className="muted">
           With npm: <code>npm install @basestack/flags-js</code>. OpenFeature providers use the OFREP endpoints with the same keys (docs/api.md).
         </p>
@@ -114,7 +126,15 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
       setName('');
     },
   });
-  const revoke = useMutation({ mutationFn: (id: string) => api('DELETE', `/projects/${encodeURIComponent(projectKey)}/api-keys/${encodeURIComponent(id)}`) });
+  const [revoking, setRevoking] = useState<ApiKey | undefined>();
+  const revoke = useMutation({
+    mutationFn: (id: string) => api('DELETE', `/projects/${encodeURIComponent(projectKey)}/api-keys/${encodeURIComponent(id)}`),
+    meta: { error: false, invalidates: [['api-keys', projectKey], ['audit']] },
+    onSuccess: () => {
+      toast.success(`Revoked API key ${revoking?.name ?? ''}`);
+      setRevoking(undefined);
+    },
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -139,7 +159,22 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
         </div>
       )}
       {keys.isPending && <Loading what="API keys" />}
-      <ErrorMessage error={keys.error ?? revoke.error} />
+      <ErrorMessage error={keys.error} />
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Revoke API key ${revoking?.name ?? ''}?`}
+        confirmLabel="Revoke API key"
+        pendingLabel="Revoking…"
+        onConfirm={() => revoking && revoke.mutate(revoking.id)}
+        onCancel={() => {
+          revoke.reset();
+          setRevoking(undefined);
+        }}
+        pending={revoke.isPending}
+        error={revoke.error}
+      >
+        <p>Whatever uses it (CI uploading code references) is refused from now on. This cannot be undone.</p>
+      </ConfirmDialog>
       {keys.data && keys.data.apiKeys.length > 0 && (
         <Table>
           <thead>
@@ -162,7 +197,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
                   {k.revokedAt ? (
                     `Revoked ${formatDate(k.revokedAt)}`
                   ) : (
-                    <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => revoke.mutate(k.id)}>
+                    <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => setRevoking(k)}>
                       Revoke {k.name}
                     </button>
                   )}

@@ -37,7 +37,10 @@ const FIELD_NAMES: Record<string, string> = { enabled: 'Enabled', previewContent
 
 /** One change per line: "Enabled: off → on". */
 function Changes({ entry }: { entry: AuditEntry }) {
-  const lines = Object.entries(entry.changes);
+  // A creation lists what was set, not every empty default.
+  const empty = (v: unknown) =>
+    v === null || v === '' || v === false || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
+  const lines = Object.entries(entry.changes).filter(([, c]) => 'before' in c || !empty(c.after));
   if (lines.length === 0) return null;
   return (
     <ul className="plain diff">

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Project } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
+import { Breadcrumbs, ErrorMessage, Field, formatDate, Loading, NavTabs, Section, Table } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 
 export function ProjectsScreen() {
@@ -61,32 +61,23 @@ export function ProjectsScreen() {
 
 /** The project's name and its sub-screens. */
 export function ProjectHeader({ project, current }: { project: Project; current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'history' }) {
+  const base = `/projects/${project.key}`;
   return (
     <>
-      <p className="crumbs">
-        <Link href="/projects">Projects</Link> /
-      </p>
+      <Breadcrumbs items={[{ label: 'Projects', href: '/projects' }, { label: project.name }]} />
       <h1>{project.name}</h1>
-      <nav aria-label="Project" className="tabs">
-        <Link href={`/projects/${project.key}`} aria-current={current === 'flags' ? 'page' : undefined}>
-          Flags
-        </Link>
-        <Link href={`/projects/${project.key}/environments`} aria-current={current === 'environments' ? 'page' : undefined}>
-          Environments and keys
-        </Link>
-        <Link href={`/projects/${project.key}/segments`} aria-current={current === 'segments' ? 'page' : undefined}>
-          Segments
-        </Link>
-        <Link href={`/projects/${project.key}/playground`} aria-current={current === 'playground' ? 'page' : undefined}>
-          Playground
-        </Link>
-        <Link href={`/projects/${project.key}/stale-flags`} aria-current={current === 'stale' ? 'page' : undefined}>
-          Stale flags
-        </Link>
-        <Link href={`/projects/${project.key}/history`} aria-current={current === 'history' ? 'page' : undefined}>
-          History
-        </Link>
-      </nav>
+      <NavTabs
+        label="Project"
+        current={current}
+        items={[
+          { key: 'flags', href: base, title: 'Flags' },
+          { key: 'environments', href: `${base}/environments`, title: 'Environments and keys' },
+          { key: 'segments', href: `${base}/segments`, title: 'Segments' },
+          { key: 'playground', href: `${base}/playground`, title: 'Playground' },
+          { key: 'stale', href: `${base}/stale-flags`, title: 'Stale flags' },
+          { key: 'history', href: `${base}/history`, title: 'History' },
+        ]}
+      />
     </>
   );
 }
