@@ -90,9 +90,16 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
           });
           const check = async (name: string) => {
             await page.waitForFunction(() => !document.querySelector('.loading:not([data-demo] .loading)'));
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-            assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow} px at ${width} px`);
-            const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+            const overflow = await page.evaluate(() => {
+              const width = document.documentElement.clientWidth;
+              const wide = [...document.querySelectorAll('body *')]
+                .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest('dialog') && !e.parentElement?.closest('.table-wrap'))
+                .slice(0, 5)
+                .map((e) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
+              return { by: document.documentElement.scrollWidth - width, wide };
+            });
+            assert.ok(overflow.by <= 0, `${name} scrolls sideways by ${overflow.by} px at ${width} px: ${overflow.wide.join(', ')}`);
+            const dark = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
             assert.equal(dark === 'rgb(15, 20, 25)', theme === 'dark', `${name} background ${dark} in ${theme}`);
             await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
             await axeScan(page, `${name} (${theme}, ${width} px)`);

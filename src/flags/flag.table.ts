@@ -28,4 +28,8 @@ export interface FlagsTable {
   json_logic: string | null;
   /** JSON object of flagd flag metadata, or null. */
   metadata: string | null;
+  /** JSON array of tag strings, the same on every row of a slug. */
+  tags: string;
+  /** When the flag was archived, or null; the same on every row of a slug. */
+  archived_at: string | null;
 }

@@ -35,11 +35,19 @@ export interface Flag {
   previewName: string | null;
   /** TipTap JSON document (contract D9). */
   previewContent: unknown;
+  /** Tags of the flag (the same in every environment); absent on a new flag: none. */
+  tags?: string[];
+  /** When the flag was archived (the same in every environment), or null; absent: not archived. */
+  archivedAt?: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
 export const SLUG_MAX_LENGTH = 150;
+/** A tag: short, lower-case words (`team-checkout`, `q3`, `experiment`). */
+export const TAG_PATTERN = '^[a-z0-9](?:[a-z0-9._-]{0,38}[a-z0-9])?$';
+export const MAX_TAGS = 20;
+
 export const SLUG_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$';
 
 /**

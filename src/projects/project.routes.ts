@@ -1,6 +1,6 @@
-import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
+import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { environmentView, projectView } from './project.ts';
-import { environmentSchema, nameBody, projectParams, projectSchema } from './project.schemas.ts';
+import { environmentParams, environmentSchema, nameBody, projectParams, projectSchema } from './project.schemas.ts';
 import type { ProjectService } from './project.service.ts';
 
 export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = async (app, { projects }) => {
@@ -46,6 +46,51 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
     async (request, reply) => {
       const env = await projects.createEnvironment(request.params.projectKey, request.body.name.trim(), request.actor);
       return reply.code(201).send(environmentView(env));
+    },
+  );
+
+  app.patch(
+    '/projects/:projectKey',
+    {
+      schema: {
+        summary: 'Rename a project (its key, which clients send, stays)',
+        params: projectParams,
+        body: nameBody,
+        response: { 200: projectSchema, ...adminErrors },
+      },
+    },
+    async (request) => projectView(await projects.renameProject(request.params.projectKey, request.body.name.trim(), request.actor)),
+  );
+
+  app.delete(
+    '/projects/:projectKey',
+    {
+      // Everything in the project goes at once: owners only.
+      config: { access: 'owner' },
+      schema: {
+        summary: 'Delete a project with its environments, flags, segments, API keys and code references (its history stays)',
+        params: projectParams,
+        response: { 204: noContent, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      await projects.deleteProject(request.params.projectKey, request.actor);
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/projects/:projectKey/environments/:envKey',
+    {
+      schema: {
+        summary: 'Delete an environment with its flag values and sync token; a project keeps at least one',
+        params: environmentParams,
+        response: { 204: noContent, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      await projects.deleteEnvironment(request.params.projectKey, request.params.envKey, request.actor);
+      return reply.code(204).send();
     },
   );
 };

@@ -13,6 +13,12 @@ export const projectParams = {
   properties: { projectKey: { type: 'string', description: "The project's key (x-project-key of its clients)" } },
 } as const;
 
+export const environmentParams = {
+  type: 'object',
+  required: ['projectKey', 'envKey'],
+  properties: { projectKey: { type: 'string', description: "The project's key" }, envKey: { type: 'string', description: "The environment's key" } },
+} as const;
+
 export const environmentSchema = {
   type: 'object',
   additionalProperties: false,

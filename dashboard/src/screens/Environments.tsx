@@ -94,7 +94,7 @@ main().catch((error) => {
             ))}
           </select>
         </div>
-        <pre>
+        <pre tabIndex={0}>
           <code>{snippet}</code>
         </pre>
         <CopyButton text={snippet} label="Copy snippet" />

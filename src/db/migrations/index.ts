@@ -12,6 +12,7 @@ import * as m0010 from './0010_accounts.ts';
 import * as m0011 from './0011_signin_hardening.ts';
 import * as m0012 from './0012_targeting.ts';
 import * as m0013 from './0013_flagd_sync.ts';
+import * as m0018 from './0018_flag_tags_archive.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_signin_hardening': m0011,
   '0012_targeting': m0012,
   '0013_flagd_sync': m0013,
+  '0018_flag_tags_archive': m0018,
 };
