@@ -6,6 +6,7 @@ import { useCanWrite } from '../session.ts';
 import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { FlagdTransfer } from './FlagdTransfer.tsx';
+import { DeleteEnvironment, ProjectSettings } from './ProjectSettings.tsx';
 
 export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const canWrite = useCanWrite();
@@ -13,6 +14,7 @@ export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: () => api('POST', `/projects/${encodeURIComponent(params.key)}/environments`, { name: name.trim() }),
+    meta: { success: 'Created the environment', invalidates: [['project', params.key], ['projects'], ['flags', params.key], ['audit']] },
     onSuccess: () => setName(''),
   });
   const [snippetEnv, setSnippetEnv] = useState<string | undefined>();
@@ -61,6 +63,9 @@ main().catch((error) => {
               <th scope="col">Environment</th>
               <th scope="col">Environment key</th>
               <th scope="col">Created</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -71,6 +76,9 @@ main().catch((error) => {
                   <code>{e.key}</code> <CopyButton text={e.key} label={`Copy key of ${e.name}`} />
                 </td>
                 <td>{formatDate(e.createdAt)}</td>
+                <td>
+                  <DeleteEnvironment project={project.data} environment={e} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -106,6 +114,7 @@ main().catch((error) => {
       <FlagdSyncTokens projectKey={params.key} environments={environments} />
       <ApiKeys projectKey={params.key} />
       <FlagdTransfer projectKey={params.key} environments={environments} />
+      <ProjectSettings project={project.data} />
     </>
   );
 }

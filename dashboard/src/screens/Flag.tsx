@@ -9,6 +9,7 @@ import { V1Note } from '../targeting/v1-note.tsx';
 import { useProject } from './Projects.tsx';
 import { RULE_TEXT } from './StaleFlags.tsx';
 import { History } from './History.tsx';
+import { FlagSettings } from './FlagSettings.tsx';
 import { useCanWrite } from '../session.ts';
 
 /** One flag: its values per environment, preview settings, feedback and code references. */
@@ -27,6 +28,12 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
       <h1>
         {slug}
         {flag && <Badge>{flag.environments[0]?.type ?? 'boolean'} flag</Badge>}
+        {flag?.archivedAt && <Badge tone="muted">Archived</Badge>}
+        {(flag?.tags ?? []).map((t) => (
+          <Badge key={t} tone="muted">
+            {t}
+          </Badge>
+        ))}
       </h1>
       {!flag && (
         <div role="alert" className="error">
@@ -49,6 +56,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
               <FeedbackOf key={value.environment.key} projectKey={projectKey} value={value} />
             ))}
           </Section>
+          <FlagSettings key={`${flag.slug}:${(flag.tags ?? []).join()}`} projectKey={projectKey} flag={flag} />
           <CodeReferences projectKey={projectKey} slug={slug} />
           <Hygiene projectKey={projectKey} slug={slug} />
           <Section title="History">

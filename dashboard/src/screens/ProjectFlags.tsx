@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, memo, useDeferredValue, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type EnvFlag, type Environment, type FlagEntry, type FlagType } from '../api.ts';
-import { Badge, ConfirmDelete, EmptyState, ErrorMessage, Field, Loading, rules, Section, Switch, Table, toast } from '../ui/index.ts';
+import { Badge, ConfirmDelete, EmptyState, ErrorMessage, Field, Loading, rules, Section, Select, Switch, Table, toast } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { useCanWrite } from '../session.ts';
 import { isTargeted } from '../targeting/v1-note.tsx';
@@ -18,6 +18,8 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
   });
   const [search, setSearch] = useState('');
+  const [tag, setTag] = useState('');
+  const [archived, setArchived] = useState(false);
   const deferred = useDeferredValue(search);
   const [deleting, setDeleting] = useState<string | undefined>();
   const queryClient = useQueryClient();
@@ -55,12 +57,19 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
       toast.success(`Deleted flag ${slug}`);
     },
   });
+  const allTags = useMemo(() => [...new Set((flags.data?.flags ?? []).flatMap((f) => f.tags ?? []))].sort(), [flags.data]);
+  const archivedCount = useMemo(() => (flags.data?.flags ?? []).filter((f) => f.archivedAt).length, [flags.data]);
   const visible = useMemo(() => {
-    const all = flags.data?.flags ?? [];
+    const all = (flags.data?.flags ?? []).filter((f) => Boolean(f.archivedAt) === archived && (!tag || (f.tags ?? []).includes(tag)));
     const needle = deferred.trim().toLowerCase();
     if (!needle) return all;
-    return all.filter((f) => f.slug.toLowerCase().includes(needle) || f.environments.some((e) => e.description.toLowerCase().includes(needle)));
-  }, [flags.data, deferred]);
+    return all.filter(
+      (f) =>
+        f.slug.toLowerCase().includes(needle) ||
+        (f.tags ?? []).some((t) => t.includes(needle)) ||
+        f.environments.some((e) => e.description.toLowerCase().includes(needle)),
+    );
+  }, [flags.data, deferred, tag, archived]);
 
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
@@ -79,6 +88,17 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
       )}
       <div className="toolbar">
         <Field label="Search flags" type="search" value={search} onChange={setSearch} hint="By slug or description · press / to search" />
+        {allTags.length > 0 && (
+          <Select label="Tag" value={tag} onChange={setTag}>
+            <option value="">Any tag</option>
+            {allTags.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </Select>
+        )}
+        {(archivedCount > 0 || archived) && <Switch label={`Archived flags (${archivedCount})`} checked={archived} onChange={setArchived} />}
         <p className="muted" aria-live="polite">
           {flags.data ? `${visible.length} of ${flags.data.flags.length} flags` : ''}
         </p>
@@ -165,6 +185,12 @@ const FlagRow = memo(function FlagRow({
         <Link href={`/projects/${projectKey}/flags/${encodeURIComponent(flag.slug)}`}>{flag.slug}</Link>
         {expired && <Badge tone="warn">Expired</Badge>}
         {preview && <Badge>Preview</Badge>}
+        {flag.archivedAt && <Badge tone="muted">Archived</Badge>}
+        {(flag.tags ?? []).map((t) => (
+          <Badge key={t} tone="muted">
+            {t}
+          </Badge>
+        ))}
         {flag.environments[0] && flag.environments[0].type !== 'boolean' && <Badge>{flag.environments[0].type}</Badge>}
         <div className="muted small-text">{flag.environments[0]?.description}</div>
       </th>

@@ -2,7 +2,8 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Project } from '../api.ts';
-import { Breadcrumbs, ErrorMessage, Field, formatDate, Loading, NavTabs, Section, Table } from '../ui/index.ts';
+import { Breadcrumbs, EmptyState, ErrorMessage, Field, formatDate, Loading, NavTabs, rules, Section, Table } from '../ui/index.ts';
+import { FirstRunChecklist } from './Checklist.tsx';
 import { useCanWrite } from '../session.ts';
 
 export function ProjectsScreen() {
@@ -12,6 +13,7 @@ export function ProjectsScreen() {
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: (value: string) => api<Project>('POST', '/projects', { name: value }),
+    meta: { success: 'Created the project', error: false, invalidates: [['projects'], ['audit']] },
     onSuccess: (project) => navigate(`/projects/${project.key}`),
   });
   const submit = (event: FormEvent) => {
@@ -21,9 +23,14 @@ export function ProjectsScreen() {
   return (
     <>
       <h1>Projects</h1>
+      {projects.data && <FirstRunChecklist projects={projects.data.projects} />}
       {projects.isPending && <Loading what="projects" />}
       <ErrorMessage error={projects.error} />
-      {projects.data && projects.data.projects.length === 0 && <p className="muted">No project yet: create the first one below.</p>}
+      {projects.data && projects.data.projects.length === 0 && (
+        <EmptyState title="No project yet">
+          A project holds flags for one app or product, in environments such as development and production. Create the first one below.
+        </EmptyState>
+      )}
       {projects.data && projects.data.projects.length > 0 && (
         <Table>
           <thead>
@@ -48,7 +55,7 @@ export function ProjectsScreen() {
       )}
       <Section title="New project">
         <form onSubmit={submit} className="inline">
-          <Field label="Project name" value={name} onChange={setName} required />
+          <Field label="Project name" path="name" value={name} onChange={setName} validate={rules.required} required />
           <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
             {create.isPending ? 'Creating…' : 'Create project'}
           </button>
