@@ -9,7 +9,7 @@ import { GENERATED, generatedTypes } from '../dashboard/api-types.ts';
 describe('dashboard API types', () => {
   it('are the ones openapi-typescript makes from the current /openapi.json', { timeout: 120_000 }, async () => {
     const expected = await generatedTypes();
-    assert.ok(expected.includes('"/admin/v1/projects/{projectKey}/flags/{slug}"'), 'the document has the admin routes');
+    assert.match(expected, /['"]\/admin\/v1\/projects\/\{projectKey\}\/flags\/\{slug\}['"]: \{/, 'the document has the admin routes');
     assert.equal(fs.readFileSync(GENERATED, 'utf8') === expected, true, 'dashboard/src/api.gen.ts is out of date: run npm run api-types');
   });
 });
