@@ -149,9 +149,17 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
           assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type), 'search');
 
           await visit(`/projects/${project.key}/flags/checkout`, 'checkout', '04-flag');
-          await page.getByLabel('Description in production').fill('Saved from the screens test');
+          await page.getByLabel('Payload in production').fill(`{"from": "${theme}-${width}"}`);
           await page.getByRole('button', { name: 'Save production' }).click();
           await page.getByRole('status', { name: 'Notifications' }).getByText('Saved production').waitFor();
+          // One description for the flag, in every environment.
+          await page.getByLabel('Description', { exact: true }).fill(`Saved at ${width} px in ${theme}`);
+          await page.getByRole('button', { name: 'Save description' }).click();
+          await page.getByRole('status', { name: 'Notifications' }).getByText('Saved the description').waitFor();
+          const described = (await ctx.admin('GET', `/admin/v1/projects/${project.key}/flags`))
+            .json()
+            .flags.find((f: { slug: string }) => f.slug === 'checkout');
+          assert.deepEqual(new Set(described.environments.map((e: { description: string }) => e.description)), new Set([`Saved at ${width} px in ${theme}`]));
           await check('04b-flag-saved');
 
           await visit(`/projects/${project.key}/environments`, 'Web shop', '05-environments');
@@ -198,6 +206,27 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
           );
 
           assert.deepEqual(consoleErrors, [], 'no console error');
+
+          if (theme === 'light' && width === 1280) {
+            // Renaming a flag on its screen leads to the new address; the old slug is gone.
+            await page.goto(`${base}/projects/${project.key}/flags/search.v2`);
+            await page.getByRole('heading', { name: 'search.v2', level: 1 }).waitFor();
+            await page.getByRole('region', { name: 'Flag settings' }).getByLabel('Slug').fill('search-v2');
+            await page.getByRole('button', { name: 'Rename flag' }).click();
+            await page.getByRole('heading', { name: 'search-v2', level: 1 }).waitFor();
+            assert.equal(new URL(page.url()).pathname, `/projects/${project.key}/flags/search-v2`);
+            const slugs = (await ctx.admin('GET', `/admin/v1/projects/${project.key}/flags`)).json().flags.map((f: { slug: string }) => f.slug);
+            assert.ok(slugs.includes('search-v2') && !slugs.includes('search.v2'));
+          }
+
+          // A server that does not answer: a screen that says so, and a way to try again.
+          await page.route('**/admin/v1/sessions/current', (route) => route.abort());
+          await page.goto(`${base}/projects`);
+          await page.getByRole('heading', { name: 'Flagpost is not answering', level: 1 }).waitFor();
+          await check('20-server-unreachable');
+          await page.unroute('**/admin/v1/sessions/current');
+          await page.getByRole('button', { name: 'Try again' }).click();
+          await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
         } finally {
           await browser.close();
         }

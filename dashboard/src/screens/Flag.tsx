@@ -44,6 +44,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
       )}
       {flag && (
         <>
+          <FlagDescription key={flag.environments.map((e) => e.description).join('\n')} projectKey={projectKey} flag={flag} />
           <div className="grid">
             {flag.environments.map((value) => (
               <EnvironmentForm key={`${value.environment.key}:${basicsVersion(value)}`} projectKey={projectKey} value={value} />
@@ -73,7 +74,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
 }
 
 /** The fields of the environment's card: it starts again from the server's values when they change. */
-const basicsVersion = (v: EnvFlag) => JSON.stringify([v.enabled, v.state, v.payload, v.expiredAt, v.description]);
+const basicsVersion = (v: EnvFlag) => JSON.stringify([v.enabled, v.state, v.payload, v.expiredAt]);
 
 /** Variants, rules and prerequisites of the flag, one environment at a time. */
 function Targeting({ projectKey, flag, flags }: { projectKey: string; flag: FlagEntry; flags: FlagEntry[] }) {
@@ -114,7 +115,6 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
   const [enabled, setEnabled] = useState(value.enabled);
   const [payload, setPayload] = useState(value.payload === null ? '' : JSON.stringify(value.payload, null, 2));
   const [expiry, setExpiry] = useState(toLocalInput(value.expiredAt));
-  const [description, setDescription] = useState(value.description);
   const [problem, setProblem] = useState<string | undefined>();
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
@@ -137,7 +137,7 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
       }
     }
     setProblem(undefined);
-    save.mutate({ enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null, description });
+    save.mutate({ enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null });
   };
   return (
     <section className="card" aria-labelledby={`env-${env.key}`}>
@@ -153,7 +153,6 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
         <V1Note value={value} />
         <TextArea label={`Payload in ${env.name}`} value={payload} onChange={setPayload} rows={4} hint="A JSON object, or empty for none" />
         <Field label={`Expiry in ${env.name}`} type="datetime-local" value={expiry} onChange={setExpiry} />
-        <TextArea label={`Description in ${env.name}`} value={description} onChange={setDescription} rows={2} />
         {problem && (
           <div role="alert" className="error">
             <p>{problem}</p>
@@ -164,6 +163,41 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
         </button>
       </form>
     </section>
+  );
+}
+
+/** One description for the flag: saved in every environment (the API keeps one per environment). */
+function FlagDescription({ projectKey, flag }: { projectKey: string; flag: FlagEntry }) {
+  const canWrite = useCanWrite();
+  const texts = [...new Set(flag.environments.map((e) => e.description))];
+  const [description, setDescription] = useState(flag.environments.find((e) => e.description !== '')?.description ?? '');
+  const save = useMutation({
+    mutationFn: async () => {
+      for (const value of flag.environments) {
+        if (value.description === description) continue;
+        await api(
+          'PATCH',
+          `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(value.environment.key)}/flags/${encodeURIComponent(flag.slug)}`,
+          { description },
+        );
+      }
+    },
+    meta: { success: 'Saved the description', error: 'Description not saved', invalidates: [['flags', projectKey], ['audit']] },
+  });
+  return (
+    <form
+      className="description-form"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        save.mutate();
+      }}
+    >
+      <TextArea label="Description" path="description" value={description} onChange={setDescription} rows={2} disabled={!canWrite} />
+      {texts.length > 1 && <p className="muted small-text">The environments had different descriptions; saving sets this one in each.</p>}
+      <button type="submit" disabled={save.isPending || !canWrite}>
+        {save.isPending ? 'Saving…' : 'Save description'}
+      </button>
+    </form>
   );
 }
 

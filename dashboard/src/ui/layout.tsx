@@ -7,10 +7,12 @@ import { fieldLabel, humanProblems } from './errors.ts';
 // empty states, the loading line and the error box.
 
 export function Section({ title, children, actions, id }: { title: string; children: ReactNode; actions?: ReactNode; id?: string }) {
+  const own = useId();
+  const headingId = id ?? own;
   return (
-    <section className="card" aria-labelledby={id}>
+    <section className="card" aria-labelledby={headingId}>
       <div className="card-head">
-        <h2 id={id}>{title}</h2>
+        <h2 id={headingId}>{title}</h2>
         {actions}
       </div>
       {children}
