@@ -28,6 +28,7 @@ async function baselineWeb(): Promise<string | undefined> {
   const archive = execFileSync('git', ['-C', ROOT, 'archive', ref, 'dashboard'], { maxBuffer: 1 << 28 });
   execFileSync('tar', ['-x', '-C', src], { input: archive });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(src, 'node_modules'));
+  fs.writeFileSync(path.join(src, 'package.json'), '{"type":"module"}\n');
   const web = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-baseline-web-'));
   execFileSync(process.execPath, ['--import', 'tsx', path.join(src, 'dashboard', 'build.ts'), web], { cwd: ROOT, stdio: 'inherit' });
   fs.rmSync(src, { recursive: true, force: true });
