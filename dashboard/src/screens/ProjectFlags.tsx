@@ -47,7 +47,10 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
       setValue(slug, env, (e) => ({ ...e, enabled }));
     },
     onError: (_error, { slug, env, enabled }) => setValue(slug, env, (e) => ({ ...e, enabled: !enabled })),
-    onSuccess: (answer, { slug, env }) => setValue(slug, env, (e) => ({ ...e, ...answer, environment: e.environment })),
+    // The server's answer replaces the optimistic value only when it differs: one render of the list less.
+    onSuccess: (answer, { slug, env, enabled }) => {
+      if (answer.enabled !== enabled) setValue(slug, env, (e) => ({ ...e, ...answer, environment: e.environment }));
+    },
   });
   const remove = useMutation({
     mutationFn: (slug: string) => api('DELETE', `/projects/${encodeURIComponent(params.key)}/flags/${encodeURIComponent(slug)}`),

@@ -61,12 +61,8 @@ export function Switch({
       disabled={disabled}
       onClick={() => onChange(!checked)}
     >
-      <span className="switch-track" aria-hidden="true">
-        <span className="switch-thumb" />
-      </span>
-      <span className="switch-text" aria-hidden="true">
-        {checked ? 'On' : 'Off'}
-      </span>
+      {/* The track and thumb are the button's ::before and ::after: one element per switch, for lists of thousands. */}
+      {checked ? 'On' : 'Off'}
     </button>
   );
   if (!label) return button;
