@@ -18,10 +18,14 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
   const flags = useQuery({
     queryKey: ['flags', projectKey],
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/flags`),
+    // Writes invalidate only what they change, so a flag made elsewhere (the API, another tab) may be missing
+    // from the cached list: it is fetched again on opening the flag, and "does not exist" waits for it.
+    refetchOnMount: 'always',
   });
   if (project.isPending || flags.isPending) return <Loading what="the flag" />;
   if (project.error || flags.error) return <ErrorMessage error={project.error ?? flags.error} />;
   const flag = flags.data.flags.find((f) => f.slug === slug);
+  if (!flag && flags.isFetching) return <Loading what="the flag" />;
   return (
     <>
       <Breadcrumbs items={[{ label: 'Projects', href: '/projects' }, { label: project.data.name, href: `/projects/${projectKey}` }, { label: slug }]} />
