@@ -50,7 +50,7 @@ import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
-import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender } from './outbox/index.ts';
+import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender, WebhookTargetRule } from './outbox/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
@@ -273,7 +273,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
 
   const files = openFileStorage(config, handle, clock, log);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
-  const forms = new FormService({ db, store: new FormStore(), audit, clock, events, projects });
+  const forms = new FormService({
+    db,
+    store: new FormStore(),
+    audit,
+    clock,
+    events,
+    projects,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,

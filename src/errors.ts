@@ -38,6 +38,8 @@ export const messages = {
   segmentNotFound: 'Segment with key {segmentKey} does not exist in project {projectKey}',
   segmentInUse: 'Segment {segmentKey} is used by rules of these flags: {flags}',
   flagIsPrerequisite: 'Flag {slug} is a prerequisite of these flags: {flags}',
+  flagRenamePrerequisite: 'Flag {slug} cannot be renamed while these flags name it as a prerequisite: {flags}',
+  lastEnvironment: 'Environment {environmentKey} is the last one of project {projectKey}: a project keeps at least one environment',
   flagdInvalid: 'Invalid flagd definition at {path}: {reason}',
   flagdTypeConflict: 'Flag {slug} is a {existing} flag; the definition makes it a {imported} flag',
   unleashInvalid: 'Invalid Unleash export at {path}: {reason}',

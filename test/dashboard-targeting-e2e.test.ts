@@ -236,7 +236,7 @@ for (const dialect of dialects()) {
       await page.getByRole('button', { name: 'Create flag' }).click();
       await page.getByRole('link', { name: 'banner', exact: true }).click();
       await page.getByRole('heading', { name: /^banner/, level: 1 }).waitFor();
-      await page.getByRole('checkbox', { name: 'Enabled in production' }).check();
+      await page.getByRole('switch', { name: 'Enabled in production' }).check();
       await page.getByRole('button', { name: 'Save production' }).click();
       await eventually(
         () => flagIn('banner'),

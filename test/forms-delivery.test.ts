@@ -272,27 +272,40 @@ for (const policy of ['public', 'private'] as const) {
         return (await deliveriesOf(ctx, form.key, id))[0]!;
       };
 
-      it('never contacts a link-local (cloud metadata) address, by name or literally', async () => {
-        for (const url of ['http://metadata.test/latest/meta-data/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/']) {
-          const delivery = await deliver(url);
-          assert.equal(delivery.status, 'pending');
-          assert.match(delivery.lastError, /^target refused: .*link-local address/, url);
-          assert.equal(delivery.history[0].statusCode, null);
-        }
+      it('never contacts a link-local (cloud metadata) address by name, and refuses it literally upfront (issue 22)', async () => {
+        const delivery = await deliver('http://metadata.test/latest/meta-data/');
+        assert.equal(delivery.status, 'pending');
+        assert.match(delivery.lastError, /^target refused: .*link-local address/);
+        assert.equal(delivery.history[0].statusCode, null);
         assert.ok(lookups.includes('metadata.test'), 'the name was resolved by the stub, not the network');
+        for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/']) {
+          const refused = await ctx().admin('POST', '/admin/v1/forms', { name: 'Metadata', webhookUrl: url });
+          assert.equal(refused.statusCode, 400, url);
+          assert.match(refused.json().details[0].reason, new RegExp(`^points at .*, which deliveries never reach under FLAGPOST_WEBHOOK_TARGETS=${policy}$`));
+          assert.equal(refused.json().details[0].field, 'body.webhookUrl');
+        }
       });
 
       it(policy === 'public' ? 'refuses loopback and private targets' : 'reaches loopback and private targets', async () => {
         const receiver = await startWebhookReceiver();
         try {
           const port = new URL(receiver.url).port;
-          const literal = await deliver(receiver.url);
           const byName = await deliver(`http://rebind.test:${port}/hook`);
           if (policy === 'public') {
-            for (const delivery of [literal, byName]) assert.match(delivery.lastError, /^target refused: .*not a public address/);
+            // A literal loopback address is refused when it is set: no delivery could ever reach it.
+            for (const url of [receiver.url, `http://localhost:${port}/hook`, `http://[::1]:${port}/hook`]) {
+              const refused = await ctx().admin('POST', '/admin/v1/forms', { name: 'Local', webhookUrl: url });
+              assert.equal(refused.statusCode, 400, url);
+            }
+            const form = await createForm(ctx(), {});
+            const patched = await ctx().admin('PATCH', `/admin/v1/forms/${form.key}`, { slackWebhookUrl: receiver.url });
+            assert.equal(patched.statusCode, 400);
+            assert.equal(patched.json().details[0].field, 'body.slackWebhookUrl');
+            assert.match(byName.lastError, /^target refused: .*not a public address/);
             assert.match((await deliver('http://intranet.test/hook')).lastError, /not a public address/);
             assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
           } else {
+            const literal = await deliver(receiver.url);
             for (const delivery of [literal, byName]) assert.equal(delivery.status, 'delivered');
             assert.equal(receiver.received.length, 2);
           }

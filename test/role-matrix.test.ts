@@ -42,7 +42,11 @@ const ROUTES: Record<string, Access> = {
   'POST /admin/v1/projects': 'editor',
   'GET /admin/v1/projects': 'viewer',
   'GET /admin/v1/projects/{projectKey}': 'viewer',
+  'PATCH /admin/v1/projects/{projectKey}': 'editor',
+  // A project's deletion takes everything in it: owners only.
+  'DELETE /admin/v1/projects/{projectKey}': 'owner',
   // Environments, keys and sync tokens: project admins, and instance editors and owners (ADR 0033).
+  'DELETE /admin/v1/projects/{projectKey}/environments/{envKey}': 'project_admin',
   'POST /admin/v1/projects/{projectKey}/environments': 'project_admin',
   'POST /admin/v1/projects/{projectKey}/api-keys': 'project_admin',
   // Renaming needs an editor; the protection fields in the body need an owner (checked in test/change-management.test.ts).
@@ -68,6 +72,7 @@ const ROUTES: Record<string, Access> = {
   'POST /admin/v1/projects/{projectKey}/flags': 'editor',
   'GET /admin/v1/projects/{projectKey}/flags': 'viewer',
   'PATCH /admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}': 'editor',
+  'PATCH /admin/v1/projects/{projectKey}/flags/{slug}': 'editor',
   'DELETE /admin/v1/projects/{projectKey}/flags/{slug}': 'editor',
   'GET /admin/v1/projects/{projectKey}/usage': 'viewer',
   'GET /admin/v1/projects/{projectKey}/flags/{slug}/usage': 'viewer',

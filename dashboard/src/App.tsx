@@ -1,9 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, lazy, type ReactNode, Suspense, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
-import { api, ApiError, type CurrentSession } from './api.ts';
-import { useSession } from './session.ts';
-import { ErrorMessage, Field, Loading } from './ui.tsx';
+import { api, ApiError, type CurrentSession, type Project } from './api.ts';
+import { hasSessionHint, setSessionHint, useSession } from './session.ts';
+import { Button, ErrorMessage, Field, Loading, Select, ThemeSwitch, toast, Toaster } from './ui/index.ts';
 import { ProjectsScreen } from './screens/Projects.tsx';
 import { ProjectFlagsScreen } from './screens/ProjectFlags.tsx';
 import { EnvironmentsScreen } from './screens/Environments.tsx';
@@ -26,8 +26,20 @@ const FlagScreen = lazy(() => import('./screens/Flag.tsx'));
 // Targeting screens share the condition editor; they load with their own chunks too.
 const SegmentsScreen = lazy(() => import('./screens/Segments.tsx'));
 const PlaygroundScreen = lazy(() => import('./screens/Playground.tsx'));
+// Owners' and designers' pages: rarely opened, so not in the first load.
+const AuditScreen = lazy(() => import('./screens/Audit.tsx'));
+const DesignScreen = lazy(() => import('./screens/Design.tsx'));
 
 export function App() {
+  return (
+    <>
+      <Routes />
+      <Toaster />
+    </>
+  );
+}
+
+function Routes() {
   return (
     <Switch>
       <Route path="/sign-in">
@@ -67,6 +79,16 @@ export function App() {
                 )}
               </Route>
               <Route path="/members" component={MembersScreen} />
+              <Route path="/audit">
+                <Suspense fallback={<Loading what="the audit log" />}>
+                  <AuditScreen />
+                </Suspense>
+              </Route>
+              <Route path="/design">
+                <Suspense fallback={<Loading what="the design system" />}>
+                  <DesignScreen />
+                </Suspense>
+              </Route>
               <Route path="/account" component={AccountScreen} />
               <Route path="/projects/:key/flags/:slug">
                 {(params) => (
@@ -94,53 +116,135 @@ export function App() {
 function SignedIn({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const session = useSession();
+  const toSignIn = <Redirect to={`/sign-in?next=${encodeURIComponent(location)}`} replace />;
+  if (!hasSessionHint()) return toSignIn;
   if (session.isPending) return <Loading what="your session" />;
-  if (session.error instanceof ApiError && session.error.status === 401) {
-    return <Redirect to={`/sign-in?next=${encodeURIComponent(location)}`} replace />;
-  }
-  if (session.error)
-    return (
-      <main>
-        <ErrorMessage error={session.error} />
-      </main>
-    );
+  if (session.error instanceof ApiError && session.error.status === 401) return toSignIn;
+  if (session.error) return <Unreachable error={session.error} retry={() => session.refetch()} busy={session.isFetching} />;
   return <>{children}</>;
 }
+
+/** The server did not answer (or failed): say so, and offer to try again. */
+function Unreachable({ error, retry, busy }: { error: unknown; retry: () => void; busy: boolean }) {
+  return (
+    <main className="retry">
+      <h1>Flagpost is not answering</h1>
+      <p>
+        {error instanceof ApiError && error.status >= 500
+          ? `The server answered with an error (${error.status}). It may be starting or restarting.`
+          : 'The server cannot be reached. It may be stopped or restarting, or the network is down.'}
+      </p>
+      <p className="muted">Your work is safe on the server; nothing was lost here.</p>
+      <Button variant="primary" onClick={retry} busy={busy} busyText="Trying again…">
+        Try again
+      </Button>
+    </main>
+  );
+}
+
+const NAV = [
+  { href: '/projects', title: 'Projects', owner: false },
+  { href: '/forms', title: 'Forms', owner: false },
+  { href: '/members', title: 'Members', owner: true },
+  { href: '/audit', title: 'Audit log', owner: true },
+  { href: '/account', title: 'Account', owner: false },
+];
 
 function Layout({ children }: { children: ReactNode }) {
   const session = useSession();
   const queryClient = useQueryClient();
-  const [, navigate] = useLocation();
+  const [location, navigate] = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => api<{ projects: Project[] }>('GET', '/projects') });
+  const currentProject = /^\/projects\/([^/]+)/.exec(location)?.[1];
   const signOut = useMutation({
     mutationFn: () => api<{ endSessionUrl?: string } | undefined>('DELETE', '/sessions/current'),
+    meta: { invalidates: [], error: 'Not signed out' },
     onSuccess: (answer) => {
+      setSessionHint(false);
       queryClient.clear();
       if (!continueSignOut(answer)) navigate('/sign-in', { replace: true });
     },
   });
+  useEffect(() => setMenuOpen(false), [location]);
+  useSearchShortcut();
+  const owner = session.data?.role === 'owner';
   return (
-    <>
-      <header className="top">
+    <div className="shell">
+      <a href="#content" className="skip-link">
+        Skip to content
+      </a>
+      <header className="topbar">
         <Link href="/projects" className="brand">
+          <span className="brand-mark" aria-hidden="true" />
           Flagpost
         </Link>
-        <nav aria-label="Main">
-          <Link href="/projects">Projects</Link>
-          <Link href="/forms">Forms</Link>
-          {session.data?.role === 'owner' && <Link href="/members">Members</Link>}
-          <Link href="/account">Account</Link>
-        </nav>
-        <span className="who">{whoText(session.data)}</span>
-        <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-          {signOut.isPending ? 'Signing out…' : 'Sign out'}
+        <button type="button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+          {menuOpen ? 'Close menu' : 'Menu'}
         </button>
       </header>
-      <main>
-        <ErrorMessage error={signOut.error} />
+      <aside id="sidebar" className={`sidebar ${menuOpen ? 'open' : ''}`} aria-label="Sidebar">
+        <Link href="/projects" className="brand sidebar-brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Flagpost
+        </Link>
+        {projects.data && projects.data.projects.length > 0 && (
+          <Select label="Project" value={currentProject ?? ''} onChange={(key) => key && navigate(`/projects/${encodeURIComponent(key)}`)}>
+            {!currentProject && <option value="">Choose a project</option>}
+            {projects.data.projects.map((p) => (
+              <option key={p.key} value={p.key}>
+                {p.name}
+              </option>
+            ))}
+          </Select>
+        )}
+        <nav aria-label="Main">
+          <ul>
+            {NAV.filter((item) => !item.owner || owner).map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined}>
+                  {item.title}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="sidebar-foot">
+          <p className="muted small-text">
+            <kbd>/</kbd> search · <Link href="/design">Design system</Link>
+          </p>
+          <ThemeSwitch />
+          <span className="who">{whoText(session.data)}</span>
+          <Button onClick={() => signOut.mutate()} busy={signOut.isPending} busyText="Signing out…">
+            Sign out
+          </Button>
+        </div>
+      </aside>
+      <main id="content" className="content" tabIndex={-1}>
         {children}
       </main>
-    </>
+    </div>
   );
+}
+
+/** `/` (or Ctrl/⌘+K) puts the cursor in the screen's search field, wherever focus is not typing. */
+function useSearchShortcut() {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      const typing = target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+      const slash = event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey;
+      const k = event.key.toLowerCase() === 'k' && (event.ctrlKey || event.metaKey);
+      if (!slash && !k) return;
+      const search = document.querySelector<HTMLInputElement>('main input[type="search"]');
+      if (!search) return;
+      event.preventDefault();
+      search.focus();
+      search.select();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 }
 
 const whoText = (session: CurrentSession | undefined) => (!session ? '' : session.user ? `${session.user.email} (${session.role})` : 'Admin token');
@@ -150,10 +254,16 @@ function useAfterSignIn() {
   const [, navigate] = useLocation();
   const search = new URLSearchParams(useSearch());
   const queryClient = useQueryClient();
-  return async () => {
+  return async (viaToken = false) => {
+    setSessionHint(true);
     queryClient.clear();
     await queryClient.invalidateQueries({ queryKey: ['session'] });
     const next = search.get('next');
+    // The admin token is for setting up: with no member yet, the next step is the first owner account.
+    if (viaToken) {
+      const users = await api<{ users: unknown[] }>('GET', '/users').catch(() => undefined);
+      if (users && users.users.length === 0) toast.info('Signed in with the admin token. Next step: create the first owner account (Members).');
+    }
     navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
   };
 }
@@ -165,6 +275,7 @@ function SignIn() {
   const done = useAfterSignIn();
   const withPassword = useMutation({
     mutationFn: () => api('POST', '/sessions', { email: email.trim(), password }),
+    meta: { error: false, invalidates: [] },
     onSuccess: async () => {
       setPassword('');
       await done();
@@ -172,9 +283,10 @@ function SignIn() {
   });
   const withToken = useMutation({
     mutationFn: (value: string) => api('POST', '/sessions', { token: value }),
+    meta: { error: false, invalidates: [] },
     onSuccess: async () => {
       setToken('');
-      await done();
+      await done(true);
     },
   });
   return (
@@ -205,7 +317,9 @@ function SignIn() {
         className="card"
         aria-label="Token sign-in"
       >
-        <p className="muted">Or, to set up the first members: the admin token printed on the first start (or FLAGPOST_ADMIN_TOKEN).</p>
+        <p className="muted">
+          First time here? Sign in with the admin token printed on the first start (or FLAGPOST_ADMIN_TOKEN); the next step is then your own owner account.
+        </p>
         <Field label="Admin token" type="password" value={token} onChange={setToken} required autoComplete="off" />
         <ErrorMessage error={withToken.error} />
         <button type="submit" disabled={withToken.isPending || token.trim() === ''}>
@@ -225,6 +339,7 @@ function AcceptInvitation() {
   const done = useAfterSignIn();
   const accept = useMutation({
     mutationFn: () => api('POST', '/invitations/accept', { token, password }),
+    meta: { error: false, invalidates: [] },
     onSuccess: async () => {
       window.history.replaceState(null, '', window.location.pathname);
       await done();

@@ -1,4 +1,13 @@
 import { navigate } from 'wouter/use-browser-location';
+import type { paths } from './api.gen.ts';
+import { setSessionHint } from './session-hint.ts';
+
+/** The JSON answer of `method` on `path` with `status`, as the server's OpenAPI document says (api.gen.ts). */
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'put' | 'delete', S extends number = 200> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : never;
 
 // The dashboard's one door to the server: the documented admin API (docs/api.md), same origin, with the
 // session cookie of the sign-in. The admin token is never kept by the page (docs/adr/0013-dashboard.md).
@@ -40,24 +49,17 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { message?: string; details?: FieldProblem[] };
   if (!res.ok) {
-    if (res.status === 401 && path !== '/sessions') toSignIn();
+    if (res.status === 401 && path !== '/sessions') {
+      setSessionHint(false);
+      toSignIn();
+    }
     throw new ApiError(res.status, data.message ?? `The server answered ${res.status}`, data.details);
   }
   return data as T;
 }
 
-export interface Environment {
-  key: string;
-  name: string;
-  createdAt: string;
-}
-
-export interface Project {
-  key: string;
-  name: string;
-  createdAt: string;
-  environments: Environment[];
-}
+export type Project = Answer<'/admin/v1/projects/{projectKey}', 'get'>;
+export type Environment = Project['environments'][number];
 
 export type FlagType = 'boolean' | 'string' | 'number' | 'object';
 export type VariantValue = boolean | string | number | Record<string, unknown>;
@@ -155,17 +157,14 @@ export interface EnvFlag {
 
 export interface FlagEntry {
   slug: string;
+  /** Tags, the same in every environment. */
+  tags?: string[];
+  /** When the flag was archived, or null. */
+  archivedAt?: string | null;
   environments: EnvFlag[];
 }
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  revokedAt: string | null;
-  token?: string;
-}
+export type ApiKey = Answer<'/admin/v1/projects/{projectKey}/api-keys', 'get'>['apiKeys'][number] & { token?: string };
 
 export interface Feedback {
   id: string;
@@ -314,14 +313,4 @@ export interface AccessToken {
   token?: string;
 }
 
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { type: 'admin_token' | 'user' | 'access_token' | 'anonymous'; id: string | null; label: string };
-  projectKey: string | null;
-  entity: string;
-  entityId: string;
-  environmentKey: string | null;
-  action: string;
-  changes: Record<string, { before?: unknown; after?: unknown }>;
-}
+export type AuditEntry = Answer<'/admin/v1/audit', 'get'>['entries'][number];

@@ -1,9 +1,28 @@
-import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, type QueryKey, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError } from './api.ts';
 import { App } from './App.tsx';
+import { applyTheme, storedTheme, toast } from './ui/index.ts';
 import './styles.css';
+
+declare module '@tanstack/react-query' {
+  interface Register {
+    mutationMeta: {
+      /** A toast once the write succeeded ("Saved production"). */
+      success?: string;
+      /** What failed, before the reason, in the error toast ("Not saved"); false: the screen shows it inline. */
+      error?: string | false;
+      /**
+       * The queries this write changed, invalidated once it settles. Without it, every query is (the old
+       * behaviour, for screens that do not say yet); with [], none.
+       */
+      invalidates?: QueryKey[];
+    };
+  }
+}
+
+applyTheme(storedTheme());
 
 const queryClient: QueryClient = new QueryClient({
   defaultOptions: {
@@ -14,10 +33,19 @@ const queryClient: QueryClient = new QueryClient({
       staleTime: 5_000,
     },
   },
-  // After any write, what the screen shows is fetched again, so that it agrees with the server.
   mutationCache: new MutationCache({
-    onSettled: async (): Promise<void> => {
-      await queryClient.invalidateQueries();
+    onSuccess: (_data, _variables, _context, mutation) => {
+      if (mutation.meta?.success) toast.success(mutation.meta.success);
+    },
+    onError: (error, _variables, _context, mutation) => {
+      if (error instanceof ApiError && error.status === 401) return; // on the way to the sign-in page
+      if (mutation.meta?.error !== false) toast.error(error, mutation.meta?.error ?? 'That did not work');
+    },
+    // After a write, what it changed is fetched again, so that the screen agrees with the server.
+    onSettled: async (_data, _error, _variables, _context, mutation): Promise<void> => {
+      const keys = mutation.meta?.invalidates;
+      if (keys === undefined) await queryClient.invalidateQueries();
+      else await Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
     },
   }),
 });

@@ -1,9 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type CurrentSession } from './api.ts';
 
+import { hasSessionHint } from './session-hint.ts';
+
+export { hasSessionHint, setSessionHint } from './session-hint.ts';
+
 /** The signed-in session: who, with which role. Shared by every screen (one request). */
 export function useSession() {
-  return useQuery({ queryKey: ['session'], queryFn: () => api<CurrentSession>('GET', '/sessions/current') });
+  return useQuery({
+    queryKey: ['session'],
+    queryFn: () => api<CurrentSession>('GET', '/sessions/current'),
+    enabled: hasSessionHint(),
+  });
 }
 
 /** Whether the signed-in role may write flags, forms and the rest (viewers may not). */

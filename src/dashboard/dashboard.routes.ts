@@ -26,7 +26,7 @@ export const DASHBOARD_CSP = [
 ].join('; ');
 
 /** The client-side routes of the single-page app: each answers index.html, so that any screen can be linked. */
-const APP_ROUTES = ['/', '/sign-in', '/accept-invitation', '/members', '/account', '/projects', '/projects/*', '/forms', '/forms/*'];
+const APP_ROUTES = ['/', '/sign-in', '/accept-invitation', '/members', '/account', '/audit', '/design', '/projects', '/projects/*', '/forms', '/forms/*'];
 
 function securityHeaders(reply: FastifyReply): void {
   reply.header('content-security-policy', DASHBOARD_CSP);

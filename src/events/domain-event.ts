@@ -8,6 +8,12 @@ export type DomainEvent =
   /** A flag was created or changed in these environments. */
   | { type: 'flag.changed'; projectId: string; slug: string; environmentIds: string[] }
   | { type: 'flag.deleted'; projectId: string; slug: string; environmentIds: string[] }
+  /** A flag's slug changed in every environment (`from` answers 404 from now on). */
+  | { type: 'flag.renamed'; projectId: string; from: string; to: string; environmentIds: string[] }
+  /** An environment was deleted with its flags (its keys answer 404 from now on). */
+  | { type: 'environment.deleted'; projectId: string; environmentId: string }
+  /** A project was deleted with its environments, flags, segments and API keys. */
+  | { type: 'project.deleted'; projectId: string; environmentIds: string[] }
   /** A segment was created, changed or deleted; rules in any environment of the project may use it. */
   | { type: 'segment.changed'; projectId: string; segmentKey: string; environmentIds: string[] }
   /** A segment is about to be deleted: `onTransaction` subscribers refuse while flags still use it. */

@@ -24,6 +24,8 @@ export interface FeedbackServiceDeps {
 export class FeedbackService {
   constructor(private readonly deps: FeedbackServiceDeps) {
     deps.events.onTransaction('flag.deleted', (event, trx) => deps.store.deleteForSlug(trx, event.projectId, event.slug));
+    // A renamed flag keeps its feedback.
+    deps.events.onTransaction('flag.renamed', (event, trx) => deps.store.renameSlug(trx, event.projectId, event.from, event.to));
   }
 
   /**

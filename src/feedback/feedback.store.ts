@@ -65,4 +65,8 @@ export class FeedbackStore {
   async deleteForSlug(db: Executor, projectId: string, slug: string): Promise<void> {
     await db.deleteFrom('feedback').where('project_id', '=', projectId).where('flag_slug', '=', slug).execute();
   }
+
+  async renameSlug(db: Executor, projectId: string, from: string, to: string): Promise<void> {
+    await db.updateTable('feedback').set({ flag_slug: to }).where('project_id', '=', projectId).where('flag_slug', '=', from).execute();
+  }
 }

@@ -1,6 +1,14 @@
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { bypassRequested, projectParams, protectionQuery } from '../projects/index.ts';
-import { adminFlagSchema, createFlagBody, environmentFlagParams, flagAcrossEnvironmentsSchema, flagParams, updateFlagBody } from './flag.schemas.ts';
+import {
+  adminFlagSchema,
+  createFlagBody,
+  environmentFlagParams,
+  flagAcrossEnvironmentsSchema,
+  flagParams,
+  updateFlagAcrossEnvironmentsBody,
+  updateFlagBody,
+} from './flag.schemas.ts';
 import type { FlagService } from './flag.service.ts';
 
 export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, { flags }) => {
@@ -51,6 +59,19 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
       const bypassProtection = bypassRequested(request.query, request.role);
       return flags.updateFlag(projectKey, envKey, slug, request.body, request.actor, { bypassProtection });
     },
+  );
+
+  app.patch(
+    '/projects/:projectKey/flags/:slug',
+    {
+      schema: {
+        summary: 'Rename a flag, set its tags, archive or restore it (in every environment)',
+        params: flagParams,
+        body: updateFlagAcrossEnvironmentsBody,
+        response: { 200: flagAcrossEnvironmentsSchema, ...adminErrors },
+      },
+    },
+    async (request) => flags.updateFlagAcrossEnvironments(request.params.projectKey, request.params.slug, request.body, request.actor),
   );
 
   app.delete(

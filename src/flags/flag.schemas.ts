@@ -1,4 +1,4 @@
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './flag.ts';
+import { MAX_TAGS, SLUG_MAX_LENGTH, SLUG_PATTERN, TAG_PATTERN } from './flag.ts';
 import { flagTypeSchema, targetingAnswerProperties, targetingValueProperties, variantsSchema } from './targeting.schemas.ts';
 
 const flagValueProperties = {
@@ -117,7 +117,35 @@ export const flagAcrossEnvironmentsSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['slug', 'environments'],
-  properties: { slug: { type: 'string' }, environments: { type: 'array', items: adminFlagSchema } },
+  properties: {
+    slug: { type: 'string' },
+    tags: { type: 'array', items: { type: 'string' }, description: 'Tags of the flag, the same in every environment' },
+    archivedAt: { type: ['string', 'null'], description: 'When the flag was archived, or null' },
+    environments: { type: 'array', items: adminFlagSchema },
+  },
+} as const;
+
+/** PATCH /projects/{projectKey}/flags/{slug}: what the flag shares across environments. */
+export const updateFlagAcrossEnvironmentsBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    slug: {
+      type: 'string',
+      minLength: 1,
+      maxLength: SLUG_MAX_LENGTH,
+      pattern: SLUG_PATTERN,
+      description: 'A new slug (a rename; the old one answers 404 from then on)',
+    },
+    tags: {
+      type: 'array',
+      maxItems: MAX_TAGS,
+      items: { type: 'string', minLength: 1, maxLength: 40, pattern: TAG_PATTERN },
+      description: "The flag's tags, replacing the ones it has: lower-case letters, digits, . _ -",
+    },
+    archived: { type: 'boolean', description: 'Archive (true) or restore (false); an archived flag is still served' },
+  },
 } as const;
 
 /** Request headers of the flag interface (contract D4); missing or empty ones answer 400. */

@@ -53,6 +53,14 @@ export interface NewFlagValues extends Omit<FlagValues, 'state' | 'rules' | 'pre
 export type AdminFlagView = ReturnType<typeof adminFlag>;
 
 /** Admin writes of flags. Reads for clients go through the read path (read/flag.read-model.ts). */
+/** A flag with what it shares across environments and its value in each. */
+export interface FlagAcrossEnvironments {
+  slug: string;
+  tags: string[];
+  archivedAt: string | null;
+  environments: AdminFlagView[];
+}
+
 export class FlagService {
   constructor(private readonly deps: FlagServiceDeps) {
     // A new environment gets every flag of its project, switched off, in the transaction that creates it.
@@ -281,8 +289,65 @@ export class FlagService {
     });
   }
 
+  /**
+   * What a flag shares across environments (issue 22, docs/adr/0037-rename-archive.md): its slug (a
+   * rename, refused while other flags name it as a prerequisite), its tags and whether it is archived.
+   * An archived flag is served as before; it leaves the dashboard's list of active flags.
+   */
+  async updateFlagAcrossEnvironments(
+    projectKey: string,
+    slug: string,
+    values: { slug?: string; tags?: string[]; archived?: boolean },
+    actor: Actor,
+  ): Promise<FlagAcrossEnvironments> {
+    const project = await this.deps.projects.getProject(projectKey);
+    const to = values.slug !== undefined && values.slug !== slug ? values.slug : undefined;
+    if (to !== undefined && RESERVED_SLUGS.has(to)) {
+      throw AppError.validation([{ field: 'body.slug', reason: `"${to}" is reserved by the flag interface` }]);
+    }
+    const tags = values.tags === undefined ? undefined : [...new Set(values.tags.map((t) => t.trim().toLowerCase()))].sort();
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      const all = await this.deps.store.listProjectFlags(trx, project.id);
+      const rows = all.filter((f) => f.slug === slug);
+      const first = rows[0];
+      if (!first) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
+      if (to !== undefined) {
+        const dependents = all.filter((f) => f.slug !== slug && f.targeting.prerequisites.some((p) => p.flag === slug));
+        if (dependents.length > 0) {
+          const envName = (id: string) => project.environments.find((e) => e.id === id)?.name ?? id;
+          throw new AppError(
+            'conflict',
+            message('flagRenamePrerequisite', { slug, flags: dependents.map((f) => `${f.slug} (${envName(f.environmentId)})`).join(', ') }),
+          );
+        }
+        if (all.some((f) => f.slug === to)) throw new AppError('conflict', message('flagExists', { slug: to, projectKey }));
+      }
+      const wasArchived = first.archivedAt ?? null;
+      const archivedAt = values.archived === undefined ? undefined : values.archived ? (wasArchived ?? nowIso(this.deps.clock)) : null;
+      const changes: Record<string, { before?: unknown; after?: unknown }> = {};
+      if (to !== undefined) changes.slug = { before: slug, after: to };
+      if (tags !== undefined && JSON.stringify(tags) !== JSON.stringify(first.tags ?? [])) changes.tags = { before: first.tags ?? [], after: tags };
+      if (archivedAt !== undefined && (archivedAt === null) !== (wasArchived === null))
+        changes.archived = { before: wasArchived !== null, after: archivedAt !== null };
+      if (Object.keys(changes).length === 0) return;
+      const environmentIds = await this.deps.store.updateSlug(
+        trx,
+        project.id,
+        slug,
+        { slug: to, tags, archivedAt, updatedAt: nowIso(this.deps.clock) },
+        projectKey,
+      );
+      const action = to !== undefined ? 'flag.renamed' : changes.archived ? (archivedAt ? 'flag.archived' : 'flag.unarchived') : 'flag.updated';
+      await this.deps.audit.record(trx, actor, { projectId: project.id, entity: 'flag', entityId: to ?? slug, action, changes });
+      if (to !== undefined) await emit({ type: 'flag.renamed', projectId: project.id, from: slug, to, environmentIds });
+    });
+    const entry = (await this.listFlags(projectKey)).find((f) => f.slug === (to ?? slug));
+    if (!entry) throw new AppError('not_found', message('adminFlagNotFound', { slug: to ?? slug, projectKey }));
+    return entry;
+  }
+
   /** Every flag of the project, grouped by slug, newest first. */
-  async listFlags(projectKey: string): Promise<Array<{ slug: string; environments: AdminFlagView[] }>> {
+  async listFlags(projectKey: string): Promise<FlagAcrossEnvironments[]> {
     const project = await this.deps.projects.getProject(projectKey);
     const [flags, segmentRows, last] = await Promise.all([
       this.deps.store.listProjectFlags(this.deps.db, project.id),
@@ -311,6 +376,8 @@ export class FlagService {
     }
     return [...bySlug].map(([slug, envs]) => ({
       slug,
+      tags: [...envs.values()][0]?.tags ?? [],
+      archivedAt: [...envs.values()][0]?.archivedAt ?? null,
       environments: project.environments.flatMap((env) => {
         const flag = envs.get(env.id);
         return flag ? [adminFlag(flag, env, portabilityOf(portability.get(env.id)!, slug), last.get(`${env.id}\n${slug}`) ?? null)] : [];

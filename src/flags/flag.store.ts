@@ -24,6 +24,8 @@ const toFlag = (row: Selectable<FlagsTable>): Flag => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   version: row.version,
+  tags: JSON.parse(row.tags) as string[],
+  archivedAt: row.archived_at,
 });
 
 const toRow = (f: Flag): Selectable<FlagsTable> => ({
@@ -49,6 +51,8 @@ const toRow = (f: Flag): Selectable<FlagsTable> => ({
   json_logic: f.targeting.jsonLogic === undefined ? null : JSON.stringify(f.targeting.jsonLogic),
   metadata: f.targeting.metadata === undefined ? null : JSON.stringify(f.targeting.metadata),
   version: f.version,
+  tags: JSON.stringify(f.tags ?? []),
+  archived_at: f.archivedAt ?? null,
 });
 
 function toTargeting(row: Selectable<FlagsTable>): FlagTargeting {
@@ -167,6 +171,37 @@ export class FlagStore {
   async listProjectFlags(db: Executor, projectId: string): Promise<Flag[]> {
     const rows = await db.selectFrom('flags').selectAll().where('project_id', '=', projectId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     return rows.map(toFlag);
+  }
+
+  /**
+   * Changes what a slug shares across environments: the slug itself, its tags, its archived time. Returns
+   * the environments of its rows; a new slug the project has is a conflict.
+   */
+  async updateSlug(
+    db: Executor,
+    projectId: string,
+    slug: string,
+    changes: { slug?: string; tags?: string[]; archivedAt?: string | null; updatedAt: string },
+    projectKey: string,
+  ): Promise<string[]> {
+    try {
+      const rows = await db
+        .updateTable('flags')
+        .set({
+          ...(changes.slug !== undefined && { slug: changes.slug }),
+          ...(changes.tags !== undefined && { tags: JSON.stringify(changes.tags) }),
+          ...(changes.archivedAt !== undefined && { archived_at: changes.archivedAt }),
+          updated_at: changes.updatedAt,
+        })
+        .where('project_id', '=', projectId)
+        .where('slug', '=', slug)
+        .returning('environment_id')
+        .execute();
+      return rows.map((r) => r.environment_id);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', message('flagExists', { slug: changes.slug ?? slug, projectKey }));
+      throw error;
+    }
   }
 
   /** Deletes a slug in every environment and returns the environments it was in. */

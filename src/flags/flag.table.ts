@@ -30,4 +30,8 @@ export interface FlagsTable {
   metadata: string | null;
   /** Incremented by every write of this row (change requests detect writes in between, issue 24). */
   version: number;
+  /** JSON array of tag strings, the same on every row of a slug. */
+  tags: string;
+  /** When the flag was archived, or null; the same on every row of a slug. */
+  archived_at: string | null;
 }

@@ -35,6 +35,10 @@ export interface Flag {
   previewName: string | null;
   /** TipTap JSON document (contract D9). */
   previewContent: unknown;
+  /** Tags of the flag (the same in every environment); absent on a new flag: none. */
+  tags?: string[];
+  /** When the flag was archived (the same in every environment), or null; absent: not archived. */
+  archivedAt?: string | null;
   createdAt: string;
   updatedAt: string;
   /** Incremented by every write of this flag in this environment; change requests are based on one (issue 24). */
@@ -42,6 +46,10 @@ export interface Flag {
 }
 
 export const SLUG_MAX_LENGTH = 150;
+/** A tag: short, lower-case words (`team-checkout`, `q3`, `experiment`). */
+export const TAG_PATTERN = '^[a-z0-9](?:[a-z0-9._-]{0,38}[a-z0-9])?$';
+export const MAX_TAGS = 20;
+
 /**
  * Letters, digits and symbols of any script (Unleash and flagd keys may be UTF-8: `Hellø_Wørld`, emoji),
  * with `.`, `_` and `-` inside; no spaces, slashes or URL delimiters. A JSON schema pattern (Ajv compiles

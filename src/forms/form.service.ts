@@ -27,6 +27,8 @@ export interface FormServiceDeps {
   /** Announces form.deleting in the delete's transaction (submissions forget the objects of their files). */
   events: DomainEvents;
   projects: Pick<ProjectService, 'findProject'>;
+  /** The delivery policy's verdict on a webhook URL (outbox's WebhookTargetRule); absent: not judged here. */
+  webhookTargets?: { refusal(url: string): string | undefined };
 }
 
 /** A create or PATCH body: the settings, and the project the form belongs to. */
@@ -88,6 +90,7 @@ export class FormService {
   async create(input: FormInput & { name: string }, actor: Actor): Promise<FormWithSecret> {
     const { settings, problems } = applySettings({ ...DEFAULT_SETTINGS, name: '' }, input);
     const project = await this.projectOf(input.projectKey ?? null, problems);
+    problems.push(...this.unreachable(input));
     if (problems.length > 0) throw AppError.validation(problems);
     const now = nowIso(this.deps.clock);
     const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
@@ -103,6 +106,17 @@ export class FormService {
       });
     });
     return { form, webhookSecret };
+  }
+
+  /** Webhook URLs being set that the delivery policy can never let through (a loopback address under `public`). */
+  private unreachable(patch: FormPatch): Array<{ field: string; reason: string }> {
+    const problems: Array<{ field: string; reason: string }> = [];
+    for (const field of ['webhookUrl', 'slackWebhookUrl', 'discordWebhookUrl'] as const) {
+      const value = patch[field];
+      const why = typeof value === 'string' ? this.deps.webhookTargets?.refusal(value) : undefined;
+      if (why) problems.push({ field: `body.${field}`, reason: why });
+    }
+    return problems;
   }
 
   /** The form with this key; throws not-found otherwise. */
@@ -130,6 +144,7 @@ export class FormService {
     const { settings, problems } = applySettings(current, patch);
     const project =
       patch.projectKey === undefined ? { projectId: current.projectId, projectKey: current.projectKey } : await this.projectOf(patch.projectKey, problems);
+    problems.push(...this.unreachable(patch));
     if (problems.length > 0) throw AppError.validation(problems);
     let webhookSecret: string | undefined;
     let secret = current.webhookSecret;

@@ -4,4 +4,4 @@ export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
 export { OutboxWorker, type WorkerLog } from './outbox.worker.ts';
 export { type Lookup, WebhookSender } from './webhook.sender.ts';
-export type { WebhookTargetPolicy } from './webhook-target.ts';
+export { type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';

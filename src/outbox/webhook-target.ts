@@ -58,3 +58,27 @@ export function refusedTarget(address: string, policy: WebhookTargetPolicy): str
   if (policy === 'public' && INTERNAL.check(ip, type)) return `${address} is not a public address`;
   return undefined;
 }
+
+/**
+ * The policy applied to a URL before any delivery (issue 22): a form's webhook whose host is an IP
+ * literal or `localhost` that the policy refuses would only be retried until it fails, so the form
+ * service refuses the setting upfront. A host name is judged at delivery time, when it resolves.
+ */
+export class WebhookTargetRule {
+  constructor(readonly policy: WebhookTargetPolicy) {}
+
+  /** Why deliveries to `url` can never be made under the policy, or undefined when they may be. */
+  refusal(url: string): string | undefined {
+    if (this.policy === 'any') return undefined;
+    let host: string;
+    try {
+      host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    } catch {
+      return undefined;
+    }
+    const address = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : host;
+    if (isIP(address) === 0) return undefined;
+    const why = refusedTarget(address, this.policy);
+    return why && `points at ${host}, which deliveries never reach under FLAGPOST_WEBHOOK_TARGETS=${this.policy}`;
+  }
+}

@@ -1,5 +1,5 @@
 import { AppError, messages } from '../errors.ts';
-import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
+import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { environmentView, projectView } from './project.ts';
 import { environmentParams, environmentSchema, nameBody, projectParams, projectSchema, updateEnvironmentBody } from './project.schemas.ts';
 import type { ProjectService } from './project.service.ts';
@@ -73,6 +73,53 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
       }
       const env = await projects.updateEnvironment(request.params.projectKey, request.params.envKey, { name: name?.trim(), ...protection }, request.actor);
       return environmentView(env);
+    },
+  );
+
+  app.patch(
+    '/projects/:projectKey',
+    {
+      schema: {
+        summary: 'Rename a project (its key, which clients send, stays)',
+        params: projectParams,
+        body: nameBody,
+        response: { 200: projectSchema, ...adminErrors },
+      },
+    },
+    async (request) => projectView(await projects.renameProject(request.params.projectKey, request.body.name.trim(), request.actor)),
+  );
+
+  app.delete(
+    '/projects/:projectKey',
+    {
+      // Everything in the project goes at once: owners only.
+      config: { access: 'owner' },
+      schema: {
+        summary: 'Delete a project with its environments, flags, segments, API keys and code references (its history stays)',
+        params: projectParams,
+        response: { 204: noContent, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      await projects.deleteProject(request.params.projectKey, request.actor);
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/projects/:projectKey/environments/:envKey',
+    {
+      // Environments are managed by project admins (and instance editors and owners): ADR 0033.
+      config: { access: 'project_admin' },
+      schema: {
+        summary: 'Delete an environment with its flag values and sync token; a project keeps at least one',
+        params: environmentParams,
+        response: { 204: noContent, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      await projects.deleteEnvironment(request.params.projectKey, request.params.envKey, request.actor);
+      return reply.code(204).send();
     },
   );
 };

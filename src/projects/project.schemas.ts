@@ -13,6 +13,12 @@ export const projectParams = {
   properties: { projectKey: { type: 'string', description: "The project's key (x-project-key of its clients)" } },
 } as const;
 
+export const environmentParams = {
+  type: 'object',
+  required: ['projectKey', 'envKey'],
+  properties: { projectKey: { type: 'string', description: "The project's key" }, envKey: { type: 'string', description: "The environment's key" } },
+} as const;
+
 export const environmentSchema = {
   type: 'object',
   additionalProperties: false,
@@ -24,12 +30,6 @@ export const environmentSchema = {
     protected: { type: 'boolean', description: 'Direct writes are refused (409); changes go through change requests' },
     requiredApprovals: { type: 'integer', minimum: 1, description: 'Approvals a change request needs while the environment is protected' },
   },
-} as const;
-
-export const environmentParams = {
-  type: 'object',
-  required: ['projectKey', 'envKey'],
-  properties: { projectKey: { type: 'string' }, envKey: { type: 'string' } },
 } as const;
 
 export const updateEnvironmentBody = {

@@ -131,4 +131,58 @@ export class ProjectService {
     });
     return next;
   }
+
+  /** Renames a project; its key, which its clients send, stays. */
+  async renameProject(projectKey: string, name: string, actor: Actor): Promise<Project> {
+    const project = await this.getProject(projectKey);
+    if (project.name === name) return project;
+    await this.deps.events.transaction(this.deps.db, async (trx) => {
+      await this.deps.store.renameProject(trx, project.id, name, nowIso(this.deps.clock));
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'project',
+        entityId: project.key,
+        action: 'project.renamed',
+        changes: { name: { before: project.name, after: name } },
+      });
+    });
+    return { ...project, name };
+  }
+
+  /**
+   * Deletes a project with everything in it (the database's cascades: environments, flags, feedback,
+   * segments, API keys, code references, sync tokens). Its audit entries stay: they name no row.
+   */
+  async deleteProject(projectKey: string, actor: Actor): Promise<void> {
+    const project = await this.getProject(projectKey);
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      await this.deps.store.deleteProject(trx, project.id);
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'project',
+        entityId: project.key,
+        action: 'project.deleted',
+        changes: { name: { before: project.name }, environments: { before: project.environments.map((e) => e.name) } },
+      });
+      await emit({ type: 'project.deleted', projectId: project.id, environmentIds: project.environments.map((e) => e.id) });
+    });
+  }
+
+  /** Deletes an environment with its flag values and sync token; the last one of a project stays. */
+  async deleteEnvironment(projectKey: string, environmentKey: string, actor: Actor): Promise<void> {
+    const { project, environment } = await this.getEnvironment(projectKey, environmentKey);
+    if (project.environments.length <= 1) throw new AppError('conflict', message('lastEnvironment', { environmentKey, projectKey }));
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      await this.deps.store.deleteEnvironment(trx, environment.id);
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'environment',
+        entityId: environment.key,
+        environmentKey: environment.key,
+        action: 'environment.deleted',
+        changes: { name: { before: environment.name } },
+      });
+      await emit({ type: 'environment.deleted', projectId: project.id, environmentId: environment.id });
+    });
+  }
 }

@@ -93,4 +93,18 @@ export class ProjectStore {
       .executeTakeFirst();
     return row ? toEnvironment(row) : undefined;
   }
+
+  async renameProject(db: Executor, projectId: string, name: string, updatedAt: string): Promise<void> {
+    await db.updateTable('projects').set({ name, updated_at: updatedAt }).where('id', '=', projectId).execute();
+  }
+
+  /** Deletes the project; the foreign keys' cascades delete what belongs to it. */
+  async deleteProject(db: Executor, projectId: string): Promise<void> {
+    await db.deleteFrom('projects').where('id', '=', projectId).execute();
+  }
+
+  /** Deletes the environment; the foreign keys' cascades delete its flag rows and sync token. */
+  async deleteEnvironment(db: Executor, environmentId: string): Promise<void> {
+    await db.deleteFrom('environments').where('id', '=', environmentId).execute();
+  }
 }

@@ -1,11 +1,12 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { api, type ApiKey } from '../api.ts';
-import { CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { api, type ApiKey, type FlagEntry } from '../api.ts';
+import { ConfirmDialog, CopyButton, ErrorMessage, Field, formatDate, Loading, Section, Table, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { FlagdTransfer } from './FlagdTransfer.tsx';
+import { DeleteEnvironment, ProjectSettings } from './ProjectSettings.tsx';
 
 export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const canWrite = useCanWrite();
@@ -13,26 +14,38 @@ export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: () => api('POST', `/projects/${encodeURIComponent(params.key)}/environments`, { name: name.trim() }),
+    meta: { success: 'Created the environment', invalidates: [['project', params.key], ['projects'], ['flags', params.key], ['audit']] },
     onSuccess: () => setName(''),
   });
   const [snippetEnv, setSnippetEnv] = useState<string | undefined>();
+  const flags = useQuery({
+    queryKey: ['flags', params.key],
+    queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
+  });
   const selectId = useId();
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
   const environments = project.data.environments;
   const chosen = environments.find((e) => e.key === snippetEnv) ?? environments[environments.length - 1];
-  const snippet = `import { FlagsSDK } from '@basestack/flags-js';
+  // A flag that exists (the first of the project), read in a way that runs as pasted in an ES module
+  // and in CommonJS alike: the SDK is an ES module, so it is loaded with import() in an async function.
+  const slug = flags.data?.flags[0]?.slug;
+  const snippet = `// npm install @basestack/flags-js — runs as is in ES modules and in CommonJS (.js, .mjs, .cjs)
+async function main() {
+  const { FlagsSDK } = await import('@basestack/flags-js');
+  const sdk = new FlagsSDK({
+    baseURL: '${window.location.origin}/v1',
+    projectKey: '${project.data.key}',
+    environmentKey: '${chosen?.key ?? ''}',
+  });
+  const flag = await sdk.getFlag('${slug ?? 'my-flag'}');
+  console.log('${slug ?? 'my-flag'} is', flag.enabled ? 'on' : 'off', 'in ${chosen?.name ?? ''}');
+}
 
-const sdk = new FlagsSDK({
-  baseURL: '${window.location.origin}/v1',
-  projectKey: '${project.data.key}',
-  environmentKey: '${chosen?.key ?? ''}',
-});
-
-const flag = await sdk.getFlag('my-flag');
-if (flag.enabled) {
-  // the feature is on in ${chosen?.name ?? ''}
-}`;
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});`;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -44,12 +57,15 @@ if (flag.enabled) {
         <p>
           Project key <code>{project.data.key}</code> <CopyButton text={project.data.key} label="Copy project key" />
         </p>
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Environment</th>
               <th scope="col">Environment key</th>
               <th scope="col">Created</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -60,10 +76,13 @@ if (flag.enabled) {
                   <code>{e.key}</code> <CopyButton text={e.key} label={`Copy key of ${e.name}`} />
                 </td>
                 <td>{formatDate(e.createdAt)}</td>
+                <td>
+                  <DeleteEnvironment project={project.data} environment={e} />
+                </td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
         <form onSubmit={submit} className="inline">
           <Field label="Environment name" value={name} onChange={setName} required hint="Gets every flag of the project, switched off" />
           <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
@@ -83,10 +102,11 @@ if (flag.enabled) {
             ))}
           </select>
         </div>
-        <pre>
+        <pre tabIndex={0}>
           <code>{snippet}</code>
         </pre>
         <CopyButton text={snippet} label="Copy snippet" />
+        {flags.data && !slug && <p className="muted">This project has no flag yet: the snippet reads my-flag, which answers 404 until you create it.</p>}
         <p className="muted">
           With npm: <code>npm install @basestack/flags-js</code>. OpenFeature providers use the OFREP endpoints with the same keys (docs/api.md).
         </p>
@@ -94,6 +114,7 @@ if (flag.enabled) {
       <FlagdSyncTokens projectKey={params.key} environments={environments} />
       <ApiKeys projectKey={params.key} />
       <FlagdTransfer projectKey={params.key} environments={environments} />
+      <ProjectSettings project={project.data} />
     </>
   );
 }
@@ -114,7 +135,15 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
       setName('');
     },
   });
-  const revoke = useMutation({ mutationFn: (id: string) => api('DELETE', `/projects/${encodeURIComponent(projectKey)}/api-keys/${encodeURIComponent(id)}`) });
+  const [revoking, setRevoking] = useState<ApiKey | undefined>();
+  const revoke = useMutation({
+    mutationFn: (id: string) => api('DELETE', `/projects/${encodeURIComponent(projectKey)}/api-keys/${encodeURIComponent(id)}`),
+    meta: { error: false, invalidates: [['api-keys', projectKey], ['audit']] },
+    onSuccess: () => {
+      toast.success(`Revoked API key ${revoking?.name ?? ''}`);
+      setRevoking(undefined);
+    },
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -139,9 +168,24 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
         </div>
       )}
       {keys.isPending && <Loading what="API keys" />}
-      <ErrorMessage error={keys.error ?? revoke.error} />
+      <ErrorMessage error={keys.error} />
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={`Revoke API key ${revoking?.name ?? ''}?`}
+        confirmLabel="Revoke API key"
+        pendingLabel="Revoking…"
+        onConfirm={() => revoking && revoke.mutate(revoking.id)}
+        onCancel={() => {
+          revoke.reset();
+          setRevoking(undefined);
+        }}
+        pending={revoke.isPending}
+        error={revoke.error}
+      >
+        <p>Whatever uses it (CI uploading code references) is refused from now on. This cannot be undone.</p>
+      </ConfirmDialog>
       {keys.data && keys.data.apiKeys.length > 0 && (
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -162,7 +206,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
                   {k.revokedAt ? (
                     `Revoked ${formatDate(k.revokedAt)}`
                   ) : (
-                    <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => revoke.mutate(k.id)}>
+                    <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => setRevoking(k)}>
                       Revoke {k.name}
                     </button>
                   )}
@@ -170,7 +214,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </Section>
   );

@@ -3,13 +3,14 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type CodeRef, type CodeRefRemoval, type EnvFlag, type FeedbackPage, type FlagEntry, type Segment, type StaleReport } from '../api.ts';
 import { PreviewEditor } from '../PreviewEditor.tsx';
-import { Checkbox, ErrorMessage, Field, formatDate, Loading, Section, Tabs, TextArea } from '../ui.tsx';
+import { Badge, Breadcrumbs, Checkbox, EmptyState, ErrorMessage, Field, formatDate, Loading, plural, Section, Tabs, TextArea } from '../ui/index.ts';
 import { TargetingEditor } from '../targeting/TargetingEditor.tsx';
 import { V1Note } from '../targeting/v1-note.tsx';
 import { useProject } from './Projects.tsx';
 import { RULE_TEXT } from './StaleFlags.tsx';
 import { FlagUsageSection } from './FlagUsage.tsx';
 import { History } from './History.tsx';
+import { FlagSettings } from './FlagSettings.tsx';
 import { useCanWrite } from '../session.ts';
 
 /** One flag: its values per environment, preview settings, feedback and code references. */
@@ -18,18 +19,26 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
   const flags = useQuery({
     queryKey: ['flags', projectKey],
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/flags`),
+    // Writes invalidate only what they change, so a flag made elsewhere (the API, another tab) may be missing
+    // from the cached list: it is fetched again on opening the flag, and "does not exist" waits for it.
+    refetchOnMount: 'always',
   });
   if (project.isPending || flags.isPending) return <Loading what="the flag" />;
   if (project.error || flags.error) return <ErrorMessage error={project.error ?? flags.error} />;
   const flag = flags.data.flags.find((f) => f.slug === slug);
+  if (!flag && flags.isFetching) return <Loading what="the flag" />;
   return (
     <>
-      <p className="crumbs">
-        <Link href="/projects">Projects</Link> / <Link href={`/projects/${projectKey}`}>{project.data.name}</Link> /
-      </p>
+      <Breadcrumbs items={[{ label: 'Projects', href: '/projects' }, { label: project.data.name, href: `/projects/${projectKey}` }, { label: slug }]} />
       <h1>
         {slug}
-        {flag && <span className="badge">{flag.environments[0]?.type ?? 'boolean'} flag</span>}
+        {flag && <Badge>{flag.environments[0]?.type ?? 'boolean'} flag</Badge>}
+        {flag?.archivedAt && <Badge tone="muted">Archived</Badge>}
+        {(flag?.tags ?? []).map((t) => (
+          <Badge key={t} tone="muted">
+            {t}
+          </Badge>
+        ))}
       </h1>
       {!flag && (
         <div role="alert" className="error">
@@ -40,6 +49,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
       )}
       {flag && (
         <>
+          <FlagDescription key={flag.environments.map((e) => e.description).join('\n')} projectKey={projectKey} flag={flag} />
           <div className="grid">
             {flag.environments.map((value) => (
               <EnvironmentForm key={`${value.environment.key}:${basicsVersion(value)}`} projectKey={projectKey} value={value} />
@@ -53,12 +63,13 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
             ))}
           </Section>
           <FlagUsageSection projectKey={projectKey} slug={slug} />
+          <FlagSettings key={`${flag.slug}:${(flag.tags ?? []).join()}`} projectKey={projectKey} flag={flag} />
           <CodeReferences projectKey={projectKey} slug={slug} />
           <Hygiene projectKey={projectKey} slug={slug} />
           <Section title="History">
             <History
               query={`project=${encodeURIComponent(projectKey)}&entity=flag&entityId=${encodeURIComponent(slug)}`}
-              environments={new Map(project.data.environments.map((e) => [e.key, e.name]))}
+              names={{ environments: new Map(project.data.environments.map((e) => [e.key, e.name])) }}
               label={`History of ${slug}`}
               revertIn={projectKey}
             />
@@ -70,7 +81,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
 }
 
 /** The fields of the environment's card: it starts again from the server's values when they change. */
-const basicsVersion = (v: EnvFlag) => JSON.stringify([v.enabled, v.state, v.payload, v.expiredAt, v.description]);
+const basicsVersion = (v: EnvFlag) => JSON.stringify([v.enabled, v.state, v.payload, v.expiredAt]);
 
 /** Variants, rules and prerequisites of the flag, one environment at a time. */
 function Targeting({ projectKey, flag, flags }: { projectKey: string; flag: FlagEntry; flags: FlagEntry[] }) {
@@ -111,11 +122,11 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
   const [enabled, setEnabled] = useState(value.enabled);
   const [payload, setPayload] = useState(value.payload === null ? '' : JSON.stringify(value.payload, null, 2));
   const [expiry, setExpiry] = useState(toLocalInput(value.expiredAt));
-  const [description, setDescription] = useState(value.description);
   const [problem, setProblem] = useState<string | undefined>();
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api('PATCH', `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env.key)}/flags/${encodeURIComponent(value.slug)}`, body),
+    meta: { success: `Saved ${env.name}`, error: `Not saved in ${env.name}`, invalidates: [['flags', projectKey], ['audit'], ['stale-flags', projectKey]] },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -133,7 +144,7 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
       }
     }
     setProblem(undefined);
-    save.mutate({ enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null, description });
+    save.mutate({ enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null });
   };
   return (
     <section className="card" aria-labelledby={`env-${env.key}`}>
@@ -149,24 +160,51 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
         <V1Note value={value} />
         <TextArea label={`Payload in ${env.name}`} value={payload} onChange={setPayload} rows={4} hint="A JSON object, or empty for none" />
         <Field label={`Expiry in ${env.name}`} type="datetime-local" value={expiry} onChange={setExpiry} />
-        <TextArea label={`Description in ${env.name}`} value={description} onChange={setDescription} rows={2} />
         {problem && (
           <div role="alert" className="error">
             <p>{problem}</p>
           </div>
         )}
-        <ErrorMessage error={save.error} />
         <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
           {save.isPending ? 'Saving…' : `Save ${env.name}`}
         </button>
-        {save.isSuccess && (
-          <span className="muted" role="status">
-            {' '}
-            Saved
-          </span>
-        )}
       </form>
     </section>
+  );
+}
+
+/** One description for the flag: saved in every environment (the API keeps one per environment). */
+function FlagDescription({ projectKey, flag }: { projectKey: string; flag: FlagEntry }) {
+  const canWrite = useCanWrite();
+  const texts = [...new Set(flag.environments.map((e) => e.description))];
+  const [description, setDescription] = useState(flag.environments.find((e) => e.description !== '')?.description ?? '');
+  const save = useMutation({
+    mutationFn: async () => {
+      for (const value of flag.environments) {
+        if (value.description === description) continue;
+        await api(
+          'PATCH',
+          `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(value.environment.key)}/flags/${encodeURIComponent(flag.slug)}`,
+          { description },
+        );
+      }
+    },
+    meta: { success: 'Saved the description', error: 'Description not saved', invalidates: [['flags', projectKey], ['audit']] },
+  });
+  return (
+    <form
+      className="description-form"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        save.mutate();
+      }}
+    >
+      <TextArea label="Description" path="description" value={description} onChange={setDescription} rows={2} disabled={!canWrite} />
+      {texts.length > 1 && <p className="muted small-text">The environments had different descriptions; saving sets this one in each.</p>}
+      <button type="submit" disabled={save.isPending || !canWrite}>
+        {save.isPending ? 'Saving…' : 'Save description'}
+      </button>
+    </form>
   );
 }
 
@@ -186,6 +224,7 @@ function PreviewSettings({ projectKey, flag }: { projectKey: string; flag: FlagE
         );
       }
     },
+    meta: { success: 'Saved the preview in every environment', error: 'Preview not saved', invalidates: [['flags', projectKey], ['audit']] },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -200,7 +239,6 @@ function PreviewSettings({ projectKey, flag }: { projectKey: string; flag: FlagE
         <Checkbox label="Preview flag" checked={isPreview} onChange={setIsPreview} />
         <Field label="Preview name" value={name} onChange={setName} />
         <PreviewEditor initial={first.previewContent} onChange={setContent} />
-        <ErrorMessage error={save.error} />
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save preview'}
         </button>
@@ -232,7 +270,7 @@ function FeedbackOf({ projectKey, value }: { projectKey: string; value: EnvFlag 
       {summary && summary.total > 0 && (
         <>
           <p>
-            {summary.total} responses, average rating {summary.averageRating ?? '-'} of 5.{' '}
+            {plural(summary.total, 'response')}, average rating {summary.averageRating ?? '-'} of 5.{' '}
             {Object.entries(summary.moods)
               .filter(([, n]) => n > 0)
               .map(([mood, n]) => `${mood.toLowerCase().replace('_', ' ')}: ${n}`)
@@ -282,7 +320,9 @@ function CodeReferences({ projectKey, slug }: { projectKey: string; slug: string
     <Section title="Code references">
       {refs.isPending && <Loading what="code references" />}
       <ErrorMessage error={refs.error} />
-      {refs.data && groups.size === 0 && <p className="muted">No code reference uploaded for this flag.</p>}
+      {refs.data && groups.size === 0 && (
+        <EmptyState title="No code reference yet">The code scanner uploads where your code uses this flag; its lines show here.</EmptyState>
+      )}
       {[...groups].map(([group, list]) => (
         <div key={group}>
           <h3>{group}</h3>
@@ -339,7 +379,7 @@ function Hygiene({ projectKey, slug }: { projectKey: string; slug: string }) {
           <ul className="plain">
             {removals.data.removals.map((r) => (
               <li key={`${r.projectName}\n${r.branch}`}>
-                {r.projectName} · {r.branch}: {r.referenceCount} references gone on {formatDate(r.removedAt)}
+                {r.projectName} · {r.branch}: {plural(r.referenceCount, 'reference')} gone on {formatDate(r.removedAt)}
                 {r.lastReferences[0] && (
                   <>
                     {' '}

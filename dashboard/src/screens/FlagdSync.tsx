@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { api } from '../api.ts';
-import { CopyButton, ErrorMessage, formatDate, Section } from '../ui.tsx';
+import { CopyButton, ErrorMessage, formatDate, Section, Table } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 
 interface SyncToken {
@@ -31,7 +31,7 @@ export function FlagdSyncTokens({ projectKey, environments }: { projectKey: stri
           <CopyButton text={created.selector} label="Copy selector" /> <strong>Shown once:</strong> store it now.
         </div>
       )}
-      <table>
+      <Table>
         <thead>
           <tr>
             <th scope="col">Environment</th>
@@ -44,7 +44,7 @@ export function FlagdSyncTokens({ projectKey, environments }: { projectKey: stri
             <SyncTokenRow key={e.key} projectKey={projectKey} environment={e} onCreated={(selector) => setCreated({ environment: e.name, selector })} />
           ))}
         </tbody>
-      </table>
+      </Table>
     </Section>
   );
 }

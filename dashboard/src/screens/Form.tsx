@@ -2,7 +2,21 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, type Form } from '../api.ts';
-import { Checkbox, ConfirmDelete, CopyButton, ErrorMessage, Field, Loading, Section, TextArea } from '../ui.tsx';
+import {
+  Checkbox,
+  ConfirmDelete,
+  CopyButton,
+  ErrorMessage,
+  Field,
+  Loading,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Select,
+  TextArea,
+  toast,
+} from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FormHeader, useForm } from './Forms.tsx';
 
@@ -52,7 +66,7 @@ function Endpoint({ form }: { form: Form }) {
         <code>{form.endpoint}</code> <CopyButton text={form.endpoint} label="Copy endpoint" />
       </p>
       <p className="muted">Post any HTML form here; add ?mode=rest (or Accept: application/json) for a JSON answer instead of a redirect.</p>
-      <pre>
+      <pre tabIndex={0}>
         <code>{snippet}</code>
       </pre>
       <CopyButton text={snippet} label="Copy HTML snippet" />
@@ -81,7 +95,6 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   const [captchaSecret, setCaptchaSecret] = useState('');
   const [minScore, setMinScore] = useState(form.captcha?.minScore?.toString() ?? '');
   const [problem, setProblem] = useState<string | undefined>();
-  const providerId = useId();
   const secretId = useId();
   /** The captcha part of the PATCH: the secret is write-only, so a change of the check needs it again. */
   const captchaPatch = (): { captcha?: unknown } | string => {
@@ -113,10 +126,12 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
         slackWebhookUrl: orNull(slackUrl),
         discordWebhookUrl: orNull(discordUrl),
       }),
+    meta: { success: 'Saved the form settings', error: false, invalidates: [['form', form.key], ['forms'], ['audit']] },
     onSuccess: (answer) => onSecret(answer.webhookSecret),
   });
   const rotate = useMutation({
     mutationFn: () => api<{ webhookSecret: string }>('POST', `/forms/${encodeURIComponent(form.key)}/webhook-secret`),
+    meta: { success: 'Rotated the webhook secret', error: 'Not rotated', invalidates: [['form', form.key], ['audit']] },
     onSuccess: (answer) => onSecret(answer.webhookSecret),
   });
   const submit = (event: FormEvent) => {
@@ -131,65 +146,138 @@ function Settings({ form, secret, onSecret }: { form: Form; secret: string | und
   };
   return (
     <Section title="Settings">
-      <form onSubmit={submit}>
-        <Field label="Name" value={name} onChange={setName} required />
-        <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-        <Checkbox label="Uploads enabled" checked={uploads} onChange={setUploads} />
-        <Field label="Honeypot field" value={honeypot} onChange={setHoneypot} hint="A hidden field bots fill in; empty turns it off" />
-        <TextArea label="Websites" value={websites} onChange={setWebsites} hint="One origin per line, such as https://example.com; empty allows any" />
-        <TextArea label="Blocked IPs" value={blockedIps} onChange={setBlockedIps} hint="One address or CIDR range per line" />
-        <Field label="Success URL" type="url" value={successUrl} onChange={setSuccessUrl} hint="Your own page after a submission; empty uses Flagpost's" />
-        <Field label="Error URL" type="url" value={errorUrl} onChange={setErrorUrl} />
-        <Field label="Redirect URL" type="url" value={redirectUrl} onChange={setRedirectUrl} hint="Where the result page's Go back leads" />
-        <Field label="Webhook URL" type="url" value={webhookUrl} onChange={setWebhookUrl} hint="Each submission is POSTed here, signed" />
-        <TextArea label="Notification e-mails" value={notifyEmails} onChange={setNotifyEmails} hint="One address per line, at most 20" />
-        <Field
-          label="Keep submissions for (days)"
-          value={retention}
-          onChange={setRetention}
-          hint="Older submissions are deleted with their files; empty keeps them"
-        />
-        <Checkbox label="Delete files once delivered" checked={dropFiles} onChange={setDropFiles} />
-        <Field label="Slack webhook URL" type="url" value={slackUrl} onChange={setSlackUrl} hint="A Slack incoming webhook: a message per submission" />
-        <Field label="Discord webhook URL" type="url" value={discordUrl} onChange={setDiscordUrl} hint="A Discord channel webhook: a message per submission" />
-        <div className="field">
-          <label htmlFor={providerId}>CAPTCHA</label>
-          <select id={providerId} value={captchaProvider} onChange={(e) => setCaptchaProvider(e.target.value)}>
-            <option value="">None</option>
-            <option value="turnstile">Cloudflare Turnstile</option>
-            <option value="hcaptcha">hCaptcha</option>
-            <option value="recaptcha">Google reCAPTCHA</option>
-          </select>
-        </div>
-        {captchaProvider !== '' && (
-          <>
-            <Field
-              label="CAPTCHA secret key"
-              type="password"
-              value={captchaSecret}
-              onChange={setCaptchaSecret}
-              autoComplete="off"
-              hint={form.captcha ? 'Stored and never shown; leave empty to keep it' : "The provider's secret key"}
-            />
-            <Field label="Minimum score" value={minScore} onChange={setMinScore} hint="0 to 1, for reCAPTCHA v3 and hCaptcha Enterprise; empty: any success" />
-          </>
-        )}
-        {problem && (
-          <div role="alert" className="error">
-            <p>{problem}</p>
+      <ProblemsProvider value={problemsOf(save.error)}>
+        <form onSubmit={submit}>
+          <div className="settings-groups">
+            <fieldset>
+              <legend>Basics</legend>
+              <Field label="Name" path="name" value={name} onChange={setName} validate={rules.required} required />
+              <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} hint="Off: the endpoint refuses submissions" />
+              <Checkbox label="Uploads enabled" checked={uploads} onChange={setUploads} hint="Accept files (multipart/form-data)" />
+            </fieldset>
+            <fieldset>
+              <legend>Spam protection</legend>
+              <Field label="Honeypot field" path="honeypot" value={honeypot} onChange={setHoneypot} hint="A hidden field bots fill in; empty turns it off" />
+              <TextArea
+                label="Websites"
+                path="websites"
+                value={websites}
+                onChange={setWebsites}
+                hint="One origin per line, such as https://example.com; empty allows any"
+              />
+              <TextArea label="Blocked IPs" path="blockedIps" value={blockedIps} onChange={setBlockedIps} hint="One address or CIDR range per line" />
+              <Select label="CAPTCHA" path="captcha" value={captchaProvider} onChange={setCaptchaProvider}>
+                <option value="">None</option>
+                <option value="turnstile">Cloudflare Turnstile</option>
+                <option value="hcaptcha">hCaptcha</option>
+                <option value="recaptcha">Google reCAPTCHA</option>
+              </Select>
+              {captchaProvider !== '' && (
+                <>
+                  <Field
+                    label="CAPTCHA secret key"
+                    path="captcha.secret"
+                    type="password"
+                    value={captchaSecret}
+                    onChange={setCaptchaSecret}
+                    autoComplete="off"
+                    hint={form.captcha ? 'Stored and never shown; leave empty to keep it' : "The provider's secret key"}
+                  />
+                  <Field
+                    label="Minimum score"
+                    path="captcha.minScore"
+                    value={minScore}
+                    onChange={setMinScore}
+                    inputMode="decimal"
+                    hint="0 to 1, for reCAPTCHA v3 and hCaptcha Enterprise; empty: any success"
+                  />
+                </>
+              )}
+            </fieldset>
+            <fieldset>
+              <legend>Redirects</legend>
+              <Field
+                label="Success URL"
+                path="successUrl"
+                type="url"
+                value={successUrl}
+                onChange={setSuccessUrl}
+                validate={rules.url}
+                hint="Your own page after a submission; empty uses Flagpost's"
+              />
+              <Field label="Error URL" path="errorUrl" type="url" value={errorUrl} onChange={setErrorUrl} validate={rules.url} />
+              <Field
+                label="Redirect URL"
+                path="redirectUrl"
+                type="url"
+                value={redirectUrl}
+                onChange={setRedirectUrl}
+                validate={rules.url}
+                hint="Where the result page's Go back leads"
+              />
+            </fieldset>
+            <fieldset>
+              <legend>Deliveries</legend>
+              <Field
+                label="Webhook URL"
+                path="webhookUrl"
+                type="url"
+                value={webhookUrl}
+                onChange={setWebhookUrl}
+                validate={rules.url}
+                hint="Each submission is POSTed here, signed"
+              />
+              <TextArea
+                label="Notification e-mails"
+                path="notifyEmails"
+                value={notifyEmails}
+                onChange={setNotifyEmails}
+                hint="One address per line, at most 20"
+              />
+              <Field
+                label="Slack webhook URL"
+                path="slackWebhookUrl"
+                type="url"
+                value={slackUrl}
+                onChange={setSlackUrl}
+                validate={rules.url}
+                hint="A Slack incoming webhook: a message per submission"
+              />
+              <Field
+                label="Discord webhook URL"
+                path="discordWebhookUrl"
+                type="url"
+                value={discordUrl}
+                onChange={setDiscordUrl}
+                validate={rules.url}
+                hint="A Discord channel webhook: a message per submission"
+              />
+            </fieldset>
+            <fieldset>
+              <legend>Retention</legend>
+              <Field
+                label="Keep submissions for (days)"
+                path="retentionDays"
+                value={retention}
+                onChange={setRetention}
+                inputMode="numeric"
+                validate={(v) => (v.trim() === '' || /^\d+$/.test(v.trim()) ? undefined : 'Enter a whole number of days, or nothing to keep them')}
+                hint="Older submissions are deleted with their files; empty keeps them"
+              />
+              <Checkbox label="Delete files once delivered" checked={dropFiles} onChange={setDropFiles} />
+            </fieldset>
           </div>
-        )}
-        <ErrorMessage error={save.error} />
-        <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
-          {save.isPending ? 'Saving…' : 'Save settings'}
-        </button>
-        {save.isSuccess && (
-          <span className="muted" role="status">
-            {' '}
-            Saved
-          </span>
-        )}
-      </form>
+          {problem && (
+            <div role="alert" className="error">
+              <p>{problem}</p>
+            </div>
+          )}
+          <ErrorMessage error={save.error} />
+          <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
+            {save.isPending ? 'Saving…' : 'Save settings'}
+          </button>
+        </form>
+      </ProblemsProvider>
       {form.webhookUrl && (
         <p>
           <button type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending || !canWrite}>
@@ -215,7 +303,14 @@ function DeleteForm({ form }: { form: Form }) {
   const canWrite = useCanWrite();
   const [, navigate] = useLocation();
   const [asking, setAsking] = useState(false);
-  const remove = useMutation({ mutationFn: () => api('DELETE', `/forms/${encodeURIComponent(form.key)}`), onSuccess: () => navigate('/forms') });
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', `/forms/${encodeURIComponent(form.key)}`),
+    meta: { error: false, invalidates: [['forms'], ['audit']] },
+    onSuccess: () => {
+      toast.success(`Deleted form ${form.name}`);
+      navigate('/forms');
+    },
+  });
   return (
     <Section title="Delete">
       {!asking && (

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Form } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 
 export function FormsScreen() {
@@ -25,7 +25,7 @@ export function FormsScreen() {
       <ErrorMessage error={forms.error} />
       {forms.data && forms.data.forms.length === 0 && <p className="muted">No form yet: create the first one below.</p>}
       {forms.data && forms.data.forms.length > 0 && (
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -52,7 +52,7 @@ export function FormsScreen() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <Section title="New form">
         <form onSubmit={submit} className="inline">

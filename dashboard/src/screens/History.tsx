@@ -1,58 +1,216 @@
 import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { useCanWrite } from '../session.ts';
 import { api, type AuditEntry } from '../api.ts';
-import { ErrorMessage, formatDate, Loading } from '../ui.tsx';
+import { Button, DateText, EmptyState, ErrorMessage, fieldLabel, Loading, Select, Table } from '../ui/index.ts';
 
-const show = (value: unknown): string => {
-  if (value === undefined) return '';
-  if (value === null) return 'none';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
-};
+// The history (audit log) as people read it: names instead of keys, rich text as its text, the changes
+// as before → after, and one row per user action (a save that wrote one entry per environment is one
+// row "in production, staging"). Filters: who, what, which environment, and the entity kind.
 
-/** What an entry changed, in words: "enabled: false → true". */
-function describe(entry: AuditEntry): string {
-  return Object.entries(entry.changes)
-    .map(([field, change]) => {
-      if (!('before' in change)) return `${field}: ${show(change.after)}`;
-      if (!('after' in change)) return `${field} was ${show(change.before)}`;
-      return `${field}: ${show(change.before)} → ${show(change.after)}`;
-    })
-    .join('; ');
+/** The text of a TipTap (ProseMirror) document; anything else as short JSON. */
+export function richText(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object' || (value as { type?: unknown }).type !== 'doc') return undefined;
+  const parts: string[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    const n = node as { type?: string; text?: string; content?: unknown[] };
+    if (typeof n.text === 'string') parts.push(n.text);
+    for (const child of n.content ?? []) walk(child);
+    if (n.type === 'paragraph' || n.type === 'heading' || n.type === 'listItem') parts.push('\n');
+  };
+  walk(value);
+  return parts.join('').trim().replace(/\n+/g, ' / ');
 }
 
-/** A page-by-page list of audit entries for a filter of GET /admin/v1/audit (a flag's, a project's). */
+export const show = (value: unknown): string => {
+  if (value === undefined) return '';
+  if (value === null || value === '') return 'none';
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (typeof value === 'string') return value;
+  const text = richText(value);
+  if (text !== undefined) return text === '' ? '(empty text)' : `“${text}”`;
+  const json = JSON.stringify(value);
+  return json.length > 160 ? `${json.slice(0, 157)}…` : json;
+};
+
+const FIELD_NAMES: Record<string, string> = { enabled: 'Enabled', previewContent: 'Preview text', expiredAt: 'Expiry', isPreview: 'Preview flag' };
+
+/** One change per line: "Enabled: off → on". */
+function Changes({ entry }: { entry: AuditEntry }) {
+  // A creation lists what was set, not every empty default.
+  const empty = (v: unknown) =>
+    v === null || v === '' || v === false || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
+  const lines = Object.entries(entry.changes).filter(([, c]) => 'before' in c || !empty(c.after));
+  if (lines.length === 0) return null;
+  return (
+    <ul className="plain diff">
+      {lines.map(([field, change]) => {
+        const label = FIELD_NAMES[field] ?? fieldLabel(field);
+        const before = 'before' in change ? show(change.before) : undefined;
+        const after = 'after' in change ? show(change.after) : undefined;
+        return (
+          <li key={field}>
+            <strong>{label}</strong>:{' '}
+            {before !== undefined && after !== undefined ? (
+              <>
+                <del>{before}</del> → <ins>{after}</ins>
+              </>
+            ) : before !== undefined ? (
+              <del>{before}</del>
+            ) : (
+              <ins>{after}</ins>
+            )}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+const ACTION_WORDS: Record<string, string> = {
+  created: 'created',
+  updated: 'changed',
+  deleted: 'deleted',
+  revoked: 'revoked',
+  renamed: 'renamed',
+  archived: 'archived',
+  unarchived: 'restored',
+  role_changed: 'role changed',
+  password_changed: 'password changed',
+  webhook_secret_rotated: 'webhook secret rotated',
+  branch_deleted: 'branch deleted',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  exported: 'exported',
+  erased: 'erased',
+  joined: 'joined',
+  removed: 'removed',
+};
+
+/** "Flag checkout changed", "API key 3f2a… revoked". */
+export function whatText(entry: AuditEntry, names: Names): string {
+  const [kind = entry.entity, verb = ''] = entry.action.split('.');
+  const noun = kind.replace(/_/g, ' ');
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+  const id =
+    entry.entity === 'environment'
+      ? (names.environments.get(entry.entityId) ?? entry.entityId)
+      : entry.entity === 'project'
+        ? (names.projects?.get(entry.entityId) ?? entry.entityId)
+        : entry.entity === 'personal_data'
+          ? 'of one person'
+          : entry.entityId;
+  return `${Noun} ${id} ${ACTION_WORDS[verb] ?? verb.replace(/_/g, ' ')}`;
+}
+
+export interface Names {
+  environments: Map<string, string>;
+  projects?: Map<string, string>;
+}
+
+/** Consecutive entries of one action (same who, what, changes, within 5 s, other environments) as one row. */
+interface Row {
+  entry: AuditEntry;
+  environments: string[];
+}
+export function groupEntries(entries: AuditEntry[]): Row[] {
+  const rows: Row[] = [];
+  for (const entry of entries) {
+    const last = rows[rows.length - 1];
+    if (
+      last &&
+      entry.environmentKey &&
+      last.entry.environmentKey &&
+      last.entry.actor.label === entry.actor.label &&
+      last.entry.action === entry.action &&
+      last.entry.entityId === entry.entityId &&
+      Math.abs(Date.parse(last.entry.at) - Date.parse(entry.at)) < 5_000 &&
+      JSON.stringify(last.entry.changes) === JSON.stringify(entry.changes) &&
+      !last.environments.includes(entry.environmentKey)
+    ) {
+      last.environments.push(entry.environmentKey);
+      continue;
+    }
+    rows.push({ entry, environments: entry.environmentKey ? [entry.environmentKey] : [] });
+  }
+  return rows;
+}
+
+/** A page-by-page list of audit entries for a filter of GET /admin/v1/audit (a flag's, a project's, all). */
 export function History({
   query,
-  environments,
+  names,
   label,
+  filters = true,
   revertIn,
 }: {
   query: string;
-  environments?: Map<string, string>;
+  names: Names;
   label: string;
+  filters?: boolean;
   /** The project whose flag changes get a Revert button (issue 24). */
   revertIn?: string;
 }) {
+  const [who, setWho] = useState('');
+  const [what, setWhat] = useState('');
+  const [env, setEnv] = useState('');
   const pages = useInfiniteQuery({
     queryKey: ['audit', query],
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
       api<{ entries: AuditEntry[]; nextCursor: string | null }>(
         'GET',
-        `/audit?limit=20&${query}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`,
+        `/audit?limit=50${query ? `&${query}` : ''}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`,
       ),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
-  const entries = pages.data?.pages.flatMap((p) => p.entries) ?? [];
+  const entries = useMemo(() => pages.data?.pages.flatMap((p) => p.entries) ?? [], [pages.data]);
+  const people = [...new Set(entries.map((e) => e.actor.label))].sort();
+  const actions = [...new Set(entries.map((e) => e.action))].sort();
+  const shown = entries.filter((e) => (!who || e.actor.label === who) && (!what || e.action === what) && (!env || e.environmentKey === env));
+  const rows = groupEntries(shown);
   return (
     <div>
+      {filters && entries.length > 0 && (
+        <div className="filters" role="group" aria-label={`Filter ${label}`}>
+          <Select label="Who" value={who} onChange={setWho}>
+            <option value="">Anyone</option>
+            {people.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </Select>
+          <Select label="What" value={what} onChange={setWhat}>
+            <option value="">Any change</option>
+            {actions.map((a) => (
+              <option key={a} value={a}>
+                {a.replace(/[._]/g, ' ')}
+              </option>
+            ))}
+          </Select>
+          {names.environments.size > 0 && (
+            <Select label="Environment" value={env} onChange={setEnv}>
+              <option value="">Any environment</option>
+              {[...names.environments].map(([key, name]) => (
+                <option key={key} value={key}>
+                  {name}
+                </option>
+              ))}
+            </Select>
+          )}
+        </div>
+      )}
       {pages.isPending && <Loading what="the history" />}
       <ErrorMessage error={pages.error} />
-      {pages.data && entries.length === 0 && <p className="muted">No change recorded yet.</p>}
-      {entries.length > 0 && (
-        <table className="history" aria-label={label}>
+      {pages.data && entries.length === 0 && (
+        <EmptyState title="No change recorded yet">Every change made here or through the API shows up in this list.</EmptyState>
+      )}
+      {entries.length > 0 && rows.length === 0 && <p className="muted">No change matches these filters in the entries loaded.</p>}
+      {rows.length > 0 && (
+        <Table className="history" label={label}>
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -67,25 +225,29 @@ export function History({
             </tr>
           </thead>
           <tbody>
-            {entries.map((entry) => (
+            {rows.map(({ entry, environments }) => (
               <tr key={entry.id}>
-                <td>{formatDate(entry.at)}</td>
+                <td>
+                  <DateText iso={entry.at} />
+                </td>
                 <td>{entry.actor.label}</td>
                 <td>
-                  {entry.action.replace('_', ' ').replace('.', ' ')} {entry.entityId}
-                  {entry.environmentKey && ` in ${environments?.get(entry.environmentKey) ?? entry.environmentKey}`}
+                  {whatText(entry, names)}
+                  {environments.length > 0 && ` in ${environments.map((k) => names.environments.get(k) ?? k).join(', ')}`}
                 </td>
-                <td>{describe(entry)}</td>
+                <td>
+                  <Changes entry={entry} />
+                </td>
                 {revertIn && <td>{entry.action === 'flag.updated' && entry.environmentKey && <RevertButton projectKey={revertIn} entry={entry} />}</td>}
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       {pages.hasNextPage && (
-        <button type="button" onClick={() => pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
-          {pages.isFetchingNextPage ? 'Loading…' : 'Show older changes'}
-        </button>
+        <Button onClick={() => pages.fetchNextPage()} busy={pages.isFetchingNextPage} busyText="Loading…">
+          Show older changes
+        </Button>
       )}
     </div>
   );

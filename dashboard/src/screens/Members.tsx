@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, type Invitation, type Member, type Role } from '../api.ts';
 import { useSession } from '../session.ts';
-import { Checkbox, CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { Checkbox, CopyButton, ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
 import { ProjectRolesSection } from './ProjectRoles.tsx';
 
 const ROLE_TEXT: Record<Role, string> = {
@@ -47,7 +47,7 @@ export function MembersScreen() {
       <Invite />
       <Section title="Members">
         <ErrorMessage error={changeRole.error ?? remove.error} />
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">E-mail</th>
@@ -76,7 +76,7 @@ export function MembersScreen() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       </Section>
       <ProjectRolesSection members={users.data.users} />
       <Section title="Open invitations">

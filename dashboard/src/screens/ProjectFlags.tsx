@@ -1,8 +1,8 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, memo, useDeferredValue, useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import { api, type Environment, type FlagEntry, type FlagType } from '../api.ts';
-import { ConfirmDelete, ErrorMessage, Field, Loading, Section } from '../ui.tsx';
+import { api, type EnvFlag, type Environment, type FlagEntry, type FlagType } from '../api.ts';
+import { Badge, ConfirmDelete, EmptyState, ErrorMessage, Field, Loading, rules, Section, Select, Switch, Table, toast } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { useCanWrite } from '../session.ts';
 import { isTargeted } from '../targeting/v1-note.tsx';
@@ -18,22 +18,61 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
   });
   const [search, setSearch] = useState('');
+  const [tag, setTag] = useState('');
+  const [archived, setArchived] = useState(false);
   const deferred = useDeferredValue(search);
   const [deleting, setDeleting] = useState<string | undefined>();
+  const queryClient = useQueryClient();
+  const flagsKey = ['flags', params.key];
+  /** Puts one environment's value of one flag into the cached list; the other rows keep their objects. */
+  const setValue = (slug: string, env: string, change: (value: EnvFlag) => EnvFlag) =>
+    queryClient.setQueryData<{ flags: FlagEntry[] }>(flagsKey, (data) =>
+      data
+        ? {
+            flags: data.flags.map((f) =>
+              f.slug !== slug ? f : { ...f, environments: f.environments.map((e) => (e.environment.key === env ? change(e) : e)) },
+            ),
+          }
+        : data,
+    );
+  // Optimistic: the switch moves at once; the server's answer replaces it, a refusal puts it back.
   const toggle = useMutation({
     mutationFn: ({ slug, env, enabled }: { slug: string; env: string; enabled: boolean }) =>
-      api('PATCH', `/projects/${encodeURIComponent(params.key)}/environments/${encodeURIComponent(env)}/flags/${encodeURIComponent(slug)}`, { enabled }),
+      api<EnvFlag>('PATCH', `/projects/${encodeURIComponent(params.key)}/environments/${encodeURIComponent(env)}/flags/${encodeURIComponent(slug)}`, {
+        enabled,
+      }),
+    meta: { invalidates: [['audit'], ['stale-flags', params.key]], error: 'Not switched' },
+    onMutate: async ({ slug, env, enabled }) => {
+      await queryClient.cancelQueries({ queryKey: flagsKey });
+      setValue(slug, env, (e) => ({ ...e, enabled }));
+    },
+    onError: (_error, { slug, env, enabled }) => setValue(slug, env, (e) => ({ ...e, enabled: !enabled })),
+    // The server's answer replaces the optimistic value only when it differs: one render of the list less.
+    onSuccess: (answer, { slug, env, enabled }) => {
+      if (answer.enabled !== enabled) setValue(slug, env, (e) => ({ ...e, ...answer, environment: e.environment }));
+    },
   });
   const remove = useMutation({
     mutationFn: (slug: string) => api('DELETE', `/projects/${encodeURIComponent(params.key)}/flags/${encodeURIComponent(slug)}`),
-    onSuccess: () => setDeleting(undefined),
+    meta: { invalidates: [flagsKey, ['audit']], error: false },
+    onSuccess: (_answer, slug) => {
+      setDeleting(undefined);
+      toast.success(`Deleted flag ${slug}`);
+    },
   });
+  const allTags = useMemo(() => [...new Set((flags.data?.flags ?? []).flatMap((f) => f.tags ?? []))].sort(), [flags.data]);
+  const archivedCount = useMemo(() => (flags.data?.flags ?? []).filter((f) => f.archivedAt).length, [flags.data]);
   const visible = useMemo(() => {
-    const all = flags.data?.flags ?? [];
+    const all = (flags.data?.flags ?? []).filter((f) => Boolean(f.archivedAt) === archived && (!tag || (f.tags ?? []).includes(tag)));
     const needle = deferred.trim().toLowerCase();
     if (!needle) return all;
-    return all.filter((f) => f.slug.toLowerCase().includes(needle) || f.environments.some((e) => e.description.toLowerCase().includes(needle)));
-  }, [flags.data, deferred]);
+    return all.filter(
+      (f) =>
+        f.slug.toLowerCase().includes(needle) ||
+        (f.tags ?? []).some((t) => t.includes(needle)) ||
+        f.environments.some((e) => e.description.toLowerCase().includes(needle)),
+    );
+  }, [flags.data, deferred, tag, archived]);
 
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
@@ -51,12 +90,22 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
         </p>
       )}
       <div className="toolbar">
-        <Field label="Search flags" type="search" value={search} onChange={setSearch} hint="By slug or description" />
+        <Field label="Search flags" type="search" value={search} onChange={setSearch} hint="By slug or description · press / to search" />
+        {allTags.length > 0 && (
+          <Select label="Tag" value={tag} onChange={setTag}>
+            <option value="">Any tag</option>
+            {allTags.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </Select>
+        )}
+        {(archivedCount > 0 || archived) && <Switch label={`Archived flags (${archivedCount})`} checked={archived} onChange={setArchived} />}
         <p className="muted" aria-live="polite">
           {flags.data ? `${visible.length} of ${flags.data.flags.length} flags` : ''}
         </p>
       </div>
-      <ErrorMessage error={toggle.error} />
       {deleting && (
         <ConfirmDelete
           what="flag"
@@ -73,9 +122,12 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
       )}
       {flags.isPending && <Loading what="flags" />}
       <ErrorMessage error={flags.error} />
-      {flags.data && flags.data.flags.length === 0 && <p className="muted">No flag yet: create the first one above.</p>}
+      {flags.data && flags.data.flags.length === 0 && (
+        <EmptyState title="No flag yet">Create the first one above: it starts switched off in every environment.</EmptyState>
+      )}
+      {flags.data && flags.data.flags.length > 0 && visible.length === 0 && <p className="muted">No flag matches “{deferred}”.</p>}
       {visible.length > 0 && (
-        <table className="flags">
+        <Table className="flags" label="Flags">
           <thead>
             <tr>
               <th scope="col">Flag</th>
@@ -103,7 +155,7 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
               />
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </>
   );
@@ -134,9 +186,15 @@ const FlagRow = memo(function FlagRow({
     <tr>
       <th scope="row">
         <Link href={`/projects/${projectKey}/flags/${encodeURIComponent(flag.slug)}`}>{flag.slug}</Link>
-        {expired && <span className="badge warn">Expired</span>}
-        {preview && <span className="badge">Preview</span>}
-        {flag.environments[0] && flag.environments[0].type !== 'boolean' && <span className="badge">{flag.environments[0].type}</span>}
+        {expired && <Badge tone="warn">Expired</Badge>}
+        {preview && <Badge>Preview</Badge>}
+        {flag.archivedAt && <Badge tone="muted">Archived</Badge>}
+        {(flag.tags ?? []).map((t) => (
+          <Badge key={t} tone="muted">
+            {t}
+          </Badge>
+        ))}
+        {flag.environments[0] && flag.environments[0].type !== 'boolean' && <Badge>{flag.environments[0].type}</Badge>}
         <div className="muted small-text">{flag.environments[0]?.description}</div>
       </th>
       {environments.map((env) => {
@@ -147,18 +205,13 @@ const FlagRow = memo(function FlagRow({
         return (
           <td key={env.key}>
             {value && (
-              <button
-                type="button"
-                role="switch"
-                aria-checked={value.enabled}
-                aria-label={`${flag.slug} in ${env.name}`}
-                aria-describedby={targeted ? noteId : undefined}
-                className="switch"
-                disabled={busy || !canWrite}
-                onClick={() => onToggle(env.key, !value.enabled)}
-              >
-                <span aria-hidden="true">{value.enabled ? 'On' : 'Off'}</span>
-              </button>
+              <Switch
+                checked={value.enabled}
+                ariaLabel={`${flag.slug} in ${env.name}`}
+                describedBy={targeted ? noteId : undefined}
+                disabled={!canWrite}
+                onChange={(enabled) => !busy && onToggle(env.key, enabled)}
+              />
             )}
             {targeted && (
               <small className="muted rules-note" id={noteId}>
@@ -194,7 +247,9 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
   const [local, setLocal] = useState<ReturnType<typeof problemsOf>>([]);
   const create = useMutation({
     mutationFn: (body: Record<string, unknown>) => api('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, body),
-    onSuccess: () => {
+    meta: { invalidates: [['flags', projectKey], ['audit']], error: false },
+    onSuccess: (_answer, body) => {
+      toast.success(`Created flag ${String(body.slug)}: off in every environment`);
       setSlug('');
       setDescription('');
     },
@@ -209,6 +264,7 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
   const names = variants.map((v) => v.name.trim());
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (rules.slug(slug)) return;
     const body: Record<string, unknown> = { slug: slug.trim(), description };
     if (type !== 'boolean') {
       const typed = fromVariantDrafts(type, variants);
@@ -224,8 +280,16 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
       <ProblemsProvider value={[...local, ...problemsOf(create.error)]}>
         <form onSubmit={submit}>
           <div className="row">
-            <Field label="Slug" value={slug} onChange={setSlug} required hint="Letters, digits, . _ - (created off in every environment)" />
-            <Field label="Description" value={description} onChange={setDescription} />
+            <Field
+              label="Slug"
+              path="slug"
+              value={slug}
+              onChange={setSlug}
+              validate={rules.slug}
+              required
+              hint="Letters, digits, . _ - (created off in every environment)"
+            />
+            <Field label="Description" path="description" value={description} onChange={setDescription} />
             <SelectInput label="Type" value={type} onChange={(v) => chooseType(v as FlagType)} hint="What OpenFeature's get…Value returns">
               <option value="boolean">boolean (on/off)</option>
               <option value="string">string</option>
@@ -262,7 +326,7 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
           </button>
         </form>
       </ProblemsProvider>
-      <ErrorMessage error={create.error} />
+      {create.error && !problemsOf(create.error).length ? <ErrorMessage error={create.error} /> : null}
     </Section>
   );
 }

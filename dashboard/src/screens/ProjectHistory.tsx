@@ -1,4 +1,4 @@
-import { ErrorMessage, Loading } from '../ui.tsx';
+import { ErrorMessage, Loading } from '../ui/index.ts';
 import { History } from './History.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
@@ -12,7 +12,7 @@ export function ProjectHistoryScreen({ params }: { params: { key: string } }) {
       <ProjectHeader project={project.data} current="history" />
       <History
         query={`project=${encodeURIComponent(params.key)}`}
-        environments={new Map(project.data.environments.map((e) => [e.key, e.name]))}
+        names={{ environments: new Map(project.data.environments.map((e) => [e.key, e.name])), projects: new Map([[project.data.key, project.data.name]]) }}
         label={`History of ${project.data.name}`}
       />
     </>

@@ -2,7 +2,8 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Project } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import { Breadcrumbs, EmptyState, ErrorMessage, Field, formatDate, Loading, NavTabs, rules, Section, Table } from '../ui/index.ts';
+import { FirstRunChecklist } from './Checklist.tsx';
 import { useCanWrite } from '../session.ts';
 
 export function ProjectsScreen() {
@@ -12,6 +13,7 @@ export function ProjectsScreen() {
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: (value: string) => api<Project>('POST', '/projects', { name: value }),
+    meta: { success: 'Created the project', error: false, invalidates: [['projects'], ['audit']] },
     onSuccess: (project) => navigate(`/projects/${project.key}`),
   });
   const submit = (event: FormEvent) => {
@@ -21,11 +23,16 @@ export function ProjectsScreen() {
   return (
     <>
       <h1>Projects</h1>
+      {projects.data && <FirstRunChecklist projects={projects.data.projects} />}
       {projects.isPending && <Loading what="projects" />}
       <ErrorMessage error={projects.error} />
-      {projects.data && projects.data.projects.length === 0 && <p className="muted">No project yet: create the first one below.</p>}
+      {projects.data && projects.data.projects.length === 0 && (
+        <EmptyState title="No project yet">
+          A project holds flags for one app or product, in environments such as development and production. Create the first one below.
+        </EmptyState>
+      )}
       {projects.data && projects.data.projects.length > 0 && (
-        <table>
+        <Table>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -44,11 +51,11 @@ export function ProjectsScreen() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <Section title="New project">
         <form onSubmit={submit} className="inline">
-          <Field label="Project name" value={name} onChange={setName} required />
+          <Field label="Project name" path="name" value={name} onChange={setName} validate={rules.required} required />
           <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
             {create.isPending ? 'Creating…' : 'Create project'}
           </button>
@@ -67,41 +74,26 @@ export function ProjectHeader({
   project: Project;
   current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare';
 }) {
+  const base = `/projects/${project.key}`;
   return (
     <>
-      <p className="crumbs">
-        <Link href="/projects">Projects</Link> /
-      </p>
+      <Breadcrumbs items={[{ label: 'Projects', href: '/projects' }, { label: project.name }]} />
       <h1>{project.name}</h1>
-      <nav aria-label="Project" className="tabs">
-        <Link href={`/projects/${project.key}`} aria-current={current === 'flags' ? 'page' : undefined}>
-          Flags
-        </Link>
-        <Link href={`/projects/${project.key}/environments`} aria-current={current === 'environments' ? 'page' : undefined}>
-          Environments and keys
-        </Link>
-        <Link href={`/projects/${project.key}/segments`} aria-current={current === 'segments' ? 'page' : undefined}>
-          Segments
-        </Link>
-        <Link href={`/projects/${project.key}/playground`} aria-current={current === 'playground' ? 'page' : undefined}>
-          Playground
-        </Link>
-        <Link href={`/projects/${project.key}/stale-flags`} aria-current={current === 'stale' ? 'page' : undefined}>
-          Stale flags
-        </Link>
-        <Link href={`/projects/${project.key}/usage`} aria-current={current === 'usage' ? 'page' : undefined}>
-          Usage
-        </Link>
-        <Link href={`/projects/${project.key}/history`} aria-current={current === 'history' ? 'page' : undefined}>
-          History
-        </Link>
-        <Link href={`/projects/${project.key}/changes`} aria-current={current === 'changes' ? 'page' : undefined}>
-          Change requests
-        </Link>
-        <Link href={`/projects/${project.key}/compare`} aria-current={current === 'compare' ? 'page' : undefined}>
-          Compare and promote
-        </Link>
-      </nav>
+      <NavTabs
+        label="Project"
+        current={current}
+        items={[
+          { key: 'flags', href: base, title: 'Flags' },
+          { key: 'environments', href: `${base}/environments`, title: 'Environments and keys' },
+          { key: 'segments', href: `${base}/segments`, title: 'Segments' },
+          { key: 'playground', href: `${base}/playground`, title: 'Playground' },
+          { key: 'stale', href: `${base}/stale-flags`, title: 'Stale flags' },
+          { key: 'usage', href: `${base}/usage`, title: 'Usage' },
+          { key: 'history', href: `${base}/history`, title: 'History' },
+          { key: 'changes', href: `${base}/changes`, title: 'Change requests' },
+          { key: 'compare', href: `${base}/compare`, title: 'Compare and promote' },
+        ]}
+      />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { api, type Condition, type FieldProblem, type Segment } from '../api.ts';
-import { ConfirmDelete, ErrorMessage, formatDate, Loading, Section } from '../ui.tsx';
+import { ConfirmDelete, ErrorMessage, formatDate, Loading, Section, Table } from '../ui.tsx';
 import { useCanWrite } from '../session.ts';
 import { type ConditionDraft, describeCondition, emptyCondition, fromDraft, toDraft } from '../targeting/conditions.ts';
 import { ConditionsEditor } from '../targeting/ConditionsEditor.tsx';
@@ -54,7 +54,7 @@ export default function SegmentsScreen({ projectKey }: { projectKey: string }) {
       <ErrorMessage error={segments.error} />
       {segments.data && list.length === 0 && <p className="muted">No segment yet: create the first one below.</p>}
       {list.length > 0 && (
-        <table>
+        <Table>
           <caption className="sr-only">Segments of {project.data.name}</caption>
           <thead>
             <tr>
@@ -99,7 +99,7 @@ export default function SegmentsScreen({ projectKey }: { projectKey: string }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       {edited ? (
         <SegmentForm key={`${edited.key}:${edited.updatedAt}`} projectKey={projectKey} segment={edited} onDone={() => setEditing(undefined)} />

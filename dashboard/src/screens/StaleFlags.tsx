@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type StaleReport, type StaleRule } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading } from '../ui.tsx';
+import { ErrorMessage, Field, formatDate, Loading, Table } from '../ui.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 /** What each rule of the report means, in the words of the screen. */
@@ -47,7 +47,7 @@ export function StaleFlagsScreen({ params }: { params: { key: string } }) {
       )}
       {report.data && report.data.flags.length === 0 && <p>No stale flag: every flag is in use and changed recently.</p>}
       {report.data && report.data.flags.length > 0 && (
-        <table className="stale">
+        <Table className="stale">
           <caption>
             {report.data.flags.length} stale flags (unchanged rule: {report.data.unchangedDays} days)
           </caption>
@@ -89,7 +89,7 @@ export function StaleFlagsScreen({ params }: { params: { key: string } }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </>
   );

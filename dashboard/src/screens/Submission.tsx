@@ -1,7 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Link, useLocation } from 'wouter';
+import { useState } from 'react';
+import { useLocation } from 'wouter';
 import { api, type SubmissionDetail } from '../api.ts';
-import { ErrorMessage, formatDate, Loading, Section } from '../ui.tsx';
+import { Badge, Breadcrumbs, Button, ConfirmDialog, ErrorMessage, formatDate, Loading, plural, Section, Table, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 
 const size = (bytes: number) =>
@@ -12,30 +13,50 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
   const [, navigate] = useLocation();
   const path = `/forms/${encodeURIComponent(params.key)}/submissions/${encodeURIComponent(params.id)}`;
   const submission = useQuery({ queryKey: ['submission', params.key, params.id], queryFn: () => api<SubmissionDetail>('GET', path) });
-  const mark = useMutation({ mutationFn: (spam: boolean) => api<SubmissionDetail>('PATCH', path, { spam }) });
-  const remove = useMutation({ mutationFn: () => api('DELETE', path), onSuccess: () => navigate(`/forms/${params.key}/submissions`) });
+  const [asking, setAsking] = useState(false);
+  const mark = useMutation({
+    mutationFn: (spam: boolean) => api<SubmissionDetail>('PATCH', path, { spam }),
+    meta: { error: 'Not changed', invalidates: [['submission', params.key, params.id], ['submissions', params.key], ['form', params.key], ['audit']] },
+    onSuccess: (answer) => toast.success(answer.spam ? 'Marked as spam' : 'Marked as not spam'),
+  });
+  const remove = useMutation({
+    mutationFn: () => api('DELETE', path),
+    meta: { success: 'Submission deleted', error: false, invalidates: [['submissions', params.key], ['form', params.key], ['audit']] },
+    onSuccess: () => navigate(`/forms/${params.key}/submissions`),
+  });
   return (
     <>
-      <p className="crumbs">
-        <Link href="/forms">Forms</Link> / <Link href={`/forms/${params.key}/submissions`}>Submissions</Link> /
-      </p>
+      <Breadcrumbs items={[{ label: 'Forms', href: '/forms' }, { label: 'Submissions', href: `/forms/${params.key}/submissions` }, { label: 'Submission' }]} />
       <h1>Submission</h1>
       {submission.isPending && <Loading what="the submission" />}
       <ErrorMessage error={submission.error} />
       {submission.data && (
         <>
           <p>
-            Received {formatDate(submission.data.createdAt)} {submission.data.spam && <span className="badge warn">Spam</span>}
+            Received {formatDate(submission.data.createdAt)} {submission.data.spam && <Badge tone="warn">Spam</Badge>}
           </p>
           <div className="actions">
             <button type="button" onClick={() => mark.mutate(!submission.data.spam)} disabled={mark.isPending || !canWrite}>
               {mark.isPending ? 'Saving…' : submission.data.spam ? 'Mark as not spam' : 'Mark as spam'}
             </button>
-            <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending || !canWrite}>
-              {remove.isPending ? 'Deleting…' : 'Delete submission'}
-            </button>
+            <Button variant="danger" onClick={() => setAsking(true)} disabled={!canWrite}>
+              Delete submission…
+            </Button>
           </div>
-          <ErrorMessage error={mark.error ?? remove.error} />
+          <ConfirmDialog
+            open={asking}
+            title="Delete this submission?"
+            confirmLabel="Delete submission"
+            onConfirm={() => remove.mutate()}
+            onCancel={() => {
+              remove.reset();
+              setAsking(false);
+            }}
+            pending={remove.isPending}
+            error={remove.error}
+          >
+            <p>Its fields and files are deleted, and its pending deliveries stop. This cannot be undone.</p>
+          </ConfirmDialog>
           <Section title="Fields">
             <dl>
               {Object.entries(submission.data.data).map(([name, value]) => (
@@ -79,12 +100,13 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
                   {d.kind} to {d.target}: {d.status}
                 </h3>
                 <p className="muted">
-                  {d.attempts} attempts{d.deliveredAt ? `, delivered ${formatDate(d.deliveredAt)}` : ''}
+                  {plural(d.attempts, 'attempt')}
+                  {d.deliveredAt ? `, delivered ${formatDate(d.deliveredAt)}` : ''}
                   {d.nextAttemptAt ? `, next attempt ${formatDate(d.nextAttemptAt)}` : ''}
                   {d.lastError ? `, last error: ${d.lastError}` : ''}
                 </p>
                 {d.history.length > 0 && (
-                  <table>
+                  <Table>
                     <thead>
                       <tr>
                         <th scope="col">Attempt</th>
@@ -103,7 +125,7 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
                         </tr>
                       ))}
                     </tbody>
-                  </table>
+                  </Table>
                 )}
               </div>
             ))}

@@ -200,7 +200,7 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
           <>
             <h3>Metadata</h3>
             <p className="muted">flagd flag metadata, returned with every evaluation (set through the admin API or an import).</p>
-            <pre>
+            <pre tabIndex={0}>
               <code>{JSON.stringify(value.metadata, null, 2)}</code>
             </pre>
           </>

@@ -84,6 +84,10 @@ export async function openFlagReadPath(deps: FlagReadPathDeps): Promise<FlagRead
   };
   events.onCommit('flag.changed', environmentsChanged);
   events.onCommit('flag.deleted', environmentsChanged);
+  events.onCommit('flag.renamed', environmentsChanged);
+  // A deleted environment's (or project's) snapshots are dropped; their keys are then unknown.
+  events.onCommit('environment.deleted', (event) => changes.publish({ kind: 'environment', environmentId: event.environmentId }));
+  events.onCommit('project.deleted', environmentsChanged);
   // A segment is part of the targeting of every environment of its project.
   events.onCommit('segment.changed', environmentsChanged);
   return { reads, changes, streams, streamTokens };

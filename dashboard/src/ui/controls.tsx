@@ -1,0 +1,277 @@
+import { type ButtonHTMLAttributes, type ReactNode, useId, useState } from 'react';
+import { FieldProblems, useProblems } from './problems.tsx';
+
+// Buttons, switches and fields. Fields show their problems inline: the API's (through ProblemsProvider,
+// by `path`) and the client's own rule (`validate`, shown once the field was left or a submit tried).
+// A problem goes away as soon as the value changes from the one it was about.
+
+export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'ghost' | 'danger-text';
+
+/** A button: `busy` disables it and shows `busyText`. Variants map to the stylesheet's classes. */
+export function Button({
+  variant = 'secondary',
+  size,
+  busy,
+  busyText,
+  children,
+  className,
+  type = 'button',
+  disabled,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: 'small'; busy?: boolean; busyText?: string }) {
+  const classes = [variant === 'secondary' ? '' : variant, size ?? '', className ?? ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <button type={type} className={classes} disabled={disabled || busy} aria-busy={busy || undefined} {...rest}>
+      {busy && busyText ? busyText : children}
+    </button>
+  );
+}
+
+/**
+ * An on/off switch (role="switch"). With `label`, a visible label beside it; with `ariaLabel` only, a
+ * compact switch for tables. Changes at once: the caller applies them (optimistically) or holds them.
+ */
+export function Switch({
+  checked,
+  onChange,
+  label,
+  ariaLabel,
+  disabled,
+  describedBy,
+  hint,
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  label?: ReactNode;
+  ariaLabel?: string;
+  disabled?: boolean;
+  describedBy?: string;
+  hint?: string;
+}) {
+  const id = useId();
+  const button = (
+    <button
+      id={id}
+      type="button"
+      role="switch"
+      aria-checked={checked}
+      aria-label={ariaLabel}
+      aria-describedby={[describedBy, hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined}
+      className="switch"
+      disabled={disabled}
+      onClick={() => onChange(!checked)}
+    >
+      {/* The track and thumb are the button's ::before and ::after: one element per switch, for lists of thousands. */}
+      {checked ? 'On' : 'Off'}
+    </button>
+  );
+  if (!label) return button;
+  return (
+    <div className="check switch-field">
+      {button}
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** The API's problems for `path` and the client's rule, each hidden once the value it judged changes. */
+function useFieldProblems(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, shown: boolean) {
+  const api = useProblems(path ?? '\0');
+  const key = api.join('\n');
+  const [at, setAt] = useState<{ key: string; value: string } | undefined>();
+  if (key !== '' && at?.key !== key) setAt({ key, value });
+  const apiShown = key !== '' && (at?.key !== key || at.value === value) ? api : [];
+  const own = shown && validate ? validate(value) : undefined;
+  return own ? [own, ...apiShown.filter((r) => r !== own)] : apiShown;
+}
+
+interface FieldProps {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  /** API path of the field (`slug`, `rules.0.name`): the refusal's reasons for it show under the input. */
+  path?: string;
+  /** The client's own rule: a problem in words, or undefined when the value is fine. */
+  validate?: (value: string) => string | undefined;
+  hint?: string;
+  required?: boolean;
+  autoComplete?: string;
+  placeholder?: string;
+  disabled?: boolean;
+  className?: string;
+}
+
+/** A labelled text input with its hint and inline problems. */
+export function Field({
+  label,
+  value,
+  onChange,
+  type = 'text',
+  path,
+  validate,
+  hint,
+  required,
+  autoComplete,
+  placeholder,
+  disabled,
+  className,
+  inputMode,
+}: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search' }) {
+  const id = useId();
+  const [touched, setTouched] = useState(false);
+  const reasons = useFieldProblems(path, value, validate, touched);
+  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type={type}
+        value={value}
+        required={required}
+        autoComplete={autoComplete}
+        placeholder={placeholder}
+        disabled={disabled}
+        inputMode={inputMode}
+        aria-invalid={reasons.length > 0 || undefined}
+        aria-describedby={describedBy}
+        onBlur={() => value !== '' && setTouched(true)}
+        onInvalid={() => setTouched(true)}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      <FieldProblems id={`${id}-problem`} reasons={reasons} />
+    </div>
+  );
+}
+
+export function TextArea({ label, value, onChange, rows = 3, hint, path, validate, disabled, className }: FieldProps & { rows?: number }) {
+  const id = useId();
+  const [touched, setTouched] = useState(false);
+  const reasons = useFieldProblems(path, value, validate, touched);
+  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        value={value}
+        rows={rows}
+        disabled={disabled}
+        aria-invalid={reasons.length > 0 || undefined}
+        aria-describedby={describedBy}
+        onBlur={() => value !== '' && setTouched(true)}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      <FieldProblems id={`${id}-problem`} reasons={reasons} />
+    </div>
+  );
+}
+
+/** A labelled select; options are its children. */
+export function Select({ label, value, onChange, hint, path, children, disabled, className }: Omit<FieldProps, 'validate'> & { children: ReactNode }) {
+  const id = useId();
+  const reasons = useFieldProblems(path, value, undefined, false);
+  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={value}
+        disabled={disabled}
+        aria-invalid={reasons.length > 0 || undefined}
+        aria-describedby={describedBy}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {children}
+      </select>
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      <FieldProblems id={`${id}-problem`} reasons={reasons} />
+    </div>
+  );
+}
+
+/** A setting that is on or off, shown as a switch with its label (the dashboard has no bare checkbox). */
+export function Checkbox({
+  label,
+  checked,
+  onChange,
+  hint,
+  disabled,
+}: {
+  label: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  hint?: string;
+  disabled?: boolean;
+}) {
+  return <Switch label={label} checked={checked} onChange={onChange} hint={hint} disabled={disabled} />;
+}
+
+/** Copies `text`; says so for a moment. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="small"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        } catch {
+          setCopied(false);
+        }
+      }}
+    >
+      {label}
+      <span className="sr-status" aria-live="polite">
+        {copied ? ' (copied)' : ''}
+      </span>
+    </button>
+  );
+}
+
+// Client-side rules, the same as the server's schemas (docs/api.md), in words.
+export const rules = {
+  required: (v: string) => (v.trim() === '' ? 'Required' : undefined),
+  slug: (v: string) =>
+    v.trim() === ''
+      ? 'Required'
+      : !/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(v.trim())
+        ? 'Use letters, digits, dots, dashes and underscores, starting and ending with a letter or a digit'
+        : v.trim().length > 150
+          ? 'Use at most 150 characters'
+          : undefined,
+  url: (v: string) => {
+    if (v.trim() === '') return undefined;
+    try {
+      const url = new URL(v.trim());
+      return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'Use an http:// or https:// address';
+    } catch {
+      return 'Enter a full address such as https://example.com/path';
+    }
+  },
+  email: (v: string) => (v.trim() === '' || /^[^\s@]+@[^\s@]+$/.test(v.trim()) ? undefined : 'Enter an e-mail address such as ada@example.com'),
+  minLength: (n: number) => (v: string) => (v.length > 0 && v.length < n ? `Use at least ${n} characters (${v.length} so far)` : undefined),
+};

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from './support/browser.ts';
+import { buildDashboard } from '../dashboard/build.ts';
+import { ADMIN_TOKEN, createTestContext, type TestContext } from './support/context.ts';
+import { multipart } from './support/forms.ts';
+import { freePort, ROOT } from './support/process.ts';
+
+// Issue 22: every screen of the dashboard at 1280 px and at 390 px, in the light and the dark theme
+// (prefers-color-scheme, as the browser reports it). On each: axe finds no serious or critical
+// violation, the page does not scroll sideways, and a screenshot goes to
+// test-output/dashboard-screens/<theme>-<width>/. The main journeys run in each of the four: a
+// signed-out visit (no console error, not even a 401), signing in, switching a flag from the list
+// (optimistic), saving on the flag's screen (a toast), the menu on a phone, deleting a flag by typing
+// its name.
+
+const WEB_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-dashboard-screens-'));
+const WIDTHS = [1280, 390] as const;
+const THEMES = ['light', 'dark'] as const;
+
+async function axeScan(page: Page, screen: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe on ${screen}`,
+  );
+}
+
+describe('dashboard screens at two widths in two themes', { skip: chromiumMissing }, () => {
+  let ctx: TestContext;
+  let base: string;
+  let project: { key: string; name: string; environments: Array<{ key: string; name: string }> };
+  let formKey: string;
+  let submissionId: string;
+
+  before(async () => {
+    await buildDashboard(WEB_DIR);
+    const port = freePort();
+    base = `http://127.0.0.1:${port}`;
+    ctx = await createTestContext('sqlite', { FLAGPOST_PUBLIC_URL: base, FLAGPOST_DASHBOARD_DIR: WEB_DIR });
+    await ctx.app.listen({ port, host: '127.0.0.1' });
+    project = (await ctx.admin('POST', '/admin/v1/projects', { name: 'Web shop' })).json();
+    for (const [slug, description] of [
+      ['checkout', 'New checkout flow with a rather long description that has to wrap on a phone'],
+      ['dark-banner', 'Banner for the dark launch'],
+      ['search.v2', 'Second search engine'],
+    ])
+      assert.equal((await ctx.admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug, description })).statusCode, 201);
+    const production = project.environments.find((e) => e.name === 'production')!;
+    await ctx.admin('PATCH', `/admin/v1/projects/${project.key}/environments/${production.key}/flags/checkout`, { enabled: true });
+    await ctx.admin('POST', `/admin/v1/projects/${project.key}/segments`, {
+      key: 'beta-testers',
+      name: 'Beta testers',
+      match: 'all',
+      conditions: [{ attribute: 'plan', operator: 'in', values: ['pro'] }],
+    });
+    const form = (await ctx.admin('POST', '/admin/v1/forms', { name: 'Contact' })).json() as { key: string };
+    formKey = form.key;
+    const body = multipart([
+      { name: 'email', value: 'ada@example.com' },
+      { name: 'message', value: 'Hello from a phone' },
+    ]);
+    const sent = await fetch(`${base}/v1/s/${formKey}?mode=rest`, { method: 'POST', headers: { 'content-type': body.contentType }, body: body.payload });
+    assert.equal(sent.status, 200);
+    submissionId = (await ctx.admin('GET', `/admin/v1/forms/${formKey}/submissions`)).json().submissions[0].id;
+  });
+  after(async () => {
+    await ctx?.close();
+  });
+
+  for (const theme of THEMES) {
+    for (const width of WIDTHS) {
+      it(`shows every screen at ${width} px in the ${theme} theme`, { timeout: 300_000 }, async () => {
+        const shots = path.join(ROOT, 'test-output', 'dashboard-screens', `${theme}-${width}`);
+        fs.mkdirSync(shots, { recursive: true });
+        const browser: BrowserContext = await launchChromium({ viewport: { width, height: 860 }, colorScheme: theme });
+        try {
+          const page = await browser.newPage();
+          const consoleErrors: string[] = [];
+          page.on('pageerror', (e) => consoleErrors.push(String(e)));
+          page.on('console', (m) => {
+            if (m.type() === 'error') consoleErrors.push(m.text());
+          });
+          const check = async (name: string) => {
+            await page.waitForFunction(() => !document.querySelector('.loading:not([data-demo] .loading)'));
+            const overflow = await page.evaluate(() => {
+              const width = document.documentElement.clientWidth;
+              const wide = [...document.querySelectorAll('body *')]
+                .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest('dialog') && !e.parentElement?.closest('.table-wrap'))
+                .slice(0, 5)
+                .map((e) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
+              return { by: document.documentElement.scrollWidth - width, wide };
+            });
+            assert.ok(overflow.by <= 0, `${name} scrolls sideways by ${overflow.by} px at ${width} px: ${overflow.wide.join(', ')}`);
+            const dark = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+            assert.equal(dark === 'rgb(15, 20, 25)', theme === 'dark', `${name} background ${dark} in ${theme}`);
+            await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+            await axeScan(page, `${name} (${theme}, ${width} px)`);
+          };
+          const visit = async (url: string, heading: string | RegExp, name: string) => {
+            await page.goto(`${base}${url}`);
+            await page
+              .getByRole('heading', { name: heading, level: 1 })
+              .waitFor({ timeout: 15_000 })
+              .catch(async (error: unknown) => {
+                await page.screenshot({ path: path.join(shots, `${name}-failed.png`), fullPage: true });
+                throw new Error(`${name}: ${String(error)}; console: ${consoleErrors.join(' | ')}`);
+              });
+            await check(name);
+          };
+
+          // Signed out: straight to the sign-in page, without asking the server (no 401 in the console).
+          await page.goto(`${base}/projects`);
+          await page.getByLabel('Admin token').waitFor();
+          await check('01-sign-in');
+          await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+          await page.getByRole('button', { name: 'Sign in with the admin token' }).click();
+          await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+          // The first sign-in with the admin token says what comes next.
+          await page.getByText('Next step: create the first owner account').first().waitFor();
+          await check('02-projects');
+
+          await visit(`/projects/${project.key}`, 'Web shop', '03-flags');
+          // The README's picture of the dashboard is this screen, as the suite last saw it.
+          if (theme === 'light' && width === 1280) await page.screenshot({ path: path.join(ROOT, 'docs', 'images', 'dashboard-flags.png') });
+          // A switch in the list moves at once and is saved.
+          const toggle = page.getByRole('switch', { name: 'dark-banner in production' });
+          await toggle.click();
+          assert.equal(await toggle.getAttribute('aria-checked'), 'true');
+          await page.waitForFunction(
+            async ([p, e]) =>
+              (await (await fetch(`/admin/v1/projects/${p}/flags`)).json()).flags
+                .find((f: { slug: string }) => f.slug === 'dark-banner')
+                .environments.find((x: { environment: { key: string } }) => x.environment.key === e).enabled,
+            [project.key, project.environments.find((e) => e.name === 'production')!.key],
+          );
+          await toggle.click();
+          await page.waitForFunction(() => document.querySelector('[aria-label="dark-banner in production"]')?.getAttribute('aria-checked') === 'false');
+          // The search shortcut.
+          await page.locator('body').click({ position: { x: 5, y: 5 } });
+          await page.keyboard.press('/');
+          assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type), 'search');
+
+          await visit(`/projects/${project.key}/flags/checkout`, 'checkout', '04-flag');
+          await page.getByLabel('Payload in production').fill(`{"from": "${theme}-${width}"}`);
+          await page.getByRole('button', { name: 'Save production' }).click();
+          await page.getByRole('status', { name: 'Notifications' }).getByText('Saved production').waitFor();
+          // One description for the flag, in every environment.
+          await page.getByLabel('Description', { exact: true }).fill(`Saved at ${width} px in ${theme}`);
+          await page.getByRole('button', { name: 'Save description' }).click();
+          await page.getByRole('status', { name: 'Notifications' }).getByText('Saved the description').waitFor();
+          const described = (await ctx.admin('GET', `/admin/v1/projects/${project.key}/flags`))
+            .json()
+            .flags.find((f: { slug: string }) => f.slug === 'checkout');
+          assert.deepEqual(new Set(described.environments.map((e: { description: string }) => e.description)), new Set([`Saved at ${width} px in ${theme}`]));
+          await check('04b-flag-saved');
+
+          await visit(`/projects/${project.key}/environments`, 'Web shop', '05-environments');
+          await visit(`/projects/${project.key}/segments`, 'Web shop', '06-segments');
+          await visit(`/projects/${project.key}/playground`, 'Web shop', '07-playground');
+          await visit(`/projects/${project.key}/stale-flags`, 'Web shop', '08-stale-flags');
+          await visit(`/projects/${project.key}/history`, 'Web shop', '09-history');
+          await visit('/forms', 'Forms', '10-forms');
+          await visit(`/forms/${formKey}`, 'Contact', '11-form');
+          await visit(`/forms/${formKey}/submissions`, 'Contact', '12-inbox');
+          await visit(`/forms/${formKey}/submissions/${submissionId}`, 'Submission', '13-submission');
+          if (process.env.SCREENS_FROM_AUDIT) await page.goto(`${base}/projects`);
+          else await visit('/members', 'Members', '14-members');
+          await visit('/audit', 'Audit log', '15-audit');
+          await visit('/account', 'Account', '16-account');
+          await visit('/design', 'Design system', '17-design-system');
+
+          // On a phone the navigation is behind the menu button.
+          if (width < 900) {
+            assert.equal(await page.getByRole('navigation', { name: 'Main' }).isVisible(), false);
+            await page.getByRole('button', { name: 'Menu' }).click();
+            await check('18-menu-open');
+            await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+            await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+            assert.equal(await page.getByRole('navigation', { name: 'Main' }).isVisible(), false, 'the menu closes on navigating');
+          }
+
+          // Deleting a flag asks for its name.
+          const slug = `gone-${theme}-${width}`;
+          assert.equal((await ctx.admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug })).statusCode, 201);
+          await page.goto(`${base}/projects/${project.key}`);
+          await page.getByRole('button', { name: `Delete ${slug}` }).click();
+          const dialog = page.getByRole('dialog', { name: `Delete flag ${slug}?` });
+          await dialog.waitFor();
+          await check('19-confirm-delete');
+          const confirm = dialog.getByRole('button', { name: 'Delete flag' });
+          assert.equal(await confirm.isDisabled(), true);
+          await dialog.getByLabel(`Type ${slug} to confirm`).fill(slug);
+          await confirm.click();
+          await page.getByRole('status', { name: 'Notifications' }).getByText(`Deleted flag ${slug}`).waitFor();
+          assert.equal(
+            (await ctx.admin('GET', `/admin/v1/projects/${project.key}/flags`)).json().flags.some((f: { slug: string }) => f.slug === slug),
+            false,
+          );
+
+          assert.deepEqual(consoleErrors, [], 'no console error');
+
+          if (theme === 'light' && width === 1280) {
+            // Renaming a flag on its screen leads to the new address; the old slug is gone.
+            await page.goto(`${base}/projects/${project.key}/flags/search.v2`);
+            await page.getByRole('heading', { name: 'search.v2', level: 1 }).waitFor();
+            await page.getByRole('region', { name: 'Flag settings' }).getByLabel('Slug').fill('search-v2');
+            await page.getByRole('button', { name: 'Rename flag' }).click();
+            await page.getByRole('heading', { name: 'search-v2', level: 1 }).waitFor();
+            assert.equal(new URL(page.url()).pathname, `/projects/${project.key}/flags/search-v2`);
+            const slugs = (await ctx.admin('GET', `/admin/v1/projects/${project.key}/flags`)).json().flags.map((f: { slug: string }) => f.slug);
+            assert.ok(slugs.includes('search-v2') && !slugs.includes('search.v2'));
+          }
+
+          // A server that does not answer: a screen that says so, and a way to try again.
+          await page.route('**/admin/v1/sessions/current', (route) => route.abort());
+          await page.goto(`${base}/projects`);
+          await page.getByRole('heading', { name: 'Flagpost is not answering', level: 1 }).waitFor();
+          await check('20-server-unreachable');
+          await page.unroute('**/admin/v1/sessions/current');
+          await page.getByRole('button', { name: 'Try again' }).click();
+          await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+        } finally {
+          await browser.close();
+        }
+      });
+    }
+  }
+});
