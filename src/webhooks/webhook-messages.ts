@@ -38,7 +38,10 @@ function slack(p: WebhookPayload): string {
   const fields = changeLines(p)
     .slice(0, 10)
     .map((c) => ({ type: 'mrkdwn', text: cut(`*${slackEscape(c.field)}*\n${slackEscape(c.text)}`, 2000) }));
-  return JSON.stringify({ text: title, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `*${title}*` } }, ...(fields.length > 0 ? [{ type: 'section', fields }] : [])] });
+  return JSON.stringify({
+    text: title,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `*${title}*` } }, ...(fields.length > 0 ? [{ type: 'section', fields }] : [])],
+  });
 }
 
 /** Microsoft Teams (Workflows incoming webhook): one Adaptive Card with a fact set. */

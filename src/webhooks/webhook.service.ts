@@ -9,7 +9,16 @@ import type { DeliveryAttempt } from '../outbox/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import { bodyOf } from './webhook-messages.ts';
 import type { StoredWebhook, WebhookStore } from './webhook.store.ts';
-import { isWebhookUrl, payloadOf, type ProjectWebhook, WEBHOOK_EVENTS, type WebhookDelivery, type WebhookEvent, webhookEventOf, type WebhookPreset } from './webhook.ts';
+import {
+  isWebhookUrl,
+  payloadOf,
+  type ProjectWebhook,
+  WEBHOOK_EVENTS,
+  type WebhookDelivery,
+  type WebhookEvent,
+  webhookEventOf,
+  type WebhookPreset,
+} from './webhook.ts';
 
 export interface WebhookServiceDeps {
   db: Db;

@@ -200,7 +200,13 @@ export class WebhookStore {
 
   /** A webhook's deliveries, newest first, at most `limit`, with their attempts. */
   async listDeliveries(db: Executor, webhookId: string, limit: number): Promise<Array<{ delivery: WebhookDelivery; attempts: DeliveryAttempt[] }>> {
-    const rows = await db.selectFrom('project_webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('seq', 'desc').limit(limit).execute();
+    const rows = await db
+      .selectFrom('project_webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
     if (rows.length === 0) return [];
     const attempts = await db
       .selectFrom('project_webhook_attempts')

@@ -71,7 +71,12 @@ export interface WebhookPayload {
   };
 }
 
-export function payloadOf(event: WebhookEvent, entry: RecordedAuditEntry, projectKey: string, redact: (changes: RecordedAuditEntry['changes']) => RecordedAuditEntry['changes']): WebhookPayload {
+export function payloadOf(
+  event: WebhookEvent,
+  entry: RecordedAuditEntry,
+  projectKey: string,
+  redact: (changes: RecordedAuditEntry['changes']) => RecordedAuditEntry['changes'],
+): WebhookPayload {
   return {
     type: event,
     timestamp: entry.at,

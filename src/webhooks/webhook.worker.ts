@@ -124,7 +124,8 @@ export class WebhookWorker {
       status === 'pending'
         ? new Date(this.deps.clock().getTime() + retryDelayMs(this.deps.retryBaseMs, delivery.attempts)).toISOString()
         : this.deps.clock().toISOString();
-    if (!result.ok) this.deps.log.warn({ webhookDelivery: delivery.id, attempt: attempt.attempt, error: attempt.error, status }, 'webhook delivery attempt failed');
+    if (!result.ok)
+      this.deps.log.warn({ webhookDelivery: delivery.id, attempt: attempt.attempt, error: attempt.error, status }, 'webhook delivery attempt failed');
     await this.deps.db.transaction().execute((trx) => this.deps.store.recordAttempt(trx, delivery, { attempt, status, nextAttemptAt }));
   }
 

@@ -47,4 +47,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('project_webhook_attempts_delivery_idx').on('project_webhook_attempts').column('delivery_id').execute();
 }
-
