@@ -147,6 +147,22 @@ forEachDialect(
       }
     });
 
+    it('sends a preset the chat message of the event, unsigned', async () => {
+      const chat = await startWebhookReceiver();
+      try {
+        ok(await ctx().admin('POST', `${base()}/webhooks`, { url: chat.url, preset: 'discord', events: ['flag.created'] }), 201);
+        await createFlag(ctx(), project.key, { slug: 'chatty' });
+        await waitFor(() => chat.received.length === 1, 5000, 'the chat message');
+        const [message] = chat.received;
+        assert.equal(message!.headers['webhook-signature'], undefined);
+        const body = JSON.parse(message!.body);
+        assert.deepEqual(body.allowed_mentions, { parse: [] });
+        assert.equal(body.embeds[0].title, `Flag created: chatty in ${project.key} by admin token`);
+      } finally {
+        await chat.close();
+      }
+    });
+
     it('lets viewers read webhooks with their URLs redacted, editors manage them', async () => {
       const created = ok(await editor.call('POST', `${base()}/webhooks`, { url: 'https://hooks.slack.com/services/T/B/secret', preset: 'slack' }), 201);
       assert.equal(created.secret, null);
