@@ -65,7 +65,7 @@ export function ProjectHeader({
   current,
 }: {
   project: Project;
-  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare';
+  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare' | 'webhooks';
 }) {
   return (
     <>
@@ -100,6 +100,9 @@ export function ProjectHeader({
         </Link>
         <Link href={`/projects/${project.key}/compare`} aria-current={current === 'compare' ? 'page' : undefined}>
           Compare and promote
+        </Link>
+        <Link href={`/projects/${project.key}/webhooks`} aria-current={current === 'webhooks' ? 'page' : undefined}>
+          Webhooks
         </Link>
       </nav>
     </>
