@@ -69,6 +69,7 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
       'submissions',
       'submission_files',
       'settings',
+      'project_webhooks',
     ];
     const digest = async () => {
       const hash = createHash('sha256');
@@ -78,6 +79,9 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
       }
       const { rows } = await sql<{ id: string }>`select id from outbox order by id`.execute(ctx().handle.db);
       hash.update(`outbox:${rows.map((row) => row.id).join(',')}`);
+      // Project webhooks' deliveries too: the worker changes their state by itself.
+      const hooks = await sql<{ id: string }>`select id from project_webhook_deliveries order by id`.execute(ctx().handle.db);
+      hash.update(`project_webhook_deliveries:${hooks.rows.map((row) => row.id).join(',')}`);
       return hash.digest('hex');
     };
     let current = await digest();
@@ -107,6 +111,7 @@ forEachDialect('fuzz: hostile requests over every route', (ctx) => {
       slug: ['beta', 'preview', 'code-refs', ...strings],
       segmentKey: ['staff', 'nope', ...strings],
       id: ['01J0000000000000000000000', ...strings],
+      deliveryId: ['01J0000000000000000000000', ...strings],
       fileId: ['x', ...strings],
       formKey: [form.key, 'nope', ...strings],
     };
