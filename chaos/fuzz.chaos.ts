@@ -71,6 +71,7 @@ forEachDialect(
         'submissions',
         'submission_files',
         'settings',
+        'project_webhooks',
       ];
       const digest = async () => {
         const hash = createHash('sha256');
@@ -80,6 +81,9 @@ forEachDialect(
         }
         const { rows } = await sql<{ id: string }>`select id from outbox order by id`.execute(ctx().handle.db);
         hash.update(`outbox:${rows.map((row) => row.id).join(',')}`);
+        // Project webhooks' deliveries too: the worker changes their state by itself.
+        const hooks = await sql<{ id: string }>`select id from project_webhook_deliveries order by id`.execute(ctx().handle.db);
+        hash.update(`project_webhook_deliveries:${hooks.rows.map((row) => row.id).join(',')}`);
         return hash.digest('hex');
       };
       let current = await digest();

@@ -1,6 +1,7 @@
 import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
 import Fastify, { type FastifyInstance, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
 import { apiKeyAdminRoutes } from './api-keys/index.ts';
+import { webhookAdminRoutes } from './webhooks/index.ts';
 import { auditAdminRoutes } from './audit/index.ts';
 import { changeAdminRoutes } from './changes/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
@@ -146,6 +147,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(identityRoutes, { identity: services.identity, publicUrl: config.publicUrl });
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
+      await admin.register(webhookAdminRoutes, { webhooks: services.webhooks });
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });

@@ -51,6 +51,7 @@ import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
 import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender, WebhookTargetRule } from './outbox/index.ts';
+import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
 import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
@@ -125,6 +126,10 @@ export interface Services {
   readonly resultPageKey: Buffer;
   /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
   readonly outbox: OutboxWorker;
+  /** Project webhooks on flag changes (issue 23). */
+  readonly webhooks: WebhookService;
+  /** Delivers project webhooks' events; `runOnce()` delivers what is due now. */
+  readonly webhookWorker: WebhookWorker;
   /** Deletes submissions past their form's retention, and delivered files where asked; `runOnce()` runs a round now. */
   readonly retention: RetentionJob;
   /** Where uploaded files are (FLAGPOST_FILE_STORAGE) and the sweep of their objects. */
@@ -164,7 +169,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const { db } = handle;
   const events = new DomainEvents(log);
 
-  const audit = new AuditLog({ db, store: new AuditStore(), clock, retentionDays: config.auditRetentionDays });
+  const audit = new AuditLog({ db, store: new AuditStore(), clock, retentionDays: config.auditRetentionDays, events });
   const projects = new ProjectService({ db, store: new ProjectStore(), events, audit, clock });
   const flagStore = new FlagStore();
   const segmentStore = new SegmentStore();
@@ -254,7 +259,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     maxAttempts: config.outbox.maxAttempts,
   });
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock });
+  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
     db,
     store: changeStore,
@@ -324,10 +329,11 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     files,
   });
+  const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   const outbox = new OutboxWorker({
     db,
     store: outboxStore,
-    webhooks: new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup }),
+    webhooks: webhookSender,
     mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
     forms,
     events,
@@ -342,6 +348,21 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   // still delivers what its own submissions wake (a claimed delivery is leased to one process).
   const runsJobs = ports.worker?.runsJobs ?? true;
   if (runsJobs) outbox.start();
+  const webhookStore = new WebhookStore(handle.dialect);
+  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
+  const webhookWorker = new WebhookWorker({
+    db,
+    store: webhookStore,
+    sender: webhookSender,
+    events,
+    log,
+    pollMs: config.outbox.pollMs,
+    retryBaseMs: config.outbox.retryBaseMs,
+    maxAttempts: config.outbox.maxAttempts,
+    leaseMs: config.outbox.webhookTimeoutMs + 60_000,
+    clock,
+  });
+  if (runsJobs) webhookWorker.start();
   const retention = new RetentionJob({
     db,
     dialect: handle.dialect,
@@ -398,6 +419,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     submissions,
     resultPageKey,
     outbox,
+    webhooks,
+    webhookWorker,
     retention,
     files,
     healthy: () => handle.healthy(),
@@ -412,6 +435,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       changeMail?.close();
       await changes.stop();
       await outbox.stop();
+      await webhookWorker.stop();
       files.close();
       // After the servers closed: every answered read is counted, and written before the database closes.
       await usage.stop();

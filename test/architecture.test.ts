@@ -26,6 +26,7 @@ const CAPABILITIES = new Set([
   'projects',
   'segments',
   'submissions',
+  'webhooks',
 ]);
 /** Files at the top of src/ that only compose the others. */
 const COMPOSITION = new Set(['main.ts', 'app.ts', 'compose.ts']);

@@ -68,6 +68,15 @@ const ROUTES: Record<string, Access> = {
   'POST /admin/v1/projects/{projectKey}/promote': 'editor',
   'POST /admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/revert': 'editor',
   'GET /admin/v1/projects/{projectKey}/api-keys': 'viewer',
+  // Project webhooks on flag changes (issue 23): viewers read them (URLs redacted), editors manage them
+  // and ask for redeliveries, as they manage the flags whose changes they announce.
+  'POST /admin/v1/projects/{projectKey}/webhooks': 'editor',
+  'GET /admin/v1/projects/{projectKey}/webhooks': 'viewer',
+  'GET /admin/v1/projects/{projectKey}/webhooks/{id}': 'viewer',
+  'PATCH /admin/v1/projects/{projectKey}/webhooks/{id}': 'editor',
+  'DELETE /admin/v1/projects/{projectKey}/webhooks/{id}': 'editor',
+  'GET /admin/v1/projects/{projectKey}/webhooks/{id}/deliveries': 'viewer',
+  'POST /admin/v1/projects/{projectKey}/webhooks/{id}/deliveries/{deliveryId}/redeliver': 'editor',
   'DELETE /admin/v1/projects/{projectKey}/api-keys/{id}': 'project_admin',
   'POST /admin/v1/projects/{projectKey}/flags': 'editor',
   'GET /admin/v1/projects/{projectKey}/flags': 'viewer',

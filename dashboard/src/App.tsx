@@ -19,6 +19,7 @@ import { SubmissionScreen } from './screens/Submission.tsx';
 import { ChangeRequestsScreen } from './screens/ChangeRequests.tsx';
 import { ChangeRequestScreen } from './screens/ChangeRequest.tsx';
 import { CompareScreen } from './screens/Compare.tsx';
+import { WebhooksScreen } from './screens/Webhooks.tsx';
 import { continueSignOut, SingleSignOnButton } from './screens/SingleSignOn.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
@@ -64,6 +65,7 @@ function Routes() {
               <Route path="/projects/:key/changes" component={ChangeRequestsScreen} />
               <Route path="/projects/:key/changes/:id" component={ChangeRequestScreen} />
               <Route path="/projects/:key/compare" component={CompareScreen} />
+              <Route path="/projects/:key/webhooks" component={WebhooksScreen} />
               <Route path="/projects/:key/segments">
                 {(params) => (
                   <Suspense fallback={<Loading what="the segments" />}>

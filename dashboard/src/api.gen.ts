@@ -21,6 +21,7 @@ export interface paths {
             | 'flag'
             | 'segment'
             | 'change_request'
+            | 'webhook'
             | 'api_key'
             | 'form'
             | 'submission'
@@ -113,6 +114,7 @@ export interface paths {
                   | 'flag'
                   | 'segment'
                   | 'change_request'
+                  | 'webhook'
                   | 'api_key'
                   | 'form'
                   | 'submission'
@@ -8505,6 +8507,679 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a project's webhooks (never their secrets) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The project's key (x-project-key of its clients) */
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              webhooks: {
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                events: (
+                  | 'flag.created'
+                  | 'flag.updated'
+                  | 'flag.deleted'
+                  | 'change_request.opened'
+                  | 'change_request.approved'
+                  | 'change_request.applied'
+                  | 'scheduled_change.applied'
+                )[];
+                id: string;
+                /** @enum {string|null} */
+                preset: 'slack' | 'teams' | 'discord' | null;
+                /** @description ISO-8601 UTC date-time */
+                updatedAt: string;
+                /** @description Shown as '[redacted]' to viewers */
+                url: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a webhook on flag changes (the signing secret is answered once) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The project's key (x-project-key of its clients) */
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The events to deliver; all of them when omitted */
+            events?: (
+              | 'flag.created'
+              | 'flag.updated'
+              | 'flag.deleted'
+              | 'change_request.opened'
+              | 'change_request.approved'
+              | 'change_request.applied'
+              | 'scheduled_change.applied'
+            )[];
+            /**
+             * @description Send the chat service's message, unsigned, instead of the signed event
+             * @enum {string}
+             */
+            preset?: 'slack' | 'teams' | 'discord';
+            /** @description Where events are POSTed (http or https) */
+            url: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              events: (
+                | 'flag.created'
+                | 'flag.updated'
+                | 'flag.deleted'
+                | 'change_request.opened'
+                | 'change_request.approved'
+                | 'change_request.applied'
+                | 'scheduled_change.applied'
+              )[];
+              id: string;
+              /** @enum {string|null} */
+              preset: 'slack' | 'teams' | 'discord' | null;
+              /** @description The Standard Webhooks signing secret (whsec_...), shown once; null for presets */
+              secret: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              /** @description Shown as '[redacted]' to viewers */
+              url: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One webhook */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The webhook's id */
+          id: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              events: (
+                | 'flag.created'
+                | 'flag.updated'
+                | 'flag.deleted'
+                | 'change_request.opened'
+                | 'change_request.approved'
+                | 'change_request.applied'
+                | 'scheduled_change.applied'
+              )[];
+              id: string;
+              /** @enum {string|null} */
+              preset: 'slack' | 'teams' | 'discord' | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              /** @description Shown as '[redacted]' to viewers */
+              url: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a webhook with its delivery history */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The webhook's id */
+          id: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description No content */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Change a webhook's URL or events (absent keeps) */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The webhook's id */
+          id: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The events to deliver; all of them when omitted */
+            events?: (
+              | 'flag.created'
+              | 'flag.updated'
+              | 'flag.deleted'
+              | 'change_request.opened'
+              | 'change_request.approved'
+              | 'change_request.applied'
+              | 'scheduled_change.applied'
+            )[];
+            /** @description Where events are POSTed (http or https) */
+            url?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              events: (
+                | 'flag.created'
+                | 'flag.updated'
+                | 'flag.deleted'
+                | 'change_request.opened'
+                | 'change_request.approved'
+                | 'change_request.applied'
+                | 'scheduled_change.applied'
+              )[];
+              id: string;
+              /** @enum {string|null} */
+              preset: 'slack' | 'teams' | 'discord' | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              /** @description Shown as '[redacted]' to viewers */
+              url: string;
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A webhook's deliveries, newest first, with every attempt */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path: {
+          /** @description The webhook's id */
+          id: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              deliveries: {
+                attempts: number;
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                deliveredAt: string | null;
+                /** @enum {string} */
+                event:
+                  | 'flag.created'
+                  | 'flag.updated'
+                  | 'flag.deleted'
+                  | 'change_request.opened'
+                  | 'change_request.approved'
+                  | 'change_request.applied'
+                  | 'scheduled_change.applied';
+                history: {
+                  attempt: number;
+                  durationMs: number;
+                  error: string | null;
+                  ok: boolean;
+                  /** @description ISO-8601 UTC date-time */
+                  startedAt: string;
+                  statusCode: number | null;
+                }[];
+                /** @description Also the webhook-id header of its requests */
+                id: string;
+                lastError: string | null;
+                nextAttemptAt: string | null;
+                /** @description The exact body sent */
+                payload: string;
+                /** @description The event's place in the webhook's order */
+                seq: number;
+                /** @enum {string} */
+                status: 'pending' | 'delivered' | 'failed';
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a delivery's event again, as a new delivery after the webhook's others */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The delivery's id */
+          deliveryId: string;
+          /** @description The webhook's id */
+          id: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              attempts: number;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              deliveredAt: string | null;
+              /** @enum {string} */
+              event:
+                | 'flag.created'
+                | 'flag.updated'
+                | 'flag.deleted'
+                | 'change_request.opened'
+                | 'change_request.approved'
+                | 'change_request.applied'
+                | 'scheduled_change.applied';
+              history: {
+                attempt: number;
+                durationMs: number;
+                error: string | null;
+                ok: boolean;
+                /** @description ISO-8601 UTC date-time */
+                startedAt: string;
+                statusCode: number | null;
+              }[];
+              /** @description Also the webhook-id header of its requests */
+              id: string;
+              lastError: string | null;
+              nextAttemptAt: string | null;
+              /** @description The exact body sent */
+              payload: string;
+              /** @description The event's place in the webhook's order */
+              seq: number;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

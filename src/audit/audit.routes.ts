@@ -11,6 +11,7 @@ const ENTITIES = [
   'flag',
   'segment',
   'change_request',
+  'webhook',
   'api_key',
   'form',
   'submission',

@@ -2,6 +2,7 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { Cursor, Page } from '../db/paging.ts';
+import type { DomainEvents } from '../events/index.ts';
 import { pageOf } from '../db/paging.ts';
 import type { Actor, AuditEntity, AuditEntry, AuditFilter, AuditInput, FieldChange } from './audit.ts';
 import type { AuditStore } from './audit.store.ts';
@@ -12,6 +13,8 @@ export interface AuditLogDeps {
   clock: () => Date;
   /** Entries older than this many days are deleted by the retention job; 0 keeps them forever. */
   retentionDays: number;
+  /** Announces every entry as `audit.recorded` within its transaction (project webhooks queue their deliveries there). */
+  events?: Pick<DomainEvents, 'runInTransaction'>;
 }
 
 /**
@@ -23,7 +26,7 @@ export class AuditLog {
   constructor(private readonly deps: AuditLogDeps) {}
 
   async record(trx: Executor, actor: Actor, input: AuditInput): Promise<void> {
-    await this.deps.store.insert(trx, {
+    const row = {
       id: newId(),
       created_at: nowIso(this.deps.clock),
       actor_type: actor.type,
@@ -35,6 +38,21 @@ export class AuditLog {
       environment_key: input.environmentKey ?? null,
       action: input.action,
       changes: JSON.stringify(input.changes ?? {}),
+    };
+    await this.deps.store.insert(trx, row);
+    await this.deps.events?.runInTransaction(trx, {
+      type: 'audit.recorded',
+      entry: {
+        id: row.id,
+        at: row.created_at,
+        actor: { type: actor.type, id: actor.id, label: actor.label },
+        projectId: row.project_id,
+        entity: row.entity,
+        entityId: row.entity_id,
+        environmentKey: row.environment_key,
+        action: row.action,
+        changes: input.changes ?? {},
+      },
     });
   }
 

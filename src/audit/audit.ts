@@ -9,6 +9,7 @@ export type AuditEntity =
   | 'flag'
   | 'segment'
   | 'change_request'
+  | 'webhook'
   | 'api_key'
   | 'form'
   | 'submission'

@@ -2,6 +2,7 @@ import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
+import type { DomainEvents } from '../events/index.ts';
 import { FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService, type SegmentValues } from '../segments/index.ts';
@@ -19,6 +20,8 @@ export interface ChangeRequestServiceDeps {
   /** E-mails reviewers when a request waits for them, its author when it is approved or rejected. */
   notifier: Pick<ChangeNotifier, 'queue' | 'recipients'>;
   clock: () => Date;
+  /** Announces `change_request.changed` after the commit (project webhooks deliver at once). */
+  events: DomainEvents;
 }
 
 /** Changes as the admin API takes them: flags of the request's environment and segments of its project, PATCH semantics. */
@@ -70,8 +73,9 @@ export class ChangeRequestService {
     };
     if (input.submit) record.status = statusAfter('submit', { status: 'draft', approvals: 0, required: approvalsNeeded(environment) });
     const reviewers = record.status === 'in_review' ? await this.deps.notifier.recipients('review', record) : [];
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       await this.deps.store.insert(trx, record, items);
+      await emit({ type: 'change_request.changed', projectId: project.id, changeRequestId: record.id });
       await this.record(trx, actor, project, environment, record, 'change_request.created', {
         title: { after: record.title },
         status: { after: record.status },
@@ -223,11 +227,12 @@ export class ChangeRequestService {
 
   /** Writes `next` only while the request still has the status it was read with (two members acting at once: one wins). */
   private async write(record: ChangeRequestRecord, next: ChangeRequestRecord, more: (trx: Executor) => Promise<void>): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       if (!(await this.deps.store.update(trx, next, record.status))) {
         throw new AppError('conflict', message('changeRequestState', { status: 'changed meanwhile', action: 'changed' }));
       }
       await more(trx);
+      await emit({ type: 'change_request.changed', projectId: next.projectId, changeRequestId: next.id });
     });
   }
 

@@ -18,6 +18,7 @@ import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
 import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
+import type { ProjectWebhookAttemptsTable, ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from '../webhooks/webhook.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
 export interface Database {
@@ -52,6 +53,9 @@ export interface Database {
   user_identities: UserIdentitiesTable;
   sso_logins: SsoLoginsTable;
   project_roles: ProjectRolesTable;
+  project_webhooks: ProjectWebhooksTable;
+  project_webhook_deliveries: ProjectWebhookDeliveriesTable;
+  project_webhook_attempts: ProjectWebhookAttemptsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -21,7 +21,26 @@ export type DomainEvent =
   /** A form is about to be deleted with its submissions: `onTransaction` subscribers act in its transaction. */
   | { type: 'form.deleting'; formId: string }
   /** A submission and its deliveries are stored; `deliveries` counts the deliveries queued with it. */
-  | { type: 'submission.stored'; formId: string; submissionId: string; deliveries: number };
+  | { type: 'submission.stored'; formId: string; submissionId: string; deliveries: number }
+  /** A change request was created or changed state (submitted, approved, rejected, cancelled). */
+  | { type: 'change_request.changed'; projectId: string; changeRequestId: string }
+  /** A project webhook has a delivery queued by a redelivery (the delivery loop wakes). */
+  | { type: 'webhook.queued'; webhookId: string }
+  /** An audit entry was written in the current transaction (it is only ever run in the transaction: the writer may use none of `emit`). */
+  | { type: 'audit.recorded'; entry: RecordedAuditEntry };
+
+/** An audit entry as written (audit/): who, what, where, and the changed fields before and after, secrets never among them. */
+export interface RecordedAuditEntry {
+  id: string;
+  at: string;
+  actor: { type: string; id: string | null; label: string };
+  projectId: string | null;
+  entity: string;
+  entityId: string;
+  environmentKey: string | null;
+  action: string;
+  changes: Record<string, { before?: unknown; after?: unknown }>;
+}
 
 export type DomainEventType = DomainEvent['type'];
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

@@ -72,7 +72,7 @@ export function ProjectHeader({
   current,
 }: {
   project: Project;
-  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare';
+  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare' | 'webhooks';
 }) {
   const base = `/projects/${project.key}`;
   return (
@@ -92,6 +92,7 @@ export function ProjectHeader({
           { key: 'history', href: `${base}/history`, title: 'History' },
           { key: 'changes', href: `${base}/changes`, title: 'Change requests' },
           { key: 'compare', href: `${base}/compare`, title: 'Compare and promote' },
+          { key: 'webhooks', href: `${base}/webhooks`, title: 'Webhooks' },
         ]}
       />
     </>

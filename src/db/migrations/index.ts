@@ -17,6 +17,7 @@ import * as m0015 from './0015_sso_project_roles.ts';
 import * as m0016 from './0016_change_management.ts';
 import * as m0017 from './0017_flag_usage.ts';
 import * as m0018 from './0018_flag_tags_archive.ts';
+import * as m0019 from './0019_project_webhooks.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_change_management': m0016,
   '0017_flag_usage': m0017,
   '0018_flag_tags_archive': m0018,
+  '0019_project_webhooks': m0019,
 };

@@ -1,0 +1,235 @@
+import { type Selectable, sql } from 'kysely';
+import { fromBool, newId, toBool } from '../db/codec.ts';
+import type { Dialect, Executor } from '../db/database.ts';
+import type { DeliveryAttempt } from '../outbox/index.ts';
+import type { ProjectWebhook, WebhookDelivery, WebhookDeliveryStatus, WebhookEvent, WebhookPreset } from './webhook.ts';
+import type { ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from './webhook.table.ts';
+
+const toWebhook = (row: Selectable<ProjectWebhooksTable>): ProjectWebhook => ({
+  id: row.id,
+  projectId: row.project_id,
+  url: row.url,
+  events: JSON.parse(row.events) as WebhookEvent[],
+  preset: row.preset as WebhookPreset | null,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toDelivery = (row: Selectable<ProjectWebhookDeliveriesTable>): WebhookDelivery => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  seq: Number(row.seq),
+  event: row.event as WebhookEvent,
+  payload: row.payload,
+  status: row.status as WebhookDeliveryStatus,
+  attempts: Number(row.attempts),
+  nextAttemptAt: row.next_attempt_at,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  deliveredAt: row.delivered_at,
+});
+
+export interface WebhookAttemptOutcome {
+  attempt: DeliveryAttempt;
+  status: WebhookDeliveryStatus;
+  nextAttemptAt: string;
+}
+
+/** A webhook as stored, with its signing secret (null for presets). */
+export type StoredWebhook = ProjectWebhook & { secret: string | null };
+
+export class WebhookStore {
+  constructor(private readonly dialect: Dialect) {}
+
+  async insert(db: Executor, webhook: StoredWebhook): Promise<void> {
+    await db
+      .insertInto('project_webhooks')
+      .values({
+        id: webhook.id,
+        project_id: webhook.projectId,
+        url: webhook.url,
+        events: JSON.stringify(webhook.events),
+        preset: webhook.preset,
+        secret: webhook.secret,
+        last_seq: 0,
+        created_at: webhook.createdAt,
+        updated_at: webhook.updatedAt,
+      })
+      .execute();
+  }
+
+  async update(db: Executor, webhook: ProjectWebhook): Promise<boolean> {
+    const result = await db
+      .updateTable('project_webhooks')
+      .set({ url: webhook.url, events: JSON.stringify(webhook.events), updated_at: webhook.updatedAt })
+      .where('id', '=', webhook.id)
+      .where('project_id', '=', webhook.projectId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async delete(db: Executor, projectId: string, id: string): Promise<boolean> {
+    const result = await db.deleteFrom('project_webhooks').where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async find(db: Executor, projectId: string, id: string): Promise<StoredWebhook | undefined> {
+    const row = await db.selectFrom('project_webhooks').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
+    return row && { ...toWebhook(row), secret: row.secret };
+  }
+
+  /** Where a webhook's deliveries go, as it is now (a changed URL applies to pending retries). */
+  async targetOf(db: Executor, id: string): Promise<{ url: string; secret: string | null } | undefined> {
+    const row = await db.selectFrom('project_webhooks').select(['url', 'secret']).where('id', '=', id).executeTakeFirst();
+    return row && { url: row.url, secret: row.secret };
+  }
+
+  /** A project's key, read in the writing transaction (the payload names the project by it). */
+  async projectKeyOf(db: Executor, projectId: string): Promise<string | undefined> {
+    const row = await db.selectFrom('projects').select('key').where('id', '=', projectId).executeTakeFirst();
+    return row?.key;
+  }
+
+  /** Oldest first. */
+  async listForProject(db: Executor, projectId: string): Promise<ProjectWebhook[]> {
+    const rows = await db.selectFrom('project_webhooks').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(toWebhook);
+  }
+
+  /**
+   * Queues one event for a webhook within the writing transaction. Its number is taken by incrementing
+   * the webhook's `last_seq`, which locks the webhook's row until the commit: two transactions queueing
+   * for one webhook number their events in the order they commit.
+   */
+  async enqueue(trx: Executor, webhookId: string, event: WebhookEvent, payload: string, now: string): Promise<string> {
+    const { last_seq } = await trx
+      .updateTable('project_webhooks')
+      .set({ last_seq: sql`last_seq + 1` })
+      .where('id', '=', webhookId)
+      .returning('last_seq')
+      .executeTakeFirstOrThrow();
+    const id = newId();
+    await trx
+      .insertInto('project_webhook_deliveries')
+      .values({
+        id,
+        webhook_id: webhookId,
+        seq: Number(last_seq),
+        event,
+        payload,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: null,
+        created_at: now,
+        delivered_at: null,
+      })
+      .execute();
+    return id;
+  }
+
+  /**
+   * Claims up to `limit` due deliveries, each the oldest pending one of its webhook (a webhook's events
+   * go out in order: the next waits while an earlier one is pending, leased or due later). Each gets its
+   * attempt counted and a lease until `leaseUntil`. On PostgreSQL `FOR UPDATE SKIP LOCKED` keeps two
+   * instances from claiming one row; SQLite serialises writers.
+   */
+  async claimDue(db: Executor, now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
+    const rows = await db
+      .updateTable('project_webhook_deliveries')
+      .set({ next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
+      .where('id', 'in', (eb) => {
+        const due = eb
+          .selectFrom('project_webhook_deliveries as d')
+          .select('d.id')
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', now)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('project_webhook_deliveries as e')
+                  .select('e.id')
+                  .whereRef('e.webhook_id', '=', 'd.webhook_id')
+                  .where('e.status', '=', 'pending')
+                  .whereRef('e.seq', '<', 'd.seq'),
+              ),
+            ),
+          )
+          .orderBy('d.next_attempt_at')
+          .limit(limit);
+        return this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      })
+      .where('status', '=', 'pending')
+      .returningAll()
+      .execute();
+    return rows.map(toDelivery);
+  }
+
+  /** Records one attempt and the delivery's new state; run both in one transaction. */
+  async recordAttempt(trx: Executor, delivery: WebhookDelivery, outcome: WebhookAttemptOutcome): Promise<void> {
+    const { attempt } = outcome;
+    await trx
+      .insertInto('project_webhook_attempts')
+      .values({
+        id: newId(),
+        delivery_id: delivery.id,
+        attempt: attempt.attempt,
+        started_at: attempt.startedAt,
+        duration_ms: attempt.durationMs,
+        ok: fromBool(attempt.ok),
+        status_code: attempt.statusCode,
+        error: attempt.error,
+      })
+      .execute();
+    await trx
+      .updateTable('project_webhook_deliveries')
+      .set({
+        status: outcome.status,
+        next_attempt_at: outcome.nextAttemptAt,
+        last_error: attempt.ok ? null : attempt.error,
+        delivered_at: attempt.ok ? attempt.startedAt : null,
+      })
+      .where('id', '=', delivery.id)
+      .execute();
+  }
+
+  async findDelivery(db: Executor, webhookId: string, id: string): Promise<WebhookDelivery | undefined> {
+    const row = await db.selectFrom('project_webhook_deliveries').selectAll().where('id', '=', id).where('webhook_id', '=', webhookId).executeTakeFirst();
+    return row && toDelivery(row);
+  }
+
+  /** A webhook's deliveries, newest first, at most `limit`, with their attempts. */
+  async listDeliveries(db: Executor, webhookId: string, limit: number): Promise<Array<{ delivery: WebhookDelivery; attempts: DeliveryAttempt[] }>> {
+    const rows = await db
+      .selectFrom('project_webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    if (rows.length === 0) return [];
+    const attempts = await db
+      .selectFrom('project_webhook_attempts')
+      .selectAll()
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('attempt')
+      .execute();
+    return rows.map((row) => ({
+      delivery: toDelivery(row),
+      attempts: attempts
+        .filter((a) => a.delivery_id === row.id)
+        .map((a) => ({
+          attempt: Number(a.attempt),
+          startedAt: a.started_at,
+          durationMs: Number(a.duration_ms),
+          ok: toBool(a.ok),
+          statusCode: a.status_code === null ? null : Number(a.status_code),
+          error: a.error,
+        })),
+    }));
+  }
+}
