@@ -181,16 +181,23 @@ for (const dialect of dialects()) {
 describe('readiness while migrations run [postgres]', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
   it('answers /livez 200 and /readyz 503 starting while another instance holds the migration lock, then becomes ready', { timeout: 120_000 }, async (t) => {
     const database = await createTestDatabase('postgres');
-    t.after(() => database.drop());
+    let migrating: pg.Client | undefined;
+    // One cleanup, in this order: a failed assertion must not leave the lock held while the schema is dropped.
+    t.after(async () => {
+      await migrating?.query('select pg_advisory_unlock_all()').catch(() => undefined);
+      await migrating?.query('rollback').catch(() => undefined);
+      await migrating?.end().catch(() => undefined);
+      await database.drop();
+    });
     const handle = openDb({ databaseUrl: database.env.DATABASE_URL, dataDir: database.env.FLAGPOST_DATA_DIR! });
     await migrateToLatest(handle.db);
     await handle.close();
-    // What an instance migrating at the same moment holds (Kysely's migrator: SELECT ... FOR UPDATE).
-    const migrating = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    // What an instance migrating at the same moment holds: Kysely's PostgreSQL migrator takes a
+    // session-level advisory lock (its id below, from kysely's postgres adapter) for the whole run.
+    migrating = new pg.Client({ connectionString: database.env.DATABASE_URL });
     await migrating.connect();
-    t.after(() => migrating.end());
     await migrating.query('begin');
-    await migrating.query("select * from kysely_migration_lock where id = 'migration_lock' for update");
+    await migrating.query('select pg_advisory_lock(3853314791062309107)');
 
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -206,6 +213,7 @@ describe('readiness while migrations run [postgres]', { skip: process.env.TEST_D
     assert.equal((await healthcheck(t, port)).code, 1);
     assert.equal((await healthcheck(t, port, ['--live'])).code, 0);
 
+    await migrating.query('select pg_advisory_unlock(3853314791062309107)');
     await migrating.query('commit');
     await waitFor(`${base}/readyz`, 200);
     assert.equal((await fetch(`${base}/admin/v1/projects`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status, 200);

@@ -12,7 +12,7 @@ const ATTEMPTS = 5;
 
 /**
  * Brings the schema up to date, safely when several instances start at once. On PostgreSQL Kysely's
- * migrator locks a row (SELECT ... FOR UPDATE) so one instance migrates while the others wait. On
+ * migrator holds an advisory lock so one instance migrates while the others wait. On
  * SQLite it has no cross-connection lock: two starters can both see a pending migration, and the
  * loser's transaction fails and rolls back whole (SQLite DDL is transactional). So a failed run is
  * retried, and counts as success once another instance has applied every migration.
