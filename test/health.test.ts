@@ -181,12 +181,15 @@ for (const dialect of dialects()) {
 describe('readiness while migrations run [postgres]', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' }, () => {
   it('answers /livez 200 and /readyz 503 starting while another instance holds the migration lock, then becomes ready', { timeout: 120_000 }, async (t) => {
     const database = await createTestDatabase('postgres');
-    let migrating: pg.Client | undefined;
+    const migrating = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    let connected = false;
     // One cleanup, in this order: a failed assertion must not leave the lock held while the schema is dropped.
     t.after(async () => {
-      await migrating?.query('select pg_advisory_unlock_all()').catch(() => undefined);
-      await migrating?.query('rollback').catch(() => undefined);
-      await migrating?.end().catch(() => undefined);
+      if (connected) {
+        await migrating.query('select pg_advisory_unlock_all()').catch(() => undefined);
+        await migrating.query('rollback').catch(() => undefined);
+        await migrating.end().catch(() => undefined);
+      }
       await database.drop();
     });
     const handle = openDb({ databaseUrl: database.env.DATABASE_URL, dataDir: database.env.FLAGPOST_DATA_DIR! });
@@ -194,8 +197,8 @@ describe('readiness while migrations run [postgres]', { skip: process.env.TEST_D
     await handle.close();
     // What an instance migrating at the same moment holds: Kysely's PostgreSQL migrator takes a
     // session-level advisory lock (its id below, from kysely's postgres adapter) for the whole run.
-    migrating = new pg.Client({ connectionString: database.env.DATABASE_URL });
     await migrating.connect();
+    connected = true;
     await migrating.query('begin');
     await migrating.query('select pg_advisory_lock(3853314791062309107)');
 
