@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useSearch } from 'wouter';
 import { api } from '../api.ts';
+import { setSessionHint } from '../session.ts';
 
 // Single sign-on on the sign-in page (docs/adr/0032-identity-and-sso.md): a button to the identity
 // provider when FLAGPOST_OIDC_ISSUER is set, and a note when passwords are off.
@@ -22,7 +23,16 @@ export function SingleSignOnButton() {
   if (!info.data?.enabled) return null;
   return (
     <div className="card">
-      <button type="button" className="primary" onClick={() => window.location.assign(`/admin/v1/sso/start?next=${encodeURIComponent(next)}`)}>
+      <button
+        type="button"
+        className="primary"
+        onClick={() => {
+          // The provider sends the browser back with a session cookie the page cannot see: the hint makes the
+          // dashboard ask for the session on return (a refused sign-in answers 401 there, which drops it).
+          setSessionHint(true);
+          window.location.assign(`/admin/v1/sso/start?next=${encodeURIComponent(next)}`);
+        }}
+      >
         Sign in with {info.data.name ?? 'SSO'}
       </button>
       {info.data.passwordsOff && <p className="muted">Passwords are off on this Flagpost, except for the break-glass owner.</p>}

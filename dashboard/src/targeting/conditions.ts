@@ -25,7 +25,7 @@ export const OPERATORS: ReadonlyArray<{ value: Operator; label: string }> = [
   { value: 'exists', label: 'exists' },
   { value: 'inCidr', label: 'IP in CIDR' },
   { value: 'matches', label: 'matches regex' },
-  { value: 'rollout', label: 'in rollout (up to %, group id[, above, modulus, seed])' },
+  { value: 'rollout', label: 'in rollout %' },
 ];
 
 export const operatorLabel = (op: string): string => OPERATORS.find((o) => o.value === op)?.label ?? op;
