@@ -147,6 +147,8 @@ for (const dialect of dialects()) {
       const development = project.environments.find((e) => e.name === 'development')!;
       assert.equal((await flagRead(project.key, development.key, 'checkout')).enabled, false, 'only production changed');
       await page.getByLabel('Search flags').fill('nothing-matches');
+      // The list filters as the search settles (it is debounced): wait for the row to go, then count.
+      await page.getByRole('switch', { name: 'checkout in production' }).waitFor({ state: 'detached' });
       assert.equal(await page.getByRole('switch', { name: 'checkout in production' }).count(), 0);
       await page.getByLabel('Search flags').fill('checkout flow');
       await toggle.waitFor();
