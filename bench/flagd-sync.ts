@@ -1,10 +1,10 @@
-import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT } from './lib.ts';
+import { ensureBuilt } from '../test/support/process.ts';
+import { adminClient, ROOT } from './lib.ts';
 import { median, pinned, rssMb, wrk as wrkIn } from './wrk.ts';
 
 // npm run bench:flagd-sync (issue 21): PROVIDERS (1,000) published flagd providers in in-process mode
@@ -41,25 +41,7 @@ interface Project {
   environments: Array<{ key: string }>;
 }
 
-function admin(method: string, url: string, body?: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      base + url,
-      { method, agent: false, headers: { authorization: `Bearer ${TOKEN}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () =>
-          res.statusCode! >= 300 ? reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`)) : resolve(text ? JSON.parse(text) : undefined),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const admin = adminClient(base, TOKEN);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((sorted.length * p) / 100) - 1)] ?? NaN;
 const load = () =>
@@ -69,11 +51,7 @@ const load = () =>
     .join(' ');
 
 async function main() {
-  const built = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (built.status !== 0) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error('npm run build failed');
-  }
+  ensureBuilt();
   const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
   const server = spawn(command, args, {
     cwd: ROOT,

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -7,6 +8,31 @@ import { setTimeout as sleep } from 'node:timers/promises';
 // with autocannon from this process, and the result table.
 
 export const ROOT = new URL('..', import.meta.url).pathname;
+
+/**
+ * Admin API calls with a bearer token, each on a connection of its own (pooled ones may have been closed by
+ * the server while a load generator ran). Answers the parsed JSON body; rejects on a status >= 300.
+ */
+export function adminClient(base: string, token: string): (method: string, url: string, body?: unknown) => Promise<unknown> {
+  return (method, url, body) =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        base + url,
+        { method, agent: false, headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () =>
+            res.statusCode! >= 300 ? reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`)) : resolve(text ? JSON.parse(text) : undefined),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+}
 
 interface AutocannonResult {
   requests: { average: number };

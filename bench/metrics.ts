@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build } from 'esbuild';
+import { ensureBuilt } from '../test/support/process.ts';
 import { ROOT } from './lib.ts';
 import { ab as ab_, pinned, type Wrk, wrk as wrk_ } from './wrk.ts';
 
@@ -65,17 +65,8 @@ async function seed(port: number): Promise<Record<string, string>> {
 }
 
 async function main() {
-  await build({
-    entryPoints: [path.join(ROOT, 'src/main.ts')],
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    outdir: path.join(ROOT, 'dist'),
-    logLevel: 'warning',
-  });
+  // The server as `npm start` runs it (dist/main.js, built when the sources changed).
+  ensureBuilt();
   const off = basePort;
   const on = basePort + 10;
   const metricsPort = basePort + 11;

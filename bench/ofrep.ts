@@ -4,8 +4,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build } from 'esbuild';
-import { ROOT } from './lib.ts';
+import { ensureBuilt } from '../test/support/process.ts';
+import { adminClient, ROOT } from './lib.ts';
 import { ab as ab_, median, pinned, rssMb, type Wrk, wrk as wrk_, type WrkTarget } from './wrk.ts';
 
 // npm run bench:ofrep (issue 10): OFREP and live updates against Flagpost's own /v1 reads, in one run.
@@ -27,40 +27,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-ofrep-'));
 const wrk = (url: string, options: WrkTarget, seconds = SECONDS, connections = 50) => wrk_(dir, url, options, seconds, connections);
 const ab = (a: () => Wrk, b: () => Wrk) => ab_(ROUNDS, a, b);
 
-/** An admin call on a connection of its own (pooled ones may have been closed by the server while wrk ran). */
-function admin(method: string, url: string, body?: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      base + url,
-      { method, agent: false, headers: { authorization: `Bearer ${TOKEN}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () =>
-          res.statusCode! >= 300 ? reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`)) : resolve(text ? JSON.parse(text) : undefined),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const admin = adminClient(base, TOKEN);
 
 async function main() {
-  // The server bundle as `npm start` runs it (package.json "build", server half).
-  await build({
-    entryPoints: [path.join(ROOT, 'src/main.ts')],
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    outdir: path.join(ROOT, 'dist'),
-    logLevel: 'warning',
-  });
+  // The server as `npm start` runs it (dist/main.js, built when the sources changed).
+  ensureBuilt();
   const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
   const server = spawn(command, args, {
     cwd: ROOT,

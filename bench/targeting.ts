@@ -1,11 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build } from 'esbuild';
-import { ROOT } from './lib.ts';
+import { ensureBuilt } from '../test/support/process.ts';
+import { adminClient, ROOT } from './lib.ts';
 import { ab, median, pinned, rssMb, type Wrk, wrk as wrkIn, type WrkTarget } from './wrk.ts';
 
 // npm run bench:targeting (issue 18): targeted reads against the same reads without rules, in one run,
@@ -34,25 +33,7 @@ interface Project {
   environments: Array<{ key: string }>;
 }
 
-function admin(method: string, url: string, body?: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      base + url,
-      { method, agent: false, headers: { authorization: `Bearer ${TOKEN}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () =>
-          res.statusCode! >= 300 ? reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`)) : resolve(text ? JSON.parse(text) : undefined),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const admin = adminClient(base, TOKEN);
 
 /** The CPU time a process's main thread has run so far, in ms (Linux schedstat: nanoseconds on a CPU). */
 const cpuMs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
@@ -119,19 +100,8 @@ const contextRequest = `n = (n or 0) + 1
 return wrk.format(nil, nil, nil, '{"context":{"targetingKey":"user-' .. n .. '","country":"DE","plan":"pro","email":"dev' .. n .. '@example.com","device":"mobile","app":{"version":"2.3.1"},"language":"de-DE","company":"Acme","age":34,"betaOptIn":true}}')`;
 
 async function main() {
-  await build({
-    entryPoints: [path.join(ROOT, 'src/main.ts')],
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    outdir: path.join(ROOT, 'dist'),
-    logLevel: 'warning',
-  });
-  // The flagd sync service reads its protocol file beside the bundle, as `npm run build` puts it.
-  fs.copyFileSync(path.join(ROOT, 'src/flagd-sync/flagd-sync.proto'), path.join(ROOT, 'dist/flagd-sync.proto'));
+  // The server as `npm start` runs it (dist/main.js, built when the sources changed).
+  ensureBuilt();
   const [command, args] = pinned(0, process.execPath, ['dist/main.js']);
   const server = spawn(command, args, {
     cwd: ROOT,
