@@ -117,7 +117,10 @@ forEachDialect(
       const created = await ctx().admin('POST', `/admin/v1/projects/${project.key}/environments/${envKey}/flagd-sync-token`);
       assert.equal(created.statusCode, 201, created.body);
       const selector = created.json().selector as string;
-      const unknownSynced = () => ctx().services.reads.usage.evaluationCounts().find((c) => c.surface === 'flagd_sync' && c.reason === 'UNKNOWN')!.count;
+      const unknownSynced = () =>
+        ctx()
+          .services.reads.usage.evaluationCounts()
+          .find((c) => c.surface === 'flagd_sync' && c.reason === 'UNKNOWN')!.count;
       const syncedBefore = unknownSynced();
       const port = await ctx().services.flagdSyncServer.listen('127.0.0.1', 0);
       const client = new loaded.flagd.sync.v1.FlagSyncService(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {

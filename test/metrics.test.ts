@@ -118,7 +118,20 @@ forEachDialect(
       await createFlag(ctx(), reasons.key, { slug: 'split', type: 'string', variants: { a: 'a', b: 'b' }, defaultVariant: 'a' });
       await patch('split', {
         state: 'ENABLED',
-        rules: [{ id: 'ab', conditions: [], serve: { split: { weights: [{ variant: 'a', weight: 50 }, { variant: 'b', weight: 50 }] } } }],
+        rules: [
+          {
+            id: 'ab',
+            conditions: [],
+            serve: {
+              split: {
+                weights: [
+                  { variant: 'a', weight: 50 },
+                  { variant: 'b', weight: 50 },
+                ],
+              },
+            },
+          },
+        ],
       });
 
       type Send = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; json: () => unknown }>;
@@ -184,7 +197,9 @@ forEachDialect(
       };
       const series = [...after.keys()].filter((k) => k.startsWith('flagpost_flag_reads_total{'));
       assert.ok(series.length >= 17, `every reason a surface answers is published, zero included:\n${series.join('\n')}`);
-      const increases = Object.fromEntries(series.map((k) => [k.slice('flagpost_flag_reads_total{'.length, -1), delta(after, before, k)]).filter(([, n]) => n !== 0));
+      const increases = Object.fromEntries(
+        series.map((k) => [k.slice('flagpost_flag_reads_total{'.length, -1), delta(after, before, k)]).filter(([, n]) => n !== 0),
+      );
       assert.deepEqual(increases, Object.fromEntries(Object.entries(expected).map(([k, n]) => [k, 2 * n])));
     });
 

@@ -154,7 +154,12 @@ interface EvaluatedStep {
  * (ERROR for a failed one); a bulk one that answered 200 is one evaluation of every flag of the
  * environment, each with its own reason.
  */
-export function countOfrepRead(usage: FlagUsageTally, snapshot: EnvironmentSnapshot, key: string | undefined, evaluated: OfrepFlagAnswer | OfrepBulkAnswer): void {
+export function countOfrepRead(
+  usage: FlagUsageTally,
+  snapshot: EnvironmentSnapshot,
+  key: string | undefined,
+  evaluated: OfrepFlagAnswer | OfrepBulkAnswer,
+): void {
   if (key !== undefined) usage.one('ofrep_single', snapshot.environmentId, snapshot.ofrep.get(key)!.flag.slug, (evaluated as OfrepFlagAnswer).reason);
   else if (evaluated.answer.status === 200) usage.all('ofrep_bulk', snapshot.environmentId, snapshot.flags, (evaluated as OfrepBulkAnswer).reasons);
 }
