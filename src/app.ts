@@ -78,7 +78,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     clientErrorHandler,
     ajv: {
       // Wrong types are errors, not coerced (contract D10); unknown fields are kept unless a schema forbids them.
-      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+      // Union types (`type: ['object', 'null']`, variant values of several types) are meant: Ajv's strict
+      // mode would log a warning for each such schema as it compiles it.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true },
     },
     // Each route's request schema is compiled on its first request, not at start (issue 19).
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },

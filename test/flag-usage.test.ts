@@ -117,6 +117,11 @@ forEachDialect(
       const created = await ctx().admin('POST', `/admin/v1/projects/${project.key}/environments/${envKey}/flagd-sync-token`);
       assert.equal(created.statusCode, 201, created.body);
       const selector = created.json().selector as string;
+      const unknownSynced = () =>
+        ctx()
+          .services.reads.usage.evaluationCounts()
+          .find((c) => c.surface === 'flagd_sync' && c.reason === 'UNKNOWN')!.count;
+      const syncedBefore = unknownSynced();
       const port = await ctx().services.flagdSyncServer.listen('127.0.0.1', 0);
       const client = new loaded.flagd.sync.v1.FlagSyncService(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
         FetchAllFlags(req: unknown, md: grpc.Metadata, cb: (e: grpc.ServiceError | null, r: { flagConfiguration: string }) => void): void;
@@ -129,6 +134,8 @@ forEachDialect(
         });
       }
       client.close();
+      // The metrics count them too, with reason UNKNOWN: flagd evaluates them, out of Flagpost's sight.
+      assert.equal(unknownSynced() - syncedBefore, 2 * 3);
       await ctx().services.usage.flush();
       const res = (await ctx().admin('GET', `/admin/v1/projects/${project.key}/usage`)).json() as UsageAnswer;
       for (const flag of res.flags) assert.equal(flag.environments[1]!.evaluations, 2, flag.slug);

@@ -50,7 +50,7 @@ forEachDialect(
       await server.close();
     });
 
-    it('counts a known workload: requests by route template and status class, flag reads by surface, submissions by cause', async () => {
+    it('counts a known workload: requests by route template and status class, flag reads by surface and reason, submissions by cause', async () => {
       const h = keys(project);
       // Warm the snapshot, so that the reads below go through the fast path.
       await fetch(`${base}/v1/flags/shown`, { headers: h });
@@ -88,8 +88,9 @@ forEachDialect(
         'each answer has its duration',
       );
       assert.ok(![...after.keys()].some((k) => k.includes('missing-')), 'no raw path in any series');
-      assert.equal(delta(after, before, 'flagpost_flag_reads_total{surface="v1_single"}'), 7);
-      assert.equal(delta(after, before, 'flagpost_flag_reads_total{surface="ofrep_bulk"}'), 2);
+      assert.equal(delta(after, before, 'flagpost_flag_reads_total{surface="v1_single",reason="STATIC"}'), 7, 'found flags only');
+      assert.equal(delta(after, before, 'flagpost_flag_reads_total{surface="ofrep_bulk",reason="STATIC"}'), 2, 'one flag per bulk read');
+      assert.equal(delta(after, before, 'flagpost_flag_reads_total{surface="v1_list",reason="STATIC"}'), 2);
       assert.equal(delta(after, before, 'flagpost_submissions_total{outcome="refused",cause="unknown_form"}'), 1);
       assert.equal(after.get('flagpost_event_streams_open{kind="ofrep"}'), 0);
       assert.equal(after.get('flagpost_outbox_pending_deliveries'), 0);
@@ -97,6 +98,109 @@ forEachDialect(
       assert.ok((after.get('flagpost_read_model_rebuild_duration_seconds_count') ?? 0) >= 1, 'the snapshot was built at least once');
       assert.ok((after.get('process_cpu_seconds_total') ?? 0) > 0, 'process metrics');
       if (ctx().dialect === 'postgres') assert.ok((after.get('flagpost_db_pool_connections{state="max"}') ?? 0) > 0);
+    });
+
+    it('counts flag evaluations by surface and reason: one per flag of a bulk or list read, through the fast path and the routes alike', async () => {
+      const reasons = await createProject(ctx(), 'Reasons');
+      const h = keys(reasons);
+      const patch = async (slug: string, body: unknown) => {
+        const res = await ctx().admin('PATCH', `/admin/v1/projects/${reasons.key}/environments/${reasons.environments[0]!.key}/flags/${slug}`, body);
+        assert.equal(res.statusCode, 200, res.body);
+      };
+      // Five flags, one per reason a bulk evaluation gives for { country: 'DE', targetingKey: 'u1' }.
+      await createFlag(ctx(), reasons.key, { slug: 'static-on', enabled: true });
+      await createFlag(ctx(), reasons.key, { slug: 'targeted', enabled: false });
+      await patch('targeted', { rules: [{ id: 'de', conditions: [{ attribute: 'country', operator: 'in', values: ['DE'] }], serve: { variant: 'on' } }] });
+      await createFlag(ctx(), reasons.key, { slug: 'elsewhere', enabled: false });
+      await patch('elsewhere', { rules: [{ id: 'fr', conditions: [{ attribute: 'country', operator: 'in', values: ['FR'] }], serve: { variant: 'on' } }] });
+      // A new string flag is DISABLED until switched on.
+      await createFlag(ctx(), reasons.key, { slug: 'typed-off', type: 'string', variants: { a: 'a', b: 'b' }, defaultVariant: 'a' });
+      await createFlag(ctx(), reasons.key, { slug: 'split', type: 'string', variants: { a: 'a', b: 'b' }, defaultVariant: 'a' });
+      await patch('split', {
+        state: 'ENABLED',
+        rules: [
+          {
+            id: 'ab',
+            conditions: [],
+            serve: {
+              split: {
+                weights: [
+                  { variant: 'a', weight: 50 },
+                  { variant: 'b', weight: 50 },
+                ],
+              },
+            },
+          },
+        ],
+      });
+
+      type Send = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; json: () => unknown }>;
+      // Through the fast path (a real connection to a warm snapshot) and through Fastify's routes (inject never reaches the fast path).
+      const viaFastPath: Send = async (method, url, body) => {
+        const res = await fetch(`${base}${url}`, {
+          method,
+          headers: { ...h, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { status: res.status, json: () => JSON.parse(text) };
+      };
+      const viaRoutes: Send = async (method, url, body) => {
+        const res = await ctx().app.inject({
+          method,
+          url,
+          headers: { ...h, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          payload: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.statusCode, json: () => res.json() };
+      };
+      const workload = async (send: Send) => {
+        const reasonOf = async (key: string, context: unknown) => {
+          const res = await send('POST', `/ofrep/v1/evaluate/flags/${key}`, { context });
+          return [res.status, (res.json() as { reason?: string; errorCode?: string }).reason ?? (res.json() as { errorCode: string }).errorCode];
+        };
+        for (let i = 0; i < 3; i++) assert.deepEqual(await reasonOf('targeted', { country: 'DE' }), [200, 'TARGETING_MATCH']);
+        for (let i = 0; i < 2; i++) assert.deepEqual(await reasonOf('static-on', {}), [200, 'STATIC']);
+        assert.deepEqual(await reasonOf('targeted', { targetingKey: 5 }), [400, 'INVALID_CONTEXT'], 'a failed evaluation: ERROR');
+        assert.deepEqual(await reasonOf('missing', {}), [404, 'FLAG_NOT_FOUND'], 'an unknown key: ERROR');
+        const bulk = await send('POST', '/ofrep/v1/evaluate/flags', { context: { country: 'DE', targetingKey: 'u1' } });
+        assert.equal(bulk.status, 200);
+        const answered = (bulk.json() as { flags: Array<{ key: string; reason: string }> }).flags.filter((f) => !f.key.endsWith(':payload'));
+        assert.deepEqual(answered.map((f) => f.reason).sort(), ['DEFAULT', 'DISABLED', 'SPLIT', 'STATIC', 'TARGETING_MATCH']);
+        assert.equal((await send('GET', '/v1/flags/static-on')).status, 200);
+        assert.equal((await send('GET', '/v1/flags/typed-off')).status, 200);
+        assert.equal((await send('GET', '/v1/flags/missing')).status, 404, 'no flag: no /v1 evaluation');
+        assert.equal((await send('GET', '/v1/flags')).status, 200);
+      };
+      // Warm the snapshot, so that the fast path answers what it can.
+      assert.equal((await viaFastPath('GET', '/v1/flags')).status, 200);
+      const before = await scrape();
+      await workload(viaFastPath);
+      await workload(viaRoutes);
+      const after = await scrape();
+
+      // Per run of the workload; every other series of the metric stays where it was.
+      const expected: Record<string, number> = {
+        'surface="ofrep_single",reason="TARGETING_MATCH"': 3,
+        'surface="ofrep_single",reason="STATIC"': 2,
+        'surface="ofrep_single",reason="ERROR"': 2,
+        'surface="ofrep_bulk",reason="STATIC"': 1,
+        'surface="ofrep_bulk",reason="TARGETING_MATCH"': 1,
+        'surface="ofrep_bulk",reason="DEFAULT"': 1,
+        'surface="ofrep_bulk",reason="SPLIT"': 1,
+        'surface="ofrep_bulk",reason="DISABLED"': 1,
+        'surface="v1_single",reason="STATIC"': 1,
+        'surface="v1_single",reason="DISABLED"': 1,
+        // /v1 never evaluates: the default serve (STATIC), DISABLED for the string flag switched off.
+        'surface="v1_list",reason="STATIC"': 4,
+        'surface="v1_list",reason="DISABLED"': 1,
+      };
+      const series = [...after.keys()].filter((k) => k.startsWith('flagpost_flag_reads_total{'));
+      assert.ok(series.length >= 17, `every reason a surface answers is published, zero included:\n${series.join('\n')}`);
+      const increases = Object.fromEntries(
+        series.map((k) => [k.slice('flagpost_flag_reads_total{'.length, -1), delta(after, before, k)]).filter(([, n]) => n !== 0),
+      );
+      assert.deepEqual(increases, Object.fromEntries(Object.entries(expected).map(([k, n]) => [k, 2 * n])));
     });
 
     it('answers 404 on the metrics listener for anything but GET /metrics', async () => {
@@ -135,7 +239,7 @@ describe('the metrics listener of the server process', () => {
 
 it('still answers a scrape while the database is away, with NaN for the outbox gauges', async () => {
   const metrics = new Metrics({
-    reads: { usage: { bySurface: { v1_single: 3 } } },
+    reads: { usage: { evaluationCounts: () => [{ surface: 'v1_single', reason: 'STATIC', count: 3 }] } },
     streams: { size: 1 },
     flagdSync: { streamCount: 0 },
     outbox: { outcomes: { delivered: 2 }, queueStats: () => Promise.reject(new Error('connection refused')) },
@@ -145,6 +249,6 @@ it('still answers a scrape while the database is away, with NaN for the outbox g
   const scraped = samples(text);
   assert.ok(Number.isNaN(scraped.get('flagpost_outbox_pending_deliveries')));
   assert.ok(Number.isNaN(scraped.get('flagpost_outbox_oldest_pending_age_seconds')));
-  assert.equal(scraped.get('flagpost_flag_reads_total{surface="v1_single"}'), 3);
+  assert.equal(scraped.get('flagpost_flag_reads_total{surface="v1_single",reason="STATIC"}'), 3);
   assert.equal(scraped.get('flagpost_outbox_deliveries_total{outcome="delivered"}'), 2);
 });

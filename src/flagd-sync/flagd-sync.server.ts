@@ -4,7 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import type { Logger } from 'pino';
 
 import { message } from '../errors.ts';
-import type { FlagUsageTally } from '../flags/index.ts';
+import { type FlagUsageTally, type ReasonCounts, reasonCounts } from '../flags/index.ts';
 import { clientKey } from '../http/client-key.ts';
 import type { SyncGrant } from './flagd-sync-token.ts';
 import type { FlagdSyncService } from './flagd-sync.service.ts';
@@ -34,7 +34,8 @@ export interface FlagdSyncServerOptions {
   /**
    * Flag usage (docs/adr/0035-usage-counting.md): a definition delivered to a provider (a stream's first
    * one, each one after a change, FetchAllFlags) counts as one evaluation of every flag in it; what the
-   * provider evaluates afterwards happens in flagd, out of Flagpost's sight.
+   * provider evaluates afterwards happens in flagd, out of Flagpost's sight: the metrics count these
+   * evaluations with reason UNKNOWN.
    */
   usage?: Pick<FlagUsageTally, 'all'>;
 }
@@ -58,7 +59,7 @@ export class FlagdSyncServer {
   private readonly perClient = new Map<string, number>();
   private closing = false;
   /** The flag keys of the last definition counted per environment, so that a document is parsed once. */
-  private readonly countedFlags = new Map<string, { document: string; flags: Array<{ slug: string }> }>();
+  private readonly countedFlags = new Map<string, { document: string; flags: Array<{ slug: string }>; reasons: ReasonCounts }>();
   private closed: Promise<void> | undefined;
 
   constructor(private readonly options: FlagdSyncServerOptions) {
@@ -194,10 +195,11 @@ export class FlagdSyncServer {
     let known = this.countedFlags.get(environmentId);
     if (known?.document !== document) {
       const parsed = JSON.parse(document) as { flags?: Record<string, unknown> };
-      known = { document, flags: Object.keys(parsed.flags ?? {}).map((slug) => ({ slug })) };
+      const flags = Object.keys(parsed.flags ?? {}).map((slug) => ({ slug }));
+      known = { document, flags, reasons: reasonCounts(flags.map(() => 'UNKNOWN' as const)) };
       this.countedFlags.set(environmentId, known);
     }
-    this.options.usage.all('flagd_sync', environmentId, known.flags);
+    this.options.usage.all('flagd_sync', environmentId, known.flags, known.reasons);
   }
 
   /** Deprecated upstream (sync_context replaces it); answers which environment the selector names. */

@@ -44,7 +44,7 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       const { projectKey, environmentKey } = readKeyHeaders(request);
       const snapshot = await reads.get(projectKey, environmentKey);
       if (!snapshot) throw environmentMissing(environmentKey);
-      reads.usage.all('v1_list', snapshot.environmentId, snapshot.flags);
+      reads.usage.all('v1_list', snapshot.environmentId, snapshot.flags, snapshot.listReasons);
       return sendFlagAnswer(request, reply, snapshot.list);
     },
   );
@@ -63,7 +63,7 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       const { projectKey, environmentKey } = readKeyHeaders(request);
       const snapshot = await reads.get(projectKey, environmentKey);
       if (!snapshot) throw environmentMissing(environmentKey);
-      reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags);
+      reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags, snapshot.previewReasons);
       return sendFlagAnswer(request, reply, await reads.preview(snapshot));
     },
   );
@@ -85,7 +85,7 @@ export const flagPublicRoutes: RoutePlugin<FlagPublicRouteDeps> = async (app, { 
       const snapshot = await reads.get(projectKey, environmentKey);
       // Unknown keys answer the normal flag 404 so that clients treat the flag as off (contract D5).
       const found = snapshot?.single.get(slug);
-      if (found) reads.usage.one('v1_single', snapshot!.environmentId, slug);
+      if (found) reads.usage.one('v1_single', snapshot!.environmentId, slug, found.reason);
       return sendFlagAnswer(request, reply, found ?? flagNotFoundAnswer(slug));
     },
   );

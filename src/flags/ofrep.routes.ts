@@ -125,10 +125,13 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       const { key } = request.params;
       const { context } = requestOf(request.body, key);
       const snapshot = await snapshotOf(reads, request);
-      if (!ofrepKnows(snapshot, key)) return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
-      const { answer } = evaluateOfrepFlag(snapshot, key, context);
-      countOfrepRead(reads.usage, snapshot, key, answer.status);
-      return sendAnswer(reply, answer);
+      if (!ofrepKnows(snapshot, key)) {
+        reads.usage.notFound();
+        return reply.code(404).header('cache-control', 'no-store').send(ofrepFlagNotFound(key));
+      }
+      const evaluated = evaluateOfrepFlag(snapshot, key, context);
+      countOfrepRead(reads.usage, snapshot, key, evaluated);
+      return sendAnswer(reply, evaluated.answer);
     },
   );
 
@@ -159,8 +162,9 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         const { projectKey, environmentKey } = keysOf(request);
         snapshot = (await reads.refreshIfStale(projectKey, environmentKey, expected)) ?? snapshot;
       }
-      const { answer, ready } = evaluateOfrepBulk(snapshot, context);
-      countOfrepRead(reads.usage, snapshot, undefined, answer.status);
+      const evaluated = evaluateOfrepBulk(snapshot, context);
+      countOfrepRead(reads.usage, snapshot, undefined, evaluated);
+      const { answer, ready } = evaluated;
       if (answer.status !== 200) return sendAnswer(reply, answer);
       // An answer evaluated for this context is sent once: compressing it would cost more than it saves.
       const variable = ready && compressible(answer);

@@ -3,14 +3,15 @@ import client from 'prom-client';
 // Prometheus metrics (issue 23, docs/adr/0036-metrics-and-traces.md) with prom-client: one registry per
 // process, served on a listener of its own (metrics-server.ts), never on the public port. What happens
 // per request (HTTP answers) is observed through label-bound children kept in a Map, so that a hot
-// request costs a Map lookup and two additions; what the capabilities already count (reads per surface,
+// request costs a Map lookup and two additions; what the capabilities already count (flag evaluations by
+// surface and reason,
 // deliveries by outcome, open streams, the outbox queue, the database pool) is read at scrape time from
 // the narrow interfaces below, so that they need no metrics code of their own.
 
 /** What the metrics read from the rest of the process at scrape time (ports owned here, as http/ does). */
 export interface MetricSources {
-  /** Reads answered per surface since start (flags/read/flag-usage-tally.ts). */
-  reads: { readonly usage: { readonly bySurface: Readonly<Record<string, number>> } };
+  /** Flag evaluations answered since start, by surface and reason (flags/read/flag-usage-tally.ts). */
+  reads: { readonly usage: { evaluationCounts(): ReadonlyArray<{ readonly surface: string; readonly reason: string; readonly count: number }> } };
   /** Open OFREP event streams of this process. */
   streams: { readonly size: number };
   /** Open flagd sync streams of this process. */
@@ -62,14 +63,15 @@ export class Metrics {
       buckets: HTTP_BUCKETS,
       registers,
     });
+    // Counted by the read path in plain numbers (no prom-client call per read), published at scrape time.
     new client.Counter({
       name: 'flagpost_flag_reads_total',
-      help: 'Flag reads answered, by surface: ofrep_single, ofrep_bulk, v1_single, v1_list (list and preview), flagd_sync (definition deliveries)',
-      labelNames: ['surface'],
+      help: 'Flag evaluations answered (a list or bulk read: one per flag), by surface (ofrep_single, ofrep_bulk, v1_single, v1_list, flagd_sync) and OpenFeature reason (STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED, ERROR; UNKNOWN for flagd_sync deliveries)',
+      labelNames: ['surface', 'reason'],
       registers,
       collect() {
         this.reset();
-        for (const [surface, n] of Object.entries(sources.reads.usage.bySurface)) this.inc({ surface }, n);
+        for (const { surface, reason, count } of sources.reads.usage.evaluationCounts()) this.inc({ surface, reason }, count);
       },
     });
     new client.Gauge({

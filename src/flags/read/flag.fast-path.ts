@@ -164,12 +164,13 @@ export class FlagFastPath {
     const snapshot = headers && this.warmSnapshot(headers);
     if (!snapshot) return false;
     const slug = match[1];
-    const cached = slug === undefined ? snapshot.list : slug === 'preview' ? snapshot.preview : snapshot.single.get(slug);
+    const single = slug === undefined || slug === 'preview' ? undefined : snapshot.single.get(slug);
+    const cached = slug === undefined ? snapshot.list : slug === 'preview' ? snapshot.preview : single;
     if (cached === undefined) return false;
     this.count(req, res, fastify, (counted) => {
-      if (slug === undefined) this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.flags);
-      else if (slug === 'preview') this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags);
-      else this.reads.usage.one('v1_single', snapshot.environmentId, slug);
+      if (single !== undefined) this.reads.usage.one('v1_single', snapshot.environmentId, slug!, single.reason);
+      else if (slug === undefined) this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.flags, snapshot.listReasons);
+      else this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags, snapshot.previewReasons);
       this.send(res, headers, cached, 'flag', true, counted);
     });
     return true;
@@ -225,8 +226,9 @@ export class FlagFastPath {
     context: EvaluationContext,
     counted: Counted | undefined,
   ): void {
-    const { answer, ready } = key === undefined ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
-    countOfrepRead(this.reads.usage, snapshot, key, answer.status);
+    const evaluated = key === undefined ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
+    countOfrepRead(this.reads.usage, snapshot, key, evaluated);
+    const { answer, ready } = evaluated;
     this.send(res, headers, answer, key === undefined && answer.status === 200 ? 'ofrep-bulk' : 'ofrep', ready, counted);
   }
 

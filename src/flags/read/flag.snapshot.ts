@@ -3,6 +3,7 @@ import { message } from '../../errors.ts';
 import { compileEnvironment, type CompiledEnvironment, type Evaluation, type Segment, type TargetedFlag } from '../../targeting/index.ts';
 import { sameJson } from '../../targeting/engine.ts';
 import { byNewest, type Flag, listedFlag, previewFlag, publicFlag, targetedFlag } from '../flag.ts';
+import { type CountedReason, REASON_SLOT, type ReasonCounts, reasonCounts } from './flag-usage-tally.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation, PAYLOAD_SUFFIX } from './ofrep.answers.ts';
 
 // One environment's immutable snapshot (Flipt's shape; docs/adr/0026): the flags as loaded, compiled by
@@ -28,12 +29,28 @@ export interface CachedAnswer {
   readonly etag: string;
 }
 
+/** A GET /v1/flags/{slug} answer, with the reason slot it is counted with (v1ReasonOf). */
+export interface FlagAnswer extends CachedAnswer {
+  readonly reason: number;
+}
+
+/**
+ * The reason a `/v1` read of a flag is counted with (metrics): `/v1` never evaluates, it serves the
+ * default serve (docs/adr/0025), so STATIC, or DISABLED for a flag switched off in flagd's sense (the
+ * reason OFREP answers it with too).
+ */
+export function v1ReasonOf(flag: Flag): CountedReason {
+  return flag.targeting.state === 'DISABLED' ? 'DISABLED' : 'STATIC';
+}
+
 /** One OFREP key of a snapshot: `<slug>` or `<slug>:payload`. */
 export interface OfrepEntry {
   readonly flag: Flag;
   readonly payload: boolean;
   /** The answer for every context, when the flag's evaluation does not read it; undefined otherwise. */
   readonly ready: CachedAnswer | undefined;
+  /** The reason slot of the ready answer (flag-usage-tally.ts), for the metrics; -1 when not ready. */
+  readonly readyReason: number;
   /** The compiled flag it answers for (CompiledEnvironment.compiledOf): the entry is kept while both are. */
   readonly compiled: object;
   /**
@@ -59,6 +76,9 @@ export interface EnvironmentSnapshot {
   /** GET /v1/flags/{slug} by slug, serialized on a slug's first read (most of a large environment's flags are never read alone). */
   readonly single: SingleAnswers;
   readonly list: CachedAnswer;
+  /** What a read of the list counts as, by reason (v1ReasonOf of each flag); previewReasons likewise for the preview list. */
+  readonly listReasons: ReasonCounts;
+  readonly previewReasons: ReasonCounts;
   /**
    * GET /flags/preview, once built. Rendering preview content needs the preview renderer, which is
    * loaded on first use, so an environment with preview flags builds this answer on its first preview
@@ -72,6 +92,11 @@ export interface EnvironmentSnapshot {
   readonly ofrepBulk: CachedAnswer | undefined;
   /** The bulk answer's flags in order: ready, or to evaluate for the context. */
   readonly bulkParts: readonly OfrepEntry[];
+  /**
+   * The reason counts of the flags whose OFREP answer is ready (the same for every context): what a bulk
+   * read counts as when ofrepBulk is set, and the part of it that needs no evaluation otherwise.
+   */
+  readonly readyReasons: ReasonCounts;
   /** What follows the flags in the bulk answer: `,"metadata":...,"eventStreams":...}`. */
   readonly bulkTail: string;
   /** The project's segments as compiled, kept so that the next snapshot recognises unchanged ones by identity. */
@@ -107,7 +132,7 @@ function versionOf(flags: readonly Flag[], listEtag: string, segments: readonly 
 
 /** The single-flag answers of a snapshot, each serialized once, on its first read (or kept from the last snapshot for the same Flag). */
 export class SingleAnswers {
-  private readonly answers = new Map<string, { flag: Flag; answer: CachedAnswer }>();
+  private readonly answers = new Map<string, { flag: Flag; answer: FlagAnswer }>();
 
   /** `previous`: the last snapshot's answers, whose unchanged flags' answers are taken over (copied: no chain of snapshots is kept alive). */
   constructor(
@@ -117,12 +142,12 @@ export class SingleAnswers {
     if (previous) for (const [slug, known] of previous.answers) if (bySlug.get(slug) === known.flag) this.answers.set(slug, known);
   }
 
-  get(slug: string): CachedAnswer | undefined {
+  get(slug: string): FlagAnswer | undefined {
     let cached = this.answers.get(slug);
     if (cached) return cached.answer;
     const flag = this.bySlug.get(slug);
     if (!flag) return undefined;
-    cached = { flag, answer: answer(200, publicFlag(flag)) };
+    cached = { flag, answer: { ...answer(200, publicFlag(flag)), reason: REASON_SLOT[v1ReasonOf(flag)] } };
     this.answers.set(slug, cached);
     return cached.answer;
   }
@@ -193,6 +218,7 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
   const listed: string[] = [];
   let lastModified = 0;
   let contextFree = true;
+  const readyReasons = reasonCounts([]);
   for (const flag of flags) {
     bySlug.set(flag.slug, flag);
     const parts = partsOf(flag);
@@ -207,13 +233,15 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
       payload = previous!.ofrep.get(payloadKey)!;
     } else if (compiled.isStatic(flag.slug)) {
       const evaluation = compiled.evaluate(flag.slug, {})!;
-      value = entry(flag, false, token, answer(200, ofrepEvaluation(flag, evaluation)));
-      payload = entry(flag, true, token, answer(200, ofrepPayloadEvaluation(flag, evaluation)));
+      const reason = reasonSlotOf(evaluation);
+      value = entry(flag, false, token, answer(200, ofrepEvaluation(flag, evaluation)), reason);
+      payload = entry(flag, true, token, answer(200, ofrepPayloadEvaluation(flag, evaluation)), reason);
     } else {
-      value = entry(flag, false, token, undefined);
-      payload = entry(flag, true, token, undefined);
+      value = entry(flag, false, token, undefined, -1);
+      payload = entry(flag, true, token, undefined, -1);
     }
     if (!value.ready) contextFree = false;
+    else readyReasons[value.readyReason]!++;
     ofrep.set(flag.slug, value);
     ofrep.set(payloadKey, payload);
     bulkParts.push(value, payload);
@@ -231,6 +259,8 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
     compiled,
     single: new SingleAnswers(bySlug, previous?.single),
     list,
+    listReasons: reasonCounts(flags.map(v1ReasonOf)),
+    previewReasons: reasonCounts(previewFlags.map(v1ReasonOf)),
     preview: previewFlags.length === 0 || render ? previewAnswer(previewFlags, render ?? (() => '')) : undefined,
     previewFlags,
     ofrep,
@@ -244,14 +274,20 @@ export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previo
         )
       : undefined,
     bulkParts,
+    readyReasons,
     bulkTail,
     segments,
     lastModified,
   };
 }
 
-function entry(flag: Flag, payload: boolean, compiled: object, ready: CachedAnswer | undefined): OfrepEntry {
-  return { flag, payload, ready, compiled, outcomes: new Map() };
+function entry(flag: Flag, payload: boolean, compiled: object, ready: CachedAnswer | undefined, readyReason: number): OfrepEntry {
+  return { flag, payload, ready, readyReason, compiled, outcomes: new Map() };
+}
+
+/** The reason slot an evaluation is counted with: ERROR for a failed one, else its reason. */
+export function reasonSlotOf(evaluation: Evaluation): number {
+  return evaluation.errorCode ? REASON_SLOT.ERROR : REASON_SLOT[evaluation.reason];
 }
 
 /** The bulk answer's body from its serialized flags: exactly JSON.stringify({flags, metadata, eventStreams}). */

@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { Evaluation } from '../../targeting/index.ts';
-import { answer, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry } from './flag.snapshot.ts';
-import type { FlagUsageTally } from './flag-usage-tally.ts';
+import { answer, type CachedAnswer, type EnvironmentSnapshot, type OfrepEntry, reasonSlotOf } from './flag.snapshot.ts';
+import type { FlagUsageTally, ReasonCounts } from './flag-usage-tally.ts';
 import { ofrepEvaluation, ofrepPayloadEvaluation } from './ofrep.answers.ts';
 
 // The one OFREP request parser and evaluator (issue 18), used by the route (src/flags/ofrep.routes.ts)
@@ -54,16 +54,27 @@ export interface OfrepAnswer {
   readonly ready: boolean;
 }
 
+/** A single evaluation's answer, with the reason slot it is counted with (flag-usage-tally.ts). */
+export interface OfrepFlagAnswer extends OfrepAnswer {
+  readonly reason: number;
+}
+
+/** A bulk evaluation's answer, with the reason counts of its flags (flag-usage-tally.ts). */
+export interface OfrepBulkAnswer extends OfrepAnswer {
+  readonly reasons: ReasonCounts;
+}
+
 /** The single evaluation of a key the snapshot knows (ofrepKnows), for a context. */
-export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, context: EvaluationContext): OfrepAnswer {
+export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, context: EvaluationContext): OfrepFlagAnswer {
   const entry = snapshot.ofrep.get(key)!;
-  if (entry.ready) return { answer: entry.ready, ready: true };
+  if (entry.ready) return { answer: entry.ready, ready: true, reason: entry.readyReason };
   const evaluation = snapshot.compiled.evaluate(entry.flag.slug, context)!;
+  const reason = reasonSlotOf(evaluation);
   if (evaluation.errorCode) {
     // OFREP: a single evaluation that fails is a 400 naming the key.
-    return { answer: answer(400, { key, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' }), ready: false };
+    return { answer: answer(400, { key, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' }), ready: false, reason };
   }
-  return { answer: outcomeAnswer(entry, evaluation), ready: false };
+  return { answer: outcomeAnswer(entry, evaluation), ready: false, reason };
 }
 
 /**
@@ -73,11 +84,15 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
  * 64-bit hash of the SHA-1s of the evaluated pairs, so that it covers the context as well as the
  * configuration: a client whose attributes change never gets a 304 for an answer that would differ.
  */
-export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepAnswer {
-  if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true };
+export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepBulkAnswer {
+  if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true, reasons: snapshot.readyReasons };
   const prepared = snapshot.compiled.prepare(context);
-  if (prepared.problem !== undefined) return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: prepared.problem }), ready: false };
+  if (prepared.problem !== undefined) {
+    return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: prepared.problem }), ready: false, reasons: snapshot.readyReasons };
+  }
   const plan = planOf(snapshot);
+  // The ready flags' reasons, and each evaluated flag's.
+  const reasons = snapshot.readyReasons.slice();
   const parts: Buffer[] = [];
   let length = 0;
   let h1 = 0x2545f491;
@@ -86,7 +101,9 @@ export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: Evalua
     let bytes: Buffer;
     if (!('value' in step)) bytes = step;
     else {
-      const piece = pairPiece(step.value, step.payload, prepared.evaluate(step.value.flag.slug)!);
+      const evaluation = prepared.evaluate(step.value.flag.slug)!;
+      reasons[reasonSlotOf(evaluation)]!++;
+      const piece = pairPiece(step.value, step.payload, evaluation);
       bytes = piece.bytes;
       if (step.comma) {
         parts.push(COMMA);
@@ -106,7 +123,7 @@ export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: Evalua
   for (const part of parts) at += part.copy(body, at);
   plan.tail.copy(body, at);
   const etag = `"${plan.tag}${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}"`;
-  return { answer: new EvaluatedAnswer(body, etag), ready: false };
+  return { answer: new EvaluatedAnswer(body, etag), ready: false, reasons };
 }
 
 /** An evaluated bulk answer: sent as bytes, its text decoded only if someone asks. */
@@ -133,12 +150,18 @@ interface EvaluatedStep {
 
 /**
  * Counts an answered OFREP evaluation (flag-usage-tally.ts): a single one of a known key is one
- * evaluation of its flag (`<slug>:payload` too), whatever its outcome; a bulk one that answered 200 is
- * one evaluation of every flag of the environment.
+ * evaluation of its flag (`<slug>:payload` too), whatever its outcome, with the reason it answered
+ * (ERROR for a failed one); a bulk one that answered 200 is one evaluation of every flag of the
+ * environment, each with its own reason.
  */
-export function countOfrepRead(usage: FlagUsageTally, snapshot: EnvironmentSnapshot, key: string | undefined, status: number): void {
-  if (key !== undefined) usage.one('ofrep_single', snapshot.environmentId, snapshot.ofrep.get(key)!.flag.slug);
-  else if (status === 200) usage.all('ofrep_bulk', snapshot.environmentId, snapshot.flags);
+export function countOfrepRead(
+  usage: FlagUsageTally,
+  snapshot: EnvironmentSnapshot,
+  key: string | undefined,
+  evaluated: OfrepFlagAnswer | OfrepBulkAnswer,
+): void {
+  if (key !== undefined) usage.one('ofrep_single', snapshot.environmentId, snapshot.ofrep.get(key)!.flag.slug, (evaluated as OfrepFlagAnswer).reason);
+  else if (evaluated.answer.status === 200) usage.all('ofrep_bulk', snapshot.environmentId, snapshot.flags, (evaluated as OfrepBulkAnswer).reasons);
 }
 
 /**
