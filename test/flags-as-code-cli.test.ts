@@ -117,11 +117,14 @@ describe('flags as code on the command line', () => {
         'production is protected: a change request would be opened with 1 change(s):\n' +
         '  ~ flag dark-mode in production (defaultVariant)\n',
     );
-    const openRequests = async () => (await call('GET', `/admin/v1/projects/${project.key}/change-requests`)).json.changeRequests as any[];
+    const openRequests = async () =>
+      (await call('GET', `/admin/v1/projects/${project.key}/change-requests`)).json.changeRequests as Array<{ id: string; title: string; status: string }>;
     assert.deepEqual(await openRequests(), [], 'a dry run opens no change request');
     const proposed = await flagpost(t, ['apply', file, '--project', project.key], env);
     assert.equal(proposed.code, 0, proposed.stderr);
-    const [request] = await openRequests();
+    const requests = await openRequests();
+    assert.equal(requests.length, 1, 'one change request');
+    const request = requests[0]!;
     assert.equal(request.title, 'Apply cli-shop.yaml to production');
     assert.equal(request.status, 'in_review');
     assert.equal(

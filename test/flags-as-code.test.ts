@@ -130,7 +130,11 @@ forEachDialect('flags as code', (ctx) => {
     assert.deepEqual(await exported(other, copy.key), document);
     for (let i = 0; i < 3; i++) assert.deepEqual(await answers(other, copy, i), await answers(ctx(), project, i), `environment ${i}`);
     const again = await apply(other, { document });
-    assert.deepEqual(again.json(), { projectKey: copy.key, dryRun: false, changes: [], changeRequests: [] }, 'applying the same document again changes nothing');
+    assert.deepEqual(
+      again.json(),
+      { projectKey: copy.key, dryRun: false, changes: [], changeRequests: [] },
+      'applying the same document again changes nothing',
+    );
   });
 
   it('a dry run lists every difference and changes nothing; apply then writes exactly those, audited', async () => {
@@ -224,7 +228,7 @@ forEachDialect('flags as code', (ctx) => {
     assert.deepEqual(await exported(ctx(), project.key), before);
   });
 
-  it('a protected environment gets one change request with the document\'s configuration; the others are applied; approved and applied, the export is the document', async () => {
+  it("a protected environment gets one change request with the document's configuration; the others are applied; approved and applied, the export is the document", async () => {
     const owner = await createMember(ctx(), 'owner@example.com', 'owner');
     const ed1 = await createMember(ctx(), 'ed1@example.com', 'editor');
     const ed2 = await createMember(ctx(), 'ed2@example.com', 'editor');
@@ -248,7 +252,8 @@ forEachDialect('flags as code', (ctx) => {
       ),
     };
     wanted.segments.europe.conditions = [{ attribute: 'country', operator: 'in', values: ['DE', 'FR', 'NL'] }];
-    const apply1 = (body: Doc, query = '') => ed1.call('POST', `/admin/v1/documents/apply${query}`, { document: wanted, projectKey: project.key, source: 'shop.yaml', ...body });
+    const apply1 = (body: Doc, query = '') =>
+      ed1.call('POST', `/admin/v1/documents/apply${query}`, { document: wanted, projectKey: project.key, source: 'shop.yaml', ...body });
 
     const proposed = [
       { action: 'update', kind: 'segment', key: 'europe', fields: ['conditions'] },
@@ -265,7 +270,15 @@ forEachDialect('flags as code', (ctx) => {
         { action: 'create', kind: 'flag', key: 'promo' },
       ],
       changeRequests: [
-        { environment: 'production', environmentKey: prod, title: 'Apply shop.yaml to production', changes: proposed, id: null, path: null, dashboardPath: null },
+        {
+          environment: 'production',
+          environmentKey: prod,
+          title: 'Apply shop.yaml to production',
+          changes: proposed,
+          id: null,
+          path: null,
+          dashboardPath: null,
+        },
       ],
     });
     assert.deepEqual(await exported(ctx(), project.key), before, 'a dry run writes nothing');
@@ -323,7 +336,10 @@ forEachDialect('flags as code', (ctx) => {
 
     const entries = (await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&limit=50`)).json().entries as Doc[];
     // This apply's entries: newest first, down to the environment's protection.
-    const audit = entries.slice(0, entries.findIndex((e) => e.entity === 'environment' || e.action.startsWith('environment.')));
+    const audit = entries.slice(
+      0,
+      entries.findIndex((e) => e.entity === 'environment' || e.action.startsWith('environment.')),
+    );
     const applied = audit[0]!;
     assert.equal(applied.action, 'project.document_applied');
     assert.deepEqual(applied.changes.changeRequests, { after: [opened.id] });

@@ -303,7 +303,14 @@ export class ChangeRequestService {
         'body.flags',
       );
       for (const [i, change] of input.flags.entries()) {
-        const { baseVersion, config } = await this.deps.flags.proposeConfig(environment, project.key, change.slug, change.values, `body.flags.${i}.values`, trx);
+        const { baseVersion, config } = await this.deps.flags.proposeConfig(
+          environment,
+          project.key,
+          change.slug,
+          change.values,
+          `body.flags.${i}.values`,
+          trx,
+        );
         items.push({ kind: 'flag', key: change.slug, baseVersion, config: { ...config } });
       }
     }

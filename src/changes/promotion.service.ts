@@ -161,7 +161,10 @@ export class PromotionService implements ProtectedEnvironmentChanges {
     const outcome = await this.deps.events.transaction(this.deps.db, (trx, emit) =>
       this.changeIn(trx, emit, { project, environment }, { title, flags: configs }, actor, note, reviewers),
     );
-    return { applied: outcome.applied, changeRequest: outcome.changeRequestId === null ? null : await this.deps.requests.view(projectKey, outcome.changeRequestId) };
+    return {
+      applied: outcome.applied,
+      changeRequest: outcome.changeRequestId === null ? null : await this.deps.requests.view(projectKey, outcome.changeRequestId),
+    };
   }
 
   /**

@@ -117,7 +117,8 @@ export const proposedChangeRequestSchema = {
     changes: {
       type: 'array',
       items: planStepSchema,
-      description: 'What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates',
+      description:
+        'What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates',
     },
     id: { type: ['string', 'null'], description: 'The change request, submitted for review (null in a dry run)' },
     path: { type: ['string', 'null'], description: 'The change request in the admin API (null in a dry run)' },

@@ -154,7 +154,8 @@ export class ProjectDocumentService {
         if (current) checkTypes(doc, current);
         checkFinalState(doc, current, target);
         const plan = planDocument(doc, current);
-        const routed = target && !bypass ? routePlan(doc, target, plan) : { direct: plan, proposals: [], held: new Set<string>(), heldSegments: new Set<string>() };
+        const routed =
+          target && !bypass ? routePlan(doc, target, plan) : { direct: plan, proposals: [], held: new Set<string>(), heldSegments: new Set<string>() };
         const requests = (ids: Array<string | null>): ProposedChangeRequest[] =>
           routed.proposals.map((p, i) => {
             const id = ids[i] ?? null;
@@ -174,7 +175,16 @@ export class ProjectDocumentService {
         // After the writes, so that a request may propose a flag this apply created (version 1).
         const ids: string[] = [];
         for (const p of routed.proposals) {
-          ids.push(await this.deps.protectedChanges.propose(trx, emit, { project, environment: p.environment }, { title: title(p.environment), flags: p.flags, segments: p.segments }, actor, reviewers));
+          ids.push(
+            await this.deps.protectedChanges.propose(
+              trx,
+              emit,
+              { project, environment: p.environment },
+              { title: title(p.environment), flags: p.flags, segments: p.segments },
+              actor,
+              reviewers,
+            ),
+          );
         }
         await this.deps.audit.record(trx, actor, {
           projectId: project.id,
