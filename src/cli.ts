@@ -43,10 +43,13 @@ personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
   export <projectKey> <file>
                         Write the project (environments, flags, variants, rules, segments, prerequisites;
                         no keys, secrets or submissions) as one document, the same on every export.
-  apply <file> [--dry-run] [--project <projectKey>]
+  apply <file> [--dry-run] [--project <projectKey>] [--bypass-protection]
                         Make the project match the document in one transaction: flags and segments not in
-                        it are deleted, environments never. --dry-run prints the differences only. Without
-                        --project, the project named in the document (created when there is none).
+                        it are deleted, environments never. A protected environment's changes become one
+                        change request, submitted for review (its address is printed). --dry-run prints
+                        the differences only. Without --project, the project named in the document
+                        (created when there is none). --bypass-protection (owners, an emergency; recorded
+                        in the audit log) writes protected environments directly.
   import unleash <file> [--project <projectKey>] [--name <projectName>] [--environment <name>] [--dry-run]
                         Import an Unleash admin export or client state (JSON) into a new project (or
                         --project): toggles, strategies, segments, variants, dependencies; prints what

@@ -202,8 +202,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage });
   const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const unleash = new UnleashImportService({ documents });
   const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
@@ -272,7 +270,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const promotion = new PromotionService({ db, projects, flags, segments, requests: changeRequests, audit, events });
+  // Flags as code opens the change requests of protected environments through promotion's path (a port: flags/ does not import changes/).
+  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
+  const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
   changeScheduler.start();
 

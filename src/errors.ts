@@ -45,6 +45,8 @@ export const messages = {
   unleashInvalid: 'Invalid Unleash export at {path}: {reason}',
   documentTypeConflict: 'Flag {slug} is a {existing} flag; the document makes it a {wanted} flag (delete the flag first to change its type)',
   documentProjectAmbiguous: '{count} projects are named {name}: say which one with projectKey',
+  documentPreviewProtected:
+    'The document changes the preview settings of flag {slug} in {environment}, which is protected, and a change request does not carry preview settings: an owner may apply it with bypassProtection, or change them while the environment is not protected',
   documentDuplicateEnvironments: 'Project {projectKey} has two environments with the same name: a document names environments by name, so rename one first',
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   environmentProtected:

@@ -101,6 +101,45 @@ describe('flags as code on the command line', () => {
     assert.equal((await flagpost(t, ['export', project.key, reexport], env)).code, 0);
     assert.equal(fs.readFileSync(reexport, 'utf8'), edited, 'the export is the applied document, byte for byte');
 
+    // Production protected: its change waits in a change request, development is applied.
+    assert.equal((await call('PATCH', `/admin/v1/projects/${project.key}/environments/${prodKey}`, { protected: true })).status, 200);
+    const both = edited
+      .replace(/( {6}development:\n {8}variants:\n {10}on: true\n {10}off: false\n {8}defaultVariant: )off/, '$1on')
+      .replace(/( {6}production:\n {8}variants:\n {10}on: true\n {10}off: false\n {8}defaultVariant: )on/, '$1off');
+    assert.equal(both.match(/defaultVariant: on/g)?.length, 1, 'development switched on, production off');
+    fs.writeFileSync(file, both);
+    const protectedDry = await flagpost(t, ['apply', file, '--dry-run', '--project', project.key], env);
+    assert.equal(protectedDry.code, 0, protectedDry.stderr);
+    assert.equal(
+      protectedDry.stdout,
+      `Dry run: applying ${file} to project ${project.key} would make 1 change(s):\n` +
+        '  ~ flag dark-mode in development (defaultVariant)\n' +
+        'production is protected: a change request would be opened with 1 change(s):\n' +
+        '  ~ flag dark-mode in production (defaultVariant)\n',
+    );
+    const openRequests = async () =>
+      (await call('GET', `/admin/v1/projects/${project.key}/change-requests`)).json.changeRequests as Array<{ id: string; title: string; status: string }>;
+    assert.deepEqual(await openRequests(), [], 'a dry run opens no change request');
+    const proposed = await flagpost(t, ['apply', file, '--project', project.key], env);
+    assert.equal(proposed.code, 0, proposed.stderr);
+    const requests = await openRequests();
+    assert.equal(requests.length, 1, 'one change request');
+    const request = requests[0]!;
+    assert.equal(request.title, 'Apply cli-shop.yaml to production');
+    assert.equal(request.status, 'in_review');
+    assert.equal(
+      proposed.stdout,
+      `Applied ${file} to project ${project.key}: 1 change(s):\n` +
+        '  ~ flag dark-mode in development (defaultVariant)\n' +
+        `production is protected: change request ${request.id} opened with 1 change(s), waiting for review at ${base}/projects/${project.key}/changes/${request.id}\n` +
+        '  ~ flag dark-mode in production (defaultVariant)\n',
+    );
+    assert.equal(((await read()) as { enabled: boolean }).enabled, true, 'production is unchanged until the request is applied');
+    const bypass = await flagpost(t, ['apply', file, '--project', project.key, '--bypass-protection'], env);
+    assert.equal(bypass.code, 1, 'an editor may not bypass');
+    assert.match(bypass.stderr, /^Flagpost answered 403/);
+    fs.writeFileSync(file, edited);
+
     const refused = await flagpost(t, ['apply', file, '--project', 'nope'], env);
     assert.equal(refused.code, 1);
     assert.equal(refused.stderr, 'Flagpost answered 404: Project with key nope does not exist\n');

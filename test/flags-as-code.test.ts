@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestContext, forEachDialect, type TestContext } from './support/context.ts';
 import { createFlag, createProject, type ProjectFixture, sampleDoc } from './support/fixtures.ts';
+import { createMember } from './support/members.ts';
 
 // Issue 21, flags as code, through the admin API on the real app and database: a project exported as one
 // document, applied to an empty instance (the round trip gives the same document and the same OFREP
@@ -129,7 +130,11 @@ forEachDialect('flags as code', (ctx) => {
     assert.deepEqual(await exported(other, copy.key), document);
     for (let i = 0; i < 3; i++) assert.deepEqual(await answers(other, copy, i), await answers(ctx(), project, i), `environment ${i}`);
     const again = await apply(other, { document });
-    assert.deepEqual(again.json(), { projectKey: copy.key, dryRun: false, changes: [] }, 'applying the same document again changes nothing');
+    assert.deepEqual(
+      again.json(),
+      { projectKey: copy.key, dryRun: false, changes: [], changeRequests: [] },
+      'applying the same document again changes nothing',
+    );
   });
 
   it('a dry run lists every difference and changes nothing; apply then writes exactly those, audited', async () => {
@@ -162,6 +167,7 @@ forEachDialect('flags as code', (ctx) => {
         { action: 'create', kind: 'flag', key: 'layout' },
         { action: 'delete', kind: 'flag', key: 'beta' },
       ],
+      changeRequests: [],
     });
     assert.deepEqual(await exported(ctx(), project.key), before, 'a dry run changes nothing');
 
@@ -222,25 +228,157 @@ forEachDialect('flags as code', (ctx) => {
     assert.deepEqual(await exported(ctx(), project.key), before);
   });
 
-  it('refuses to change a protected environment, unless an owner bypasses (recorded)', async () => {
-    const before = await exported(ctx(), project.key);
+  it("a protected environment gets one change request with the document's configuration; the others are applied; approved and applied, the export is the document", async () => {
+    const owner = await createMember(ctx(), 'owner@example.com', 'owner');
+    const ed1 = await createMember(ctx(), 'ed1@example.com', 'editor');
+    const ed2 = await createMember(ctx(), 'ed2@example.com', 'editor');
+    const base = `/admin/v1/projects/${project.key}`;
     const prod = project.environments[2]!.key;
-    const protect = await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${prod}`, { protected: true });
+    const protect = await ctx().admin('PATCH', `${base}/environments/${prod}`, { protected: true });
     assert.equal(protect.statusCode, 200, protect.body);
+    const openRequests = async () => ((await ctx().admin('GET', `${base}/change-requests`)).json().changeRequests ?? []) as Doc[];
+    assert.deepEqual(await openRequests(), []);
+    const before = await exported(ctx(), project.key);
+    const prodAnswers = await answers(ctx(), project, 2);
+
+    // Production (protected) and development change; a new flag is on in production only; a segment changes.
     const wanted = structuredClone(before);
     wanted.flags.banner.environments.production.defaultVariant = 'green';
-    const refused = await apply(ctx(), { document: wanted, projectKey: project.key });
-    assert.equal(refused.statusCode, 409, refused.body);
-    assert.match(refused.json().message, /^Environment production of project .* is protected/);
+    wanted.flags.banner.environments.development.defaultVariant = 'green';
+    wanted.flags.promo = {
+      type: 'boolean',
+      environments: Object.fromEntries(
+        wanted.environments.map((e: string) => [e, { variants: { on: true, off: false }, defaultVariant: e === 'production' ? 'on' : 'off' }]),
+      ),
+    };
+    wanted.segments.europe.conditions = [{ attribute: 'country', operator: 'in', values: ['DE', 'FR', 'NL'] }];
+    const apply1 = (body: Doc, query = '') =>
+      ed1.call('POST', `/admin/v1/documents/apply${query}`, { document: wanted, projectKey: project.key, source: 'shop.yaml', ...body });
+
+    const proposed = [
+      { action: 'update', kind: 'segment', key: 'europe', fields: ['conditions'] },
+      { action: 'update', kind: 'flag', key: 'banner', environment: 'production', fields: ['defaultVariant'] },
+      { action: 'update', kind: 'flag', key: 'promo', environment: 'production', fields: ['defaultVariant'] },
+    ];
+    const dry = await apply1({ dryRun: true });
+    assert.equal(dry.statusCode, 200, dry.body);
+    assert.deepEqual(dry.json(), {
+      projectKey: project.key,
+      dryRun: true,
+      changes: [
+        { action: 'update', kind: 'flag', key: 'banner', environment: 'development', fields: ['defaultVariant'] },
+        { action: 'create', kind: 'flag', key: 'promo' },
+      ],
+      changeRequests: [
+        {
+          environment: 'production',
+          environmentKey: prod,
+          title: 'Apply shop.yaml to production',
+          changes: proposed,
+          id: null,
+          path: null,
+          dashboardPath: null,
+        },
+      ],
+    });
+    assert.deepEqual(await exported(ctx(), project.key), before, 'a dry run writes nothing');
+    assert.deepEqual(await openRequests(), [], 'a dry run opens no change request');
+
+    // An invalid document changes nothing and opens no change request.
+    const broken = structuredClone(wanted);
+    broken.flags.banner.environments.production.rules = [{ segments: ['nobody'], serve: { variant: 'red' } }];
+    const refused = await ed1.call('POST', '/admin/v1/documents/apply', { document: broken, projectKey: project.key });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.match(refused.json().details[0].field, /^body\.document\.flags\.banner\.environments\.production\.rules\.0/);
     assert.deepEqual(await exported(ctx(), project.key), before);
-    const dev = structuredClone(before);
-    dev.flags.banner.environments.development.defaultVariant = 'green';
-    assert.equal((await apply(ctx(), { document: dev, projectKey: project.key })).statusCode, 200, 'unprotected environments take changes');
-    dev.flags.banner.environments.production.defaultVariant = 'green';
-    const bypassed = await ctx().admin('POST', '/admin/v1/documents/apply?bypassProtection=true', { document: dev, projectKey: project.key });
+    assert.deepEqual(await openRequests(), []);
+
+    const res = await apply1({});
+    assert.equal(res.statusCode, 200, res.body);
+    const result = res.json();
+    assert.deepEqual(result.changes, dry.json().changes);
+    assert.equal(result.changeRequests.length, 1);
+    const opened = result.changeRequests[0];
+    assert.deepEqual(opened.changes, proposed);
+    assert.equal(opened.path, `${base}/change-requests/${opened.id}`);
+    assert.equal(opened.dashboardPath, `/projects/${project.key}/changes/${opened.id}`);
+
+    // Development and the new flag are written; production and the segment wait for review.
+    const partial = structuredClone(wanted);
+    partial.flags.banner.environments.production = before.flags.banner.environments.production;
+    partial.flags.promo.environments.production = { variants: { on: true, off: false }, defaultVariant: 'off' };
+    partial.segments.europe = before.segments.europe;
+    assert.deepEqual(await exported(ctx(), project.key), partial);
+    const withoutPromo = (all: unknown[]) => (all as Doc[][]).map((flags) => flags.filter((f) => !String(f.key).startsWith('promo')));
+    assert.deepEqual(withoutPromo(await answers(ctx(), project, 2)), withoutPromo(prodAnswers), 'production answers as before');
+
+    const requests = await openRequests();
+    assert.equal(requests.length, 1, 'exactly one change request');
+    const cr = `${base}/change-requests/${opened.id}`;
+    const view = (await ed1.call('GET', cr)).json();
+    assert.equal(view.status, 'in_review');
+    assert.equal(view.title, 'Apply shop.yaml to production');
+    assert.match(view.author, /^ed1@example.com/);
+    assert.deepEqual(
+      view.changes.map((c: Doc) => [c.kind, c.key]),
+      [
+        ['segment', 'europe'],
+        ['flag', 'banner'],
+        ['flag', 'promo'],
+      ],
+    );
+    const config = (key: string) => view.changes.find((c: Doc) => c.key === key).config;
+    assert.equal(config('banner').defaultVariant, 'green');
+    assert.deepEqual(config('banner').rules, before.flags.banner.environments.production.rules);
+    assert.deepEqual(config('banner').prerequisites, before.flags.banner.environments.production.prerequisites);
+    assert.deepEqual([config('promo').defaultVariant, config('promo').state], ['on', 'ENABLED']);
+    assert.deepEqual(config('europe').conditions, wanted.segments.europe.conditions);
+
+    const entries = (await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&limit=50`)).json().entries as Doc[];
+    // This apply's entries: newest first, down to the environment's protection.
+    const audit = entries.slice(
+      0,
+      entries.findIndex((e) => e.entity === 'environment' || e.action.startsWith('environment.')),
+    );
+    const applied = audit[0]!;
+    assert.equal(applied.action, 'project.document_applied');
+    assert.deepEqual(applied.changes.changeRequests, { after: [opened.id] });
+    assert.ok(audit.some((e) => e.action === 'flag.updated' && e.entityId === 'banner' && e.environmentKey === project.environments[0]!.key));
+    assert.ok(audit.some((e) => e.action === 'change_request.created' && e.entityId === opened.id));
+    assert.ok(!audit.some((e) => e.action === 'flag.updated' && e.environmentKey === prod), 'nothing written in production');
+
+    // Approved by another editor and applied: the project is the document.
+    assert.equal((await ed1.call('POST', `${cr}/approve`)).statusCode, 403, 'not by its author');
+    assert.equal((await ed2.call('POST', `${cr}/approve`)).json().status, 'approved');
+    const done = await ed1.call('POST', `${cr}/apply`);
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.json().status, 'applied');
+    assert.deepEqual(await exported(ctx(), project.key), wanted);
+    const again = await apply1({});
+    assert.deepEqual(again.json(), { projectKey: project.key, dryRun: false, changes: [], changeRequests: [] }, 'nothing left to apply');
+
+    // What a change request cannot carry is refused, as the direct write is; an owner may bypass, recorded.
+    const removal = structuredClone(wanted);
+    delete removal.flags.promo;
+    const deleting = await ed1.call('POST', '/admin/v1/documents/apply', { document: removal, projectKey: project.key });
+    assert.equal(deleting.statusCode, 409, deleting.body);
+    assert.match(deleting.json().message, /^Environment production of project .* is protected/);
+    const preview = structuredClone(wanted);
+    preview.flags.layout.environments.production.preview = { name: 'Layout', content: null };
+    const previewRes = await ed1.call('POST', '/admin/v1/documents/apply', { document: preview, projectKey: project.key });
+    assert.equal(previewRes.statusCode, 409, previewRes.body);
+    assert.match(previewRes.json().message, /preview settings of flag layout in production/);
+    assert.deepEqual(await exported(ctx(), project.key), wanted);
+    assert.equal((await ed1.call('POST', '/admin/v1/documents/apply?bypassProtection=true', { document: removal, projectKey: project.key })).statusCode, 403);
+    removal.flags.banner.environments.production.defaultVariant = 'red';
+    const bypassed = await owner.call('POST', '/admin/v1/documents/apply?bypassProtection=true', { document: removal, projectKey: project.key });
     assert.equal(bypassed.statusCode, 200, bypassed.body);
-    assert.deepEqual(await exported(ctx(), project.key), dev);
-    await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${prod}`, { protected: false });
+    assert.deepEqual(bypassed.json().changeRequests, []);
+    assert.deepEqual(await exported(ctx(), project.key), removal);
+    const last = (await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&limit=1`)).json().entries[0] as Doc;
+    assert.deepEqual([last.action, last.changes.protectionBypassed], ['project.document_applied', { after: true }]);
+    await ctx().admin('PATCH', `${base}/environments/${prod}`, { protected: false });
+    document = removal;
   });
 
   it('finds the project by name, and refuses a name that two projects have', async () => {
@@ -248,13 +386,13 @@ forEachDialect('flags as code', (ctx) => {
     const first = await apply(ctx(), { document: doc });
     assert.equal(first.statusCode, 200, first.body);
     const second = await apply(ctx(), { document: doc });
-    assert.deepEqual(second.json(), { projectKey: first.json().projectKey, dryRun: false, changes: [] });
+    assert.deepEqual(second.json(), { projectKey: first.json().projectKey, dryRun: false, changes: [], changeRequests: [] });
     await createProject(ctx(), 'Twice');
     const res = await apply(ctx(), { document: doc });
     assert.equal(res.statusCode, 409, res.body);
     assert.equal(res.json().message, '2 projects are named Twice: say which one with projectKey');
     const dry = await apply(ctx(), { document: { ...doc, project: 'Brand new' }, dryRun: true });
-    assert.deepEqual(dry.json(), { projectKey: null, dryRun: true, changes: [{ action: 'create', kind: 'project', key: 'Brand new' }] });
+    assert.deepEqual(dry.json(), { projectKey: null, dryRun: true, changes: [{ action: 'create', kind: 'project', key: 'Brand new' }], changeRequests: [] });
     const list = (await ctx().admin('GET', '/admin/v1/projects')).json().projects as Doc[];
     assert.ok(!list.some((p) => p.name === 'Brand new'), 'a dry run creates no project');
   });

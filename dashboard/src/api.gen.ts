@@ -153,7 +153,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Make a project match a document in one transaction (flags and segments not in it are deleted), or only plan it (dryRun) */
+    /** Make a project match a document in one transaction (flags and segments not in it are deleted), with a change request for each protected environment it changes, or only plan it (dryRun) */
     post: {
       parameters: {
         query?: {
@@ -323,6 +323,8 @@ export interface paths {
             dryRun?: boolean;
             /** @description The project to change; without it, the project named in the document (created when there is none) */
             projectKey?: string;
+            /** @description What to call the document in the titles of the change requests it opens ("Apply <source> to <environment>"; default: the project name) */
+            source?: string;
           };
         };
       };
@@ -370,7 +372,34 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description In the order they are (or would be) applied; empty when the project matches */
+              /** @description One per protected environment the document changes: its changes wait there for review instead of being written */
+              changeRequests: {
+                /** @description What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates */
+                changes: {
+                  /** @enum {string} */
+                  action: 'create' | 'update' | 'delete' | 'keep';
+                  /** @description The environment of a flag update */
+                  environment?: string;
+                  /** @description What an update changes */
+                  fields?: string[];
+                  /** @description Project or environment name, segment key, flag slug */
+                  key: string;
+                  /** @enum {string} */
+                  kind: 'project' | 'environment' | 'segment' | 'flag';
+                  note?: string;
+                }[];
+                /** @description The change request in the dashboard (null in a dry run) */
+                dashboardPath: string | null;
+                /** @description The protected environment (its name) */
+                environment: string;
+                environmentKey: string;
+                /** @description The change request, submitted for review (null in a dry run) */
+                id: string | null;
+                /** @description The change request in the admin API (null in a dry run) */
+                path: string | null;
+                title: string;
+              }[];
+              /** @description What the apply writes, in the order it is (or would be) applied; empty when the project matches */
               changes: {
                 /** @enum {string} */
                 action: 'create' | 'update' | 'delete' | 'keep';
@@ -1681,6 +1710,33 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description Into an existing project: the change requests opened for its protected environments, as POST /admin/v1/documents/apply answers them */
+              changeRequests: {
+                /** @description What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates */
+                changes: {
+                  /** @enum {string} */
+                  action: 'create' | 'update' | 'delete' | 'keep';
+                  /** @description The environment of a flag update */
+                  environment?: string;
+                  /** @description What an update changes */
+                  fields?: string[];
+                  /** @description Project or environment name, segment key, flag slug */
+                  key: string;
+                  /** @enum {string} */
+                  kind: 'project' | 'environment' | 'segment' | 'flag';
+                  note?: string;
+                }[];
+                /** @description The change request in the dashboard (null in a dry run) */
+                dashboardPath: string | null;
+                /** @description The protected environment (its name) */
+                environment: string;
+                environmentKey: string;
+                /** @description The change request, submitted for review (null in a dry run) */
+                id: string | null;
+                /** @description The change request in the admin API (null in a dry run) */
+                path: string | null;
+                title: string;
+              }[];
               /** @description As POST /admin/v1/documents/apply answers them */
               changes: {
                 [key: string]: unknown;

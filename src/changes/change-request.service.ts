@@ -2,7 +2,7 @@ import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
-import type { DomainEvents } from '../events/index.ts';
+import type { DomainEvents, Emit } from '../events/index.ts';
 import { FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService, type SegmentValues } from '../segments/index.ts';
@@ -52,7 +52,33 @@ export class ChangeRequestService {
   /** Creates a request of changes to one environment's flags and the project's segments, based on their current versions. */
   async create(projectKey: string, input: ChangeRequestInput, actor: Actor): Promise<ChangeRequestView> {
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, input.environment);
-    const items = await this.resolve(project, environment, input, []);
+    const reviewers = input.submit ? await this.reviewersOf(actor) : [];
+    const record = await this.deps.events.transaction(this.deps.db, (trx, emit) => this.createIn(trx, emit, { project, environment }, input, actor, reviewers));
+    return this.view(projectKey, record.id);
+  }
+
+  /**
+   * Who reviews a request by `actor` (the e-mails of a submitted one): read before the transaction
+   * that opens it, since on SQLite a read outside a running transaction would wait for it.
+   */
+  async reviewersOf(actor: Actor): Promise<string[]> {
+    return this.deps.notifier.recipients('review', { author: actor });
+  }
+
+  /**
+   * Creates a request within the caller's transaction, based on the versions read in it (so that it may
+   * propose flags the same transaction created: flags as code). `reviewers` from `reviewersOf`.
+   */
+  async createIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    input: ChangeRequestInput,
+    actor: Actor,
+    reviewers: string[],
+  ): Promise<ChangeRequestRecord> {
+    const { project, environment } = target;
+    const items = await this.resolve(project, environment, input, [], trx);
     const now = nowIso(this.deps.clock);
     const record: ChangeRequestRecord = {
       id: newId(),
@@ -72,18 +98,15 @@ export class ChangeRequestService {
       updatedAt: now,
     };
     if (input.submit) record.status = statusAfter('submit', { status: 'draft', approvals: 0, required: approvalsNeeded(environment) });
-    const reviewers = record.status === 'in_review' ? await this.deps.notifier.recipients('review', record) : [];
-    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      await this.deps.store.insert(trx, record, items);
-      await emit({ type: 'change_request.changed', projectId: project.id, changeRequestId: record.id });
-      await this.record(trx, actor, project, environment, record, 'change_request.created', {
-        title: { after: record.title },
-        status: { after: record.status },
-        changes: { after: items.map((i) => `${i.kind} ${i.key}`) },
-      });
-      await this.deps.notifier.queue(trx, 'review', reviewers, record, project, environment);
+    await this.deps.store.insert(trx, record, items);
+    await emit({ type: 'change_request.changed', projectId: project.id, changeRequestId: record.id });
+    await this.record(trx, actor, project, environment, record, 'change_request.created', {
+      title: { after: record.title },
+      status: { after: record.status },
+      changes: { after: items.map((i) => `${i.kind} ${i.key}`) },
     });
-    return this.view(projectKey, record.id);
+    if (record.status === 'in_review') await this.deps.notifier.queue(trx, 'review', reviewers, record, project, environment);
+    return record;
   }
 
   /** A request with its changes (and how each differs from the configuration as it is now), approvals and comments. */
@@ -256,7 +279,7 @@ export class ChangeRequestService {
   }
 
   /** The whole configuration after each change, with the version it is based on; a kind not given keeps `current`'s items. */
-  private async resolve(project: Project, environment: Environment, input: ChangeInputs, current: ChangeItem[]): Promise<ChangeItem[]> {
+  private async resolve(project: Project, environment: Environment, input: ChangeInputs, current: ChangeItem[], trx?: Executor): Promise<ChangeItem[]> {
     const items: ChangeItem[] = [];
     if (input.segments === undefined) items.push(...current.filter((i) => i.kind === 'segment'));
     else {
@@ -265,7 +288,7 @@ export class ChangeRequestService {
         'body.segments',
       );
       for (const [i, change] of input.segments.entries()) {
-        const before = await this.deps.segments.findSegment(undefined, project.id, change.key);
+        const before = await this.deps.segments.findSegment(trx, project.id, change.key);
         const base = before ? segmentConfig(before) : { name: change.key, description: '', match: 'all' as const, conditions: [] };
         const config = { ...base, ...change.values };
         if (config.conditions.length === 0)
@@ -280,7 +303,14 @@ export class ChangeRequestService {
         'body.flags',
       );
       for (const [i, change] of input.flags.entries()) {
-        const { baseVersion, config } = await this.deps.flags.proposeConfig(environment, project.key, change.slug, change.values, `body.flags.${i}.values`);
+        const { baseVersion, config } = await this.deps.flags.proposeConfig(
+          environment,
+          project.key,
+          change.slug,
+          change.values,
+          `body.flags.${i}.values`,
+          trx,
+        );
         items.push({ kind: 'flag', key: change.slug, baseVersion, config: { ...config } });
       }
     }

@@ -36,7 +36,7 @@ export class ChangeNotifier {
    * Who gets the e-mails of `notice`; read before the transaction that queues them (on SQLite a read
    * outside a running transaction would wait for it).
    */
-  async recipients(notice: ChangeNotice, request: ChangeRequestRecord): Promise<string[]> {
+  async recipients(notice: ChangeNotice, request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {
     if (!this.deps.mail) return [];
     return notice === 'review' ? this.reviewers(request) : this.author(request);
   }
@@ -100,12 +100,12 @@ export class ChangeNotifier {
     return sent;
   }
 
-  private async reviewers(request: ChangeRequestRecord): Promise<string[]> {
+  private async reviewers(request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {
     const users = await this.deps.accounts.listUsers();
     return users.filter((u) => u.role !== 'viewer' && u.id !== request.author.id).map((u) => u.email);
   }
 
-  private async author(request: ChangeRequestRecord): Promise<string[]> {
+  private async author(request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {
     if (request.author.id === null) return [];
     try {
       return [(await this.deps.accounts.getUser(request.author.id)).email];

@@ -1,9 +1,18 @@
 import type { Actor, AuditLog, FieldChange } from '../audit/index.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
-import type { DomainEvents } from '../events/index.ts';
-import { type Flag, FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
-import { approvalsNeeded, type ProjectService } from '../projects/index.ts';
+import type { DomainEvents, Emit } from '../events/index.ts';
+import {
+  type Flag,
+  FLAG_CONFIG_FIELDS,
+  type FlagConfig,
+  flagConfig,
+  type FlagService,
+  type FlagValues,
+  type ProtectedEnvironmentChanges,
+} from '../flags/index.ts';
+import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
+import type { SegmentService, SegmentValues } from '../segments/index.ts';
 import { differences, type FieldDifference } from './change.ts';
 import type { ChangeRequestService, ChangeRequestView } from './change-request.service.ts';
 
@@ -11,6 +20,8 @@ export interface PromotionServiceDeps {
   db: Db;
   projects: ProjectService;
   flags: FlagService;
+  /** Segment changes of flags as code, written where the environment is not protected. */
+  segments: SegmentService;
   requests: ChangeRequestService;
   /** A flag's history: the audit entries of its writes, with the fields before and after. */
   audit: Pick<AuditLog, 'list'>;
@@ -39,8 +50,11 @@ const segmentsOf = (f: Flag | undefined): string[] => [...new Set((f?.targeting.
 /** The configuration as a change request's values (absent fields would keep what the target has). */
 const valuesOf = (config: FlagConfig): FlagValues => ({ ...config, jsonLogic: config.jsonLogic ?? null, metadata: config.metadata ?? null });
 
-/** Compare and promote between environments, and revert from a flag's history (issue 24). */
-export class PromotionService {
+/**
+ * Compare and promote between environments, and revert from a flag's history (issue 24); and the change
+ * requests flags as code opens for protected environments (issue 21), through the same path.
+ */
+export class PromotionService implements ProtectedEnvironmentChanges {
   constructor(private readonly deps: PromotionServiceDeps) {}
 
   /** Every flag of the project, environment `from` against `to`: identical, different (with each field), or missing in one. */
@@ -143,17 +157,72 @@ export class PromotionService {
     note: Record<string, FieldChange>,
   ): Promise<ChangeOutcome> {
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, envKey);
+    const reviewers = approvalsNeeded(environment) > 0 ? await this.deps.requests.reviewersOf(actor) : [];
+    const outcome = await this.deps.events.transaction(this.deps.db, (trx, emit) =>
+      this.changeIn(trx, emit, { project, environment }, { title, flags: configs }, actor, note, reviewers),
+    );
+    return {
+      applied: outcome.applied,
+      changeRequest: outcome.changeRequestId === null ? null : await this.deps.requests.view(projectKey, outcome.changeRequestId),
+    };
+  }
+
+  /**
+   * The one path of a change made for someone (promotion, revert, flags as code), within the caller's
+   * transaction: the flags' whole configurations written now, or, when the environment is protected, a
+   * change request of them (and of `segments`, whole definitions), submitted for review.
+   */
+  private async changeIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }>; segments?: Array<{ key: string; config: Required<SegmentValues> }> },
+    actor: Actor,
+    note: Record<string, FieldChange>,
+    reviewers: string[],
+  ): Promise<{ applied: string[]; changeRequestId: string | null }> {
+    const { project, environment } = target;
     if (approvalsNeeded(environment) > 0) {
-      const changeRequest = await this.deps.requests.create(
-        projectKey,
-        { environment: envKey, title, flags: configs.map(({ slug, config }) => ({ slug, values: valuesOf(config) })), submit: true },
+      const record = await this.deps.requests.createIn(
+        trx,
+        emit,
+        target,
+        {
+          environment: environment.key,
+          title: change.title,
+          flags: change.flags.map(({ slug, config }) => ({ slug, values: valuesOf(config) })),
+          ...(change.segments && change.segments.length > 0 ? { segments: change.segments.map(({ key, config }) => ({ key, values: config })) } : {}),
+          submit: true,
+        },
         actor,
+        reviewers,
       );
-      return { applied: [], changeRequest };
+      return { applied: [], changeRequestId: record.id };
     }
-    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      for (const { slug, config } of configs) await this.deps.flags.applyConfig(trx, emit, { project, environment }, slug, config, undefined, actor, note);
-    });
-    return { applied: configs.map((c) => c.slug), changeRequest: null };
+    for (const { key, config } of change.segments ?? []) await this.deps.segments.applyConfig(trx, emit, project, key, config, undefined, actor, note);
+    for (const { slug, config } of change.flags) await this.deps.flags.applyConfig(trx, emit, { project, environment }, slug, config, undefined, actor, note);
+    return { applied: change.flags.map((c) => c.slug), changeRequestId: null };
+  }
+
+  // Flags as code's port (ProtectedEnvironmentChanges in flags/): a document's changes to a protected
+  // environment become a change request through the same path as a promotion into it.
+
+  /** Who reviews a change request by `actor`; read before the apply's transaction. */
+  async reviewersOf(actor: Actor): Promise<string[]> {
+    return this.deps.requests.reviewersOf(actor);
+  }
+
+  /** Opens one change request, submitted for review, in a protected environment within the caller's transaction; answers its id. */
+  async propose(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }>; segments: Array<{ key: string; config: Required<SegmentValues> }> },
+    actor: Actor,
+    reviewers: string[],
+  ): Promise<string> {
+    if (approvalsNeeded(target.environment) === 0) throw new Error(`environment ${target.environment.key} is not protected: nothing to propose`);
+    const { changeRequestId } = await this.changeIn(trx, emit, target, change, actor, {}, reviewers);
+    return changeRequestId!;
   }
 }

@@ -198,7 +198,8 @@ export class FlagService {
 
   /**
    * The whole configuration a flag would have in an environment after `values` (PATCH semantics over
-   * its current one), with the version it is based on: what a change request keeps (issue 24).
+   * its current one), with the version it is based on: what a change request keeps (issue 24). Read
+   * within the caller's transaction when given (flags as code proposes flags it creates in it).
    */
   async proposeConfig(
     environment: Environment,
@@ -206,10 +207,11 @@ export class FlagService {
     slug: string,
     values: FlagValues,
     at: string,
+    trx?: Executor,
   ): Promise<{ baseVersion: number; config: FlagConfig }> {
     const shapeProblems = ruleInputProblems(values.rules, `${at}.rules`);
     if (shapeProblems.length > 0) throw AppError.validation(shapeProblems);
-    const flag = await this.deps.store.findFlag(this.deps.db, environment.id, slug);
+    const flag = await this.deps.store.findFlag(trx ?? this.deps.db, environment.id, slug);
     if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
     if (
       values.enabled !== undefined &&

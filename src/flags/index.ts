@@ -11,11 +11,12 @@ export {
   type PlanStep,
   type ProjectDocument,
 } from './project-document.ts';
-export { type ApplyResult, ProjectDocumentService } from './project-document.service.ts';
+export { type ApplyResult, ProjectDocumentService, type ProposedChangeRequest, type ProtectedEnvironmentChanges } from './project-document.service.ts';
 export {
   adminCall,
   applyCommand,
   CommandError,
+  describeChangeRequests,
   exportCommand,
   parseDocument,
   remoteOptions,
@@ -41,3 +42,4 @@ export { FlagUsage } from './usage/flag-usage.service.ts';
 export { FlagUsageStore } from './usage/flag-usage.store.ts';
 export { type Flag, type FlagConfig, FLAG_CONFIG_FIELDS, flagConfig, type FlagValues, SLUG_REGEX } from './flag.ts';
 export { flagValuesProperties } from './flag.schemas.ts';
+export { proposedChangeRequestSchema } from './project-document.schemas.ts';

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { describePlan, type PlanStep } from './project-document.ts';
+import type { ProposedChangeRequest } from './project-document.service.ts';
 
 // The command-line side of flags as code (issue 21): `export` and `apply` talk to a running Flagpost
 // through the admin API (FLAGPOST_URL, FLAGPOST_TOKEN: a personal access token), so that they work from
@@ -92,13 +93,18 @@ export async function exportCommand(args: string[], options: RemoteOptions): Pro
   options.out(`Exported project ${projectKey} to ${path.resolve(file)}: ${Object.keys(flags).length} flags, ${Object.keys(segments).length} segments.\n`);
 }
 
-/** `apply <file> [--dry-run] [--project <projectKey>]`: makes the project match the document, or prints what it would change. */
+/**
+ * `apply <file> [--dry-run] [--project <projectKey>] [--bypass-protection]`: makes the project match the
+ * document (protected environments get a change request each), or prints what it would change.
+ */
 export async function applyCommand(args: string[], options: RemoteOptions): Promise<void> {
   const rest = [...args];
   const dryRun = takeFlag(rest, '--dry-run');
+  const bypass = takeFlag(rest, '--bypass-protection');
   const projectKey = takeOption(rest, '--project');
   const [file] = rest;
-  if (!file || rest.length > 1) throw new CommandError('apply needs one file name, and optionally --dry-run and --project <projectKey>.', 2);
+  if (!file || rest.length > 1)
+    throw new CommandError('apply needs one file name, and optionally --dry-run, --project <projectKey> and --bypass-protection.', 2);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -106,18 +112,35 @@ export async function applyCommand(args: string[], options: RemoteOptions): Prom
     throw new CommandError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
   const document = parseDocument(text, file);
-  const result = (await adminCall(options, 'POST', '/admin/v1/documents/apply', { document, dryRun, ...(projectKey ? { projectKey } : {}) })) as {
+  const body = { document, dryRun, source: path.basename(file).slice(0, 120), ...(projectKey ? { projectKey } : {}) };
+  const result = (await adminCall(options, 'POST', `/admin/v1/documents/apply${bypass ? '?bypassProtection=true' : ''}`, body)) as {
     projectKey: string | null;
     changes: PlanStep[];
+    changeRequests: ProposedChangeRequest[];
   };
   const lines = describePlan(result.changes)
     .map((l) => `  ${l}\n`)
     .join('');
+  const requests = describeChangeRequests(result.changeRequests, dryRun, options.url);
   const count = result.changes.filter((c) => c.action !== 'keep').length;
   const target = result.projectKey ?? '(new)';
-  if (count === 0) options.out(`Project ${target} already matches ${file}.\n${lines}`);
-  else if (dryRun) options.out(`Dry run: applying ${file} to project ${target} would make ${count} change(s):\n${lines}`);
-  else options.out(`Applied ${file} to project ${target}: ${count} change(s):\n${lines}`);
+  if (count === 0 && result.changeRequests.length === 0) options.out(`Project ${target} already matches ${file}.\n${lines}`);
+  else if (count === 0) options.out(`${dryRun ? 'Dry run: applying' : 'Applied'} ${file} to project ${target}: no direct change.\n${lines}${requests}`);
+  else if (dryRun) options.out(`Dry run: applying ${file} to project ${target} would make ${count} change(s):\n${lines}${requests}`);
+  else options.out(`Applied ${file} to project ${target}: ${count} change(s):\n${lines}${requests}`);
+}
+
+/** The change requests of protected environments, as the commands print them (with the dashboard's address of each). */
+export function describeChangeRequests(requests: readonly ProposedChangeRequest[], dryRun: boolean, url: string): string {
+  return requests
+    .map((r) => {
+      const n = r.changes.length;
+      const head = dryRun
+        ? `${r.environment} is protected: a change request would be opened with ${n} change(s):`
+        : `${r.environment} is protected: change request ${r.id} opened with ${n} change(s), waiting for review at ${url}${r.dashboardPath}`;
+      return [head, ...describePlan(r.changes).map((l) => `  ${l}`)].map((l) => `${l}\n`).join('');
+    })
+    .join('');
 }
 
 export function takeFlag(args: string[], name: string): boolean {

@@ -22,7 +22,8 @@ export const projectDocumentRoutes: RoutePlugin<{ documents: ProjectDocumentServ
     '/documents/apply',
     {
       schema: {
-        summary: 'Make a project match a document in one transaction (flags and segments not in it are deleted), or only plan it (dryRun)',
+        summary:
+          'Make a project match a document in one transaction (flags and segments not in it are deleted), with a change request for each protected environment it changes, or only plan it (dryRun)',
         querystring: protectionQuery,
         body: applyDocumentBody,
         response: { 200: applyResultSchema, ...adminErrors },
@@ -30,8 +31,8 @@ export const projectDocumentRoutes: RoutePlugin<{ documents: ProjectDocumentServ
     },
     async (request) => {
       const bypassProtection = bypassRequested(request.query, request.role);
-      const { document, projectKey, dryRun } = request.body;
-      return documents.apply(document as ProjectDocument, { projectKey, dryRun, bypassProtection }, request.actor);
+      const { document, projectKey, dryRun, source } = request.body;
+      return documents.apply(document as ProjectDocument, { projectKey, dryRun, bypassProtection, source }, request.actor);
     },
   );
 };

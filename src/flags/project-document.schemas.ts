@@ -82,6 +82,12 @@ export const applyDocumentBody = {
     document: projectDocumentSchema,
     projectKey: { type: 'string', description: 'The project to change; without it, the project named in the document (created when there is none)' },
     dryRun: { type: 'boolean', description: 'Only answer the plan; change nothing (default false)' },
+    source: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 120,
+      description: 'What to call the document in the titles of the change requests it opens ("Apply <source> to <environment>"; default: the project name)',
+    },
   },
 } as const;
 
@@ -99,14 +105,44 @@ const planStepSchema = {
   },
 } as const;
 
+/** A change request an apply opens for a protected environment (in a dry run: would open). */
+export const proposedChangeRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['environment', 'environmentKey', 'title', 'changes', 'id', 'path', 'dashboardPath'],
+  properties: {
+    environment: { type: 'string', description: 'The protected environment (its name)' },
+    environmentKey: { type: 'string' },
+    title: { type: 'string' },
+    changes: {
+      type: 'array',
+      items: planStepSchema,
+      description:
+        'What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates',
+    },
+    id: { type: ['string', 'null'], description: 'The change request, submitted for review (null in a dry run)' },
+    path: { type: ['string', 'null'], description: 'The change request in the admin API (null in a dry run)' },
+    dashboardPath: { type: ['string', 'null'], description: 'The change request in the dashboard (null in a dry run)' },
+  },
+} as const;
+
 export const applyResultSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['projectKey', 'dryRun', 'changes'],
+  required: ['projectKey', 'dryRun', 'changes', 'changeRequests'],
   properties: {
     projectKey: { type: ['string', 'null'], description: 'The project changed (null in a dry run that would create it)' },
     dryRun: { type: 'boolean' },
-    changes: { type: 'array', items: planStepSchema, description: 'In the order they are (or would be) applied; empty when the project matches' },
+    changes: {
+      type: 'array',
+      items: planStepSchema,
+      description: 'What the apply writes, in the order it is (or would be) applied; empty when the project matches',
+    },
+    changeRequests: {
+      type: 'array',
+      items: proposedChangeRequestSchema,
+      description: 'One per protected environment the document changes: its changes wait there for review instead of being written',
+    },
   },
 } as const;
 

@@ -3,16 +3,18 @@ import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, type FieldProblem, message } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
-import { bypassNote, checkSegmentsWritable, checkWritable, type Project, type ProjectService } from '../projects/index.ts';
-import { engineSegment, type SegmentService } from '../segments/index.ts';
+import { bypassNote, checkSegmentsWritable, checkWritable, type Environment, type Project, type ProjectService } from '../projects/index.ts';
+import { engineSegment, type SegmentService, type SegmentValues } from '../segments/index.ts';
 import { environmentProblem, type Segment, type TargetedFlag } from '../targeting/index.ts';
-import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS } from './flag.ts';
+import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, type FlagConfig, flagConfig, RESERVED_SLUGS } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
 import { enabledOf, safeTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
 import {
   canonical,
+  changedFields,
   type CurrentState,
+  type DocumentFlagEnvironment,
   documentFlagEnvironment,
   documentProblems,
   type FlagSettings,
@@ -34,6 +36,27 @@ export interface ProjectDocumentServiceDeps {
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
+  /** Opens the change requests of protected environments (answered by changes/, which depends on flags/). */
+  protectedChanges: ProtectedEnvironmentChanges;
+}
+
+/**
+ * Change requests as flags as code opens them for protected environments (issue 24): a port owned by
+ * flags/ and answered by changes/ (PromotionService, the path of a promotion into a protected
+ * environment), which compose.ts passes in, so that flags/ does not import changes/.
+ */
+export interface ProtectedEnvironmentChanges {
+  /** Who reviews a request by `actor`; read before the apply's transaction (on SQLite a read outside it would wait for it). */
+  reviewersOf(actor: Actor): Promise<string[]>;
+  /** Opens one change request of whole configurations, submitted for review, within the caller's transaction; answers its id. */
+  propose(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }>; segments: Array<{ key: string; config: Required<SegmentValues> }> },
+    actor: Actor,
+    reviewers: string[],
+  ): Promise<string>;
 }
 
 export interface ApplyOptions {
@@ -44,12 +67,47 @@ export interface ApplyOptions {
   dryRun?: boolean;
   /** An owner's emergency write to protected environments (the route checks the role), as for direct writes. */
   bypassProtection?: boolean;
+  /** What the document is called in the titles of change requests (the command line sends the file's name). */
+  source?: string;
+}
+
+/** A change request that an apply opens (or, in a dry run, would open) for a protected environment. */
+export interface ProposedChangeRequest {
+  environment: string;
+  environmentKey: string;
+  title: string;
+  /** The changes it proposes, as plan steps (a flag the apply creates appears as an update from switched off). */
+  changes: PlanStep[];
+  /** Null in a dry run. */
+  id: string | null;
+  /** The request in the admin API, and in the dashboard (null in a dry run). */
+  path: string | null;
+  dashboardPath: string | null;
 }
 
 export interface ApplyResult {
   projectKey: string | null;
   dryRun: boolean;
+  /** What the apply writes (or would write) itself. */
   changes: PlanStep[];
+  changeRequests: ProposedChangeRequest[];
+}
+
+/** The plan split between what apply writes and what each protected environment takes through a change request. */
+interface RoutedPlan {
+  direct: PlanStep[];
+  proposals: Proposal[];
+  /** Names of the environments whose flag configurations wait for change requests. */
+  held: ReadonlySet<string>;
+  /** Keys of the segment updates that wait for a change request. */
+  heldSegments: ReadonlySet<string>;
+}
+
+interface Proposal {
+  environment: Environment;
+  steps: PlanStep[];
+  flags: Array<{ slug: string; config: FlagConfig }>;
+  segments: Array<{ key: string; config: Required<SegmentValues> }>;
 }
 
 /**
@@ -83,18 +141,63 @@ export class ProjectDocumentService {
     }
     if (problems.length > 0) throw AppError.validation(problems);
     const dryRun = options.dryRun === true;
+    const bypass = options.bypassProtection === true;
     const target = options.newProject ? undefined : await this.targetProject(doc, options.projectKey);
+    const guarded = !bypass && (target?.environments.some((e) => e.protected) ?? false);
+    const reviewers = guarded && !dryRun ? await this.deps.protectedChanges.reviewersOf(actor) : [];
+    const name = options.source ?? doc.project;
+    const title = (environment: Environment) => `Apply ${name.length > 90 ? `${name.slice(0, 89)}…` : name} to ${environment.name}`.slice(0, 200);
     // A dry run reads in a transaction that it rolls back, so that it sees what an apply would see.
     const outcome = await this.deps.events
       .transaction(this.deps.db, async (trx, emit) => {
         const current = target ? await this.currentState(trx, target) : undefined;
         if (current) checkTypes(doc, current);
         checkFinalState(doc, current, target);
-        const changes = planDocument(doc, current);
-        if (target) checkProtection(target, changes, options.bypassProtection === true);
-        if (dryRun) throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes });
-        const projectKey = await this.write(trx, emit, doc, target, changes, actor, options.bypassProtection === true);
-        return { projectKey, dryRun, changes };
+        const plan = planDocument(doc, current);
+        const routed =
+          target && !bypass ? routePlan(doc, target, plan) : { direct: plan, proposals: [], held: new Set<string>(), heldSegments: new Set<string>() };
+        const requests = (ids: Array<string | null>): ProposedChangeRequest[] =>
+          routed.proposals.map((p, i) => {
+            const id = ids[i] ?? null;
+            const key = target?.key ?? '';
+            return {
+              environment: p.environment.name,
+              environmentKey: p.environment.key,
+              title: title(p.environment),
+              changes: p.steps,
+              id,
+              path: id === null ? null : `/admin/v1/projects/${key}/change-requests/${id}`,
+              dashboardPath: id === null ? null : `/projects/${key}/changes/${id}`,
+            };
+          });
+        if (dryRun) throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes: routed.direct, changeRequests: requests([]) });
+        const project = await this.write(trx, emit, doc, target, routed, actor, bypass);
+        // After the writes, so that a request may propose a flag this apply created (version 1).
+        const ids: string[] = [];
+        for (const p of routed.proposals) {
+          ids.push(
+            await this.deps.protectedChanges.propose(
+              trx,
+              emit,
+              { project, environment: p.environment },
+              { title: title(p.environment), flags: p.flags, segments: p.segments },
+              actor,
+              reviewers,
+            ),
+          );
+        }
+        await this.deps.audit.record(trx, actor, {
+          projectId: project.id,
+          entity: 'project',
+          entityId: project.key,
+          action: 'project.document_applied',
+          changes: {
+            changes: { after: routed.direct.length },
+            ...(ids.length > 0 ? { changeRequests: { after: ids } } : {}),
+            ...bypassNote(bypass && project.environments.some((e) => e.protected)),
+          },
+        });
+        return { projectKey: project.key, dryRun, changes: routed.direct, changeRequests: requests(ids) };
       })
       .catch((error: unknown) => {
         if (error instanceof DryRun) return error.result;
@@ -127,10 +230,11 @@ export class ProjectDocumentService {
     emit: Emit,
     doc: ProjectDocument,
     target: Project | undefined,
-    changes: PlanStep[],
+    routed: RoutedPlan,
     actor: Actor,
     bypassProtection: boolean,
-  ): Promise<string> {
+  ): Promise<Project> {
+    const changes = routed.direct;
     const { projects, segments, store, audit } = this.deps;
     const now = nowIso(this.deps.clock);
     let project = target ?? (await projects.createProjectIn(trx, emit, doc.project, doc.environments, actor));
@@ -140,8 +244,10 @@ export class ProjectDocumentService {
       project = { ...project, environments: [...project.environments, env] };
     }
     const envByName = new Map(project.environments.map((e) => [e.name, e]));
-    const upserts = Object.entries(doc.segments).map(([key, s]) => segmentOf(key, s));
-    await segments.upsertSegments(trx, emit, project, project.key, upserts, actor);
+    const upserts = Object.entries(doc.segments)
+      .filter(([key]) => !routed.heldSegments.has(key))
+      .map(([key, s]) => segmentOf(key, s));
+    await segments.upsertSegments(trx, emit, project, project.key, upserts, actor, { bypassProtection });
 
     const rows = await store.listProjectFlags(trx, project.id);
     const bySlug = new Map<string, Flag[]>();
@@ -151,7 +257,8 @@ export class ProjectDocumentService {
       if (!existing) {
         const created = project.environments.map((env) => {
           const wanted = flag.environments[env.name];
-          const settings = wanted ? flagSettings(wanted) : undefined;
+          // A protected environment gets the flag switched off; its change request sets the rest.
+          const settings = wanted ? (routed.held.has(env.name) ? switchedOff(flag.type, wanted) : flagSettings(wanted)) : undefined;
           const first = Object.values(flag.environments)[0];
           const targeting = settings?.targeting ?? safeTargeting(flag.type, first?.variants ?? {}, first?.defaultVariant ?? null);
           return newRow(project, env.id, slug, flag.type, settings, targeting, now);
@@ -170,7 +277,7 @@ export class ProjectDocumentService {
       for (const row of existing) {
         const envName = project.environments.find((e) => e.id === row.environmentId)!.name;
         const wanted = flag.environments[envName];
-        if (!wanted) continue;
+        if (!wanted || routed.held.has(envName)) continue;
         const settings = flagSettings(wanted);
         if (canonical(documentFlagEnvironment(settingsOf(row))) === canonical(documentFlagEnvironment(settings))) continue;
         const next: Flag = { ...row, ...settings, enabled: enabledOf(row.type, settings.targeting), updatedAt: now };
@@ -203,33 +310,82 @@ export class ProjectDocumentService {
     }
     const removedSegments = changes.filter((c) => c.kind === 'segment' && c.action === 'delete').map((c) => c.key);
     await segments.deleteSegmentsIn(trx, emit, project, removedSegments, actor);
-    await audit.record(trx, actor, {
-      projectId: project.id,
-      entity: 'project',
-      entityId: project.key,
-      action: 'project.document_applied',
-      changes: { changes: { after: changes.length }, ...bypassNote(bypassProtection && project.environments.some((e) => e.protected)) },
-    });
-    return project.key;
+    return project;
   }
 }
 
 /**
- * Protected environments (issue 24) take changes through change requests: a plan that changes a flag in
- * one, or a flag or segment of every environment (create, delete, segments), is refused as a direct
- * write would be, unless an owner bypasses.
+ * Protected environments (issue 24) take a document's changes through change requests, one per
+ * environment: its flags' configurations, and for the first one opened the segment updates (a segment
+ * serves every environment, and a change request applies it to the project; two requests carrying it
+ * would conflict on its version). A flag the apply creates is created switched off there and proposed as
+ * the document sets it. What a change request cannot carry is refused as the direct write is: deleting
+ * a flag or a segment while an environment is protected, and a flag's preview settings (409).
  */
-function checkProtection(project: Project, changes: readonly PlanStep[], bypassProtection: boolean): void {
-  const options = { bypassProtection };
-  for (const step of changes) {
-    if (step.kind === 'flag' && step.action === 'update') {
-      const environment = project.environments.find((e) => e.name === step.environment);
-      if (environment) checkWritable(environment, project.key, options);
-    } else if (step.kind === 'flag') {
-      for (const environment of project.environments) checkWritable(environment, project.key, options);
-    } else if (step.kind === 'segment') checkSegmentsWritable(project, options);
+function routePlan(doc: ProjectDocument, project: Project, plan: readonly PlanStep[]): RoutedPlan {
+  const protectedEnvironments = project.environments.filter((e) => e.protected);
+  const guarded = protectedEnvironments.filter((e) => doc.environments.includes(e.name));
+  const held = new Set(guarded.map((e) => e.name));
+  const proposals = new Map<string, Proposal>(protectedEnvironments.map((e) => [e.name, { environment: e, steps: [], flags: [], segments: [] }]));
+  const direct: PlanStep[] = [];
+  const segmentSteps: PlanStep[] = [];
+  for (const step of plan) {
+    if (step.kind === 'flag' && step.action === 'update' && held.has(step.environment)) {
+      if (step.fields.includes('preview')) {
+        throw new AppError('conflict', message('documentPreviewProtected', { slug: step.key, environment: step.environment }));
+      }
+      const proposal = proposals.get(step.environment)!;
+      proposal.steps.push(step);
+      proposal.flags.push({ slug: step.key, config: configOf(flagSettings(doc.flags[step.key]!.environments[step.environment]!)) });
+      continue;
+    }
+    if (step.kind === 'flag' && step.action === 'delete') {
+      for (const environment of project.environments) checkWritable(environment, project.key, {});
+    } else if (step.kind === 'segment' && step.action === 'delete') {
+      checkSegmentsWritable(project, {});
+    } else if (step.kind === 'segment' && step.action === 'update' && protectedEnvironments.length > 0) {
+      segmentSteps.push(step);
+      continue;
+    }
+    direct.push(step);
+    if (step.kind === 'flag' && step.action === 'create') {
+      const flag = doc.flags[step.key]!;
+      for (const environment of guarded) {
+        const wanted = flag.environments[environment.name]!;
+        const fields = changedFields({ ...documentFlagEnvironment(switchedOff(flag.type, wanted)) }, { ...documentFlagEnvironment(flagSettings(wanted)) });
+        if (fields.length === 0) continue;
+        const proposal = proposals.get(environment.name)!;
+        proposal.steps.push({ action: 'update', kind: 'flag', key: step.key, environment: environment.name, fields });
+        proposal.flags.push({ slug: step.key, config: configOf(flagSettings(wanted)) });
+      }
+    }
   }
+  if (segmentSteps.length > 0) {
+    // The first protected environment with a request (in the project's order), else the first one.
+    const first = [...proposals.values()].find((p) => p.steps.length > 0) ?? proposals.get(protectedEnvironments[0]!.name)!;
+    first.steps.unshift(...segmentSteps);
+    for (const step of segmentSteps) {
+      const { name, description, match, conditions } = segmentOf(step.key, doc.segments[step.key]!);
+      first.segments.push({ key: step.key, config: { name, description, match, conditions } });
+    }
+  }
+  return {
+    direct,
+    proposals: [...proposals.values()].filter((p) => p.steps.length > 0),
+    held,
+    heldSegments: new Set(segmentSteps.map((s) => s.key)),
+  };
 }
+
+/** A new flag in a protected environment: the document's settings, switched off until its change request is applied. */
+function switchedOff(type: Flag['type'], wanted: DocumentFlagEnvironment): FlagSettings {
+  const settings = flagSettings(wanted);
+  return { ...settings, targeting: safeTargeting(type, settings.targeting.variants, settings.targeting.defaultVariant) };
+}
+
+/** Settings as a change request carries them (preview settings are not part of a change). */
+const configOf = (s: FlagSettings): FlagConfig =>
+  flagConfig({ targeting: s.targeting, payload: s.payload, expiredAt: s.expiredAt, description: s.description } as Flag);
 
 /** Thrown to roll a dry run's read transaction back while answering its plan. */
 class DryRun extends Error {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { adminCall, CommandError, describePlan, parseDocument, type RemoteOptions, takeFlag, takeOption } from '../flags/index.ts';
+import { adminCall, CommandError, describeChangeRequests, describePlan, parseDocument, type RemoteOptions, takeFlag, takeOption } from '../flags/index.ts';
 import type { UnleashImportResult } from './unleash.service.ts';
 
 /**
@@ -38,6 +38,7 @@ export async function importUnleashCommand(args: string[], options: RemoteOption
     .join('');
   options.out(
     `${dryRun ? 'Dry run: importing' : 'Imported'} ${file} ${dryRun ? 'would make' : 'into project ' + (result.projectKey ?? '(new)') + ':'} ${result.changes.filter((c) => c.action !== 'keep').length} change(s):\n${changes}` +
+      describeChangeRequests(result.changeRequests, dryRun, options.url) +
       (skipped === '' ? 'Everything was carried over.\n' : `Not carried over (${result.notCarried.length}):\n${skipped}`),
   );
 }

@@ -1,6 +1,8 @@
 // Schemas of the Unleash import (issue 21). The export itself is read in detail by unleash-format.ts,
 // which names the JSON pointer of the first problem.
 
+import { proposedChangeRequestSchema } from '../flags/index.ts';
+
 export const unleashImportBody = {
   type: 'object',
   additionalProperties: false,
@@ -27,11 +29,16 @@ export const unleashImportBody = {
 export const unleashImportResultSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['projectKey', 'dryRun', 'changes', 'notCarried'],
+  required: ['projectKey', 'dryRun', 'changes', 'changeRequests', 'notCarried'],
   properties: {
     projectKey: { type: ['string', 'null'], description: 'The project written (null in a dry run into a new project)' },
     dryRun: { type: 'boolean' },
     changes: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'As POST /admin/v1/documents/apply answers them' },
+    changeRequests: {
+      type: 'array',
+      items: proposedChangeRequestSchema,
+      description: 'Into an existing project: the change requests opened for its protected environments, as POST /admin/v1/documents/apply answers them',
+    },
     notCarried: {
       type: 'array',
       description: 'What Flagpost could not carry over, and why; nothing is dropped silently',
