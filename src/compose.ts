@@ -50,7 +50,7 @@ import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
-import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender, WebhookTargetRule } from './outbox/index.ts';
+import { allDeliveries, type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender, WebhookTargetRule } from './outbox/index.ts';
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
@@ -248,7 +248,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
-  const changeStore = new ChangeStore();
+  const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
     db,
@@ -258,6 +258,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
+    log,
   });
   const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
@@ -376,7 +377,17 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   if (runsJobs) retention.start();
   usage.start();
-  const metrics = config.metrics.port === undefined ? undefined : new Metrics({ reads, streams, flagdSync: flagdSyncServer, outbox, database: handle });
+  const metrics =
+    config.metrics.port === undefined
+      ? undefined
+      : new Metrics({
+          reads,
+          streams,
+          flagdSync: flagdSyncServer,
+          // Every delivery queue: the submissions' outbox, project webhooks, change-request e-mails.
+          outbox: allDeliveries([outbox, webhookWorker, changeNotifier.deliveries]),
+          database: handle,
+        });
   reads.observer = metrics;
   const tracing =
     config.tracing.otlpEndpoint !== undefined || config.tracing.otlpTracesEndpoint !== undefined

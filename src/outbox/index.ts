@@ -1,7 +1,18 @@
+export {
+  type AttemptResult,
+  allDeliveries,
+  type DeliveryOutcome,
+  type DeliveryQueue,
+  DeliveryLoop,
+  type DeliveryOutcomes,
+  JobLoop,
+  type WorkerLog,
+} from './delivery-loop.ts';
+export { claimDueRows, pendingStatsOf, toDeliveryAttempt } from './delivery-queue.store.ts';
 export { MailSender } from './mail.sender.ts';
 export { type Delivery, type DeliveryAttempt, type DeliveryInput, deliveryView, retryDelayMs, signWebhook } from './outbox.ts';
 export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
-export { OutboxWorker, type WorkerLog } from './outbox.worker.ts';
+export { OutboxWorker } from './outbox.worker.ts';
 export { type Lookup, WebhookSender } from './webhook.sender.ts';
 export { type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';

@@ -1,8 +1,10 @@
-import { type Selectable, sql } from 'kysely';
-import { fromBool, newId, toBool } from '../db/codec.ts';
+import type { Selectable } from 'kysely';
+import { fromBool, newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
 import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind, DeliveryStatus } from './outbox.ts';
 import type { OutboxTable } from './outbox.table.ts';
+import type { DeliveryOutcome } from './delivery-loop.ts';
+import { claimDueRows, pendingStatsOf, toDeliveryAttempt } from './delivery-queue.store.ts';
 
 const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   id: row.id,
@@ -18,12 +20,6 @@ const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   createdAt: row.created_at,
   deliveredAt: row.delivered_at,
 });
-
-export interface AttemptOutcome {
-  attempt: DeliveryAttempt;
-  status: DeliveryStatus;
-  nextAttemptAt: string;
-}
 
 export class OutboxStore {
   constructor(private readonly dialect: Dialect) {}
@@ -52,33 +48,14 @@ export class OutboxStore {
       .execute();
   }
 
-  /**
-   * Claims up to `limit` due deliveries in one statement: each gets its attempt counted and a lease until
-   * `leaseUntil`, after which a crashed attempt is due again. On PostgreSQL the inner select takes
-   * `FOR UPDATE SKIP LOCKED`, so instances claiming at once never get the same row; SQLite serialises writers.
-   */
+  /** Claims up to `limit` due deliveries, the earliest due first, each leased until `leaseUntil` (`claimDueRows`). */
   async claimDue(db: Executor, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
-    const rows = await db
-      .updateTable('outbox')
-      .set({ next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
-      .where('id', 'in', (eb) => {
-        const due = eb
-          .selectFrom('outbox')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .orderBy('next_attempt_at')
-          .limit(limit);
-        return this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      })
-      .where('status', '=', 'pending')
-      .returningAll()
-      .execute();
+    const rows = await claimDueRows(db, this.dialect, 'outbox', { now, leaseUntil, limit });
     return rows.map(toDelivery);
   }
 
   /** Records one attempt and the delivery's new state; run both in one transaction. */
-  async recordAttempt(trx: Executor, delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
+  async recordAttempt(trx: Executor, delivery: Delivery, outcome: DeliveryOutcome): Promise<void> {
     const { attempt } = outcome;
     await trx
       .insertInto('delivery_attempts')
@@ -121,26 +98,12 @@ export class OutboxStore {
       .execute();
     return rows.map((row) => ({
       delivery: toDelivery(row),
-      attempts: attempts
-        .filter((a) => a.outbox_id === row.id)
-        .map((a) => ({
-          attempt: Number(a.attempt),
-          startedAt: a.started_at,
-          durationMs: Number(a.duration_ms),
-          ok: toBool(a.ok),
-          statusCode: a.status_code === null ? null : Number(a.status_code),
-          error: a.error,
-        })),
+      attempts: attempts.filter((a) => a.outbox_id === row.id).map(toDeliveryAttempt),
     }));
   }
 
   /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */
-  async pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
-    const row = await db
-      .selectFrom('outbox')
-      .select([(eb) => eb.fn.countAll<number | string>().as('pending'), (eb) => eb.fn.min('created_at').as('oldest')])
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow();
-    return { pending: Number(row.pending), oldestCreatedAt: row.oldest ?? null };
+  pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+    return pendingStatsOf(db, 'outbox');
   }
 }

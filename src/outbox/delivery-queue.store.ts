@@ -1,0 +1,85 @@
+import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { toBool } from '../db/codec.ts';
+import type { Database, Dialect, Executor } from '../db/database.ts';
+import type { DeliveryAttempt } from './outbox.ts';
+
+// The SQL the delivery queues share (src/outbox/delivery-loop.ts): every queue table has `id`, `status`,
+// `attempts` and `next_attempt_at` (the due time, and while an attempt runs the end of its lease), with an
+// index on (status, next_attempt_at).
+
+/** The tables of delivery queues. */
+export type QueueTable = 'outbox' | 'project_webhook_deliveries' | 'change_notifications';
+
+/** What a claim reads and writes of a queue's row. */
+interface QueueRow {
+  id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+}
+
+/** A condition on the due row `d`, for a queue whose rows are not all claimable when due. */
+export type ClaimCondition<T extends QueueTable> = (eb: ExpressionBuilder<Database & { d: Database[T] }, 'd'>) => Expression<SqlBool>;
+
+/**
+ * Claims up to `limit` pending rows of `table` due at `now` (the earliest due first) in one statement:
+ * each gets its attempt counted and a lease until `leaseUntil`, after which a crashed attempt is due
+ * again. `onlyIf` narrows which due rows may be claimed. On PostgreSQL the inner select takes
+ * `FOR UPDATE SKIP LOCKED`, so instances claiming at once never get the same row; SQLite serialises writers.
+ */
+export async function claimDueRows<T extends QueueTable>(
+  db: Executor,
+  dialect: Dialect,
+  table: T,
+  due: { now: string; leaseUntil: string; limit: number; onlyIf?: ClaimCondition<T> },
+): Promise<Array<Selectable<Database[T]>>> {
+  // Kysely types a builder over tables it knows by name; the statement is built over a view of the
+  // database in which each queue table is just the columns of the claim.
+  const queues = db as unknown as Kysely<Record<QueueTable, QueueRow>>;
+  const rows = await queues
+    .updateTable(table as QueueTable)
+    .set({ next_attempt_at: due.leaseUntil, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', (eb) => {
+      const candidates = eb
+        .selectFrom(`${table as QueueTable} as d`)
+        .select('d.id')
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', due.now)
+        .$if(due.onlyIf !== undefined, (q) => q.where((d) => due.onlyIf!(d as unknown as Parameters<ClaimCondition<T>>[0])))
+        .orderBy('d.next_attempt_at')
+        .limit(due.limit);
+      return dialect === 'postgres' ? candidates.forUpdate().skipLocked() : candidates;
+    })
+    .where('status', '=', 'pending')
+    .returningAll()
+    .execute();
+  return rows as unknown as Array<Selectable<Database[T]>>;
+}
+
+/** How many rows of `table` wait (pending, leased ones included) and when the oldest of them was queued. */
+export async function pendingStatsOf(db: Executor, table: QueueTable): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+  const queues = db as unknown as Kysely<Record<QueueTable, QueueRow & { created_at: string }>>;
+  const row = await queues
+    .selectFrom(table)
+    .select([(eb) => eb.fn.countAll<number | string>().as('pending'), (eb) => eb.fn.min('created_at').as('oldest')])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.pending), oldestCreatedAt: row.oldest ?? null };
+}
+
+/** A row of an attempts table (`delivery_attempts`, `project_webhook_attempts`) as the API shows it. */
+export const toDeliveryAttempt = (a: {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  ok: number;
+  status_code: number | null;
+  error: string | null;
+}): DeliveryAttempt => ({
+  attempt: Number(a.attempt),
+  startedAt: a.started_at,
+  durationMs: Number(a.duration_ms),
+  ok: toBool(a.ok),
+  statusCode: a.status_code === null ? null : Number(a.status_code),
+  error: a.error,
+});
