@@ -1,6 +1,7 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import { toBool } from '../db/codec.ts';
+import { fromBool, newId, toBool } from '../db/codec.ts';
 import type { Database, Dialect, Executor } from '../db/database.ts';
+import type { DeliveryOutcome } from './delivery-loop.ts';
 import type { DeliveryAttempt } from './outbox.ts';
 
 // The SQL the delivery queues share (src/outbox/delivery-loop.ts): every queue table has `id`, `status`,
@@ -67,15 +68,75 @@ export async function pendingStatsOf(db: Executor, table: QueueTable): Promise<{
   return { pending: Number(row.pending), oldestCreatedAt: row.oldest ?? null };
 }
 
-/** A row of an attempts table (`delivery_attempts`, `project_webhook_attempts`) as the API shows it. */
-export const toDeliveryAttempt = (a: {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  ok: number;
-  status_code: number | null;
-  error: string | null;
-}): DeliveryAttempt => ({
+/** The queues whose attempts are kept as a history (the API shows them); change-request e-mails keep none. */
+export type HistoryQueue = 'outbox' | 'project_webhook_deliveries';
+
+/** Each history queue's attempts table and the column naming the attempt's delivery. */
+const HISTORY = {
+  outbox: { table: 'delivery_attempts', owner: 'outbox_id' },
+  project_webhook_deliveries: { table: 'project_webhook_attempts', owner: 'delivery_id' },
+} as const;
+
+type AttemptTable = (typeof HISTORY)[HistoryQueue]['table'];
+type AttemptOwner = (typeof HISTORY)[HistoryQueue]['owner'];
+type AttemptColumns = Omit<Database['delivery_attempts'], 'outbox_id'>;
+
+/** The history queues and their attempts tables as one shape each (a row has the one owner column of its table). */
+const historyTables = (db: Executor) =>
+  db as unknown as Kysely<
+    Record<AttemptTable, AttemptColumns & Partial<Record<AttemptOwner, string>>> &
+      Record<HistoryQueue, QueueRow & { last_error: string | null; delivered_at: string | null }>
+  >;
+
+/**
+ * Records one attempt in the queue's history and the delivery's new state: delivered (at the attempt's
+ * start), pending again (at its next time) or failed. The caller runs both in one transaction.
+ */
+export async function recordAttemptOf(trx: Executor, queue: HistoryQueue, id: string, outcome: DeliveryOutcome): Promise<void> {
+  const { attempt } = outcome;
+  const { table, owner } = HISTORY[queue];
+  await historyTables(trx)
+    .insertInto(table)
+    .values({
+      id: newId(),
+      [owner]: id,
+      attempt: attempt.attempt,
+      started_at: attempt.startedAt,
+      duration_ms: attempt.durationMs,
+      ok: fromBool(attempt.ok),
+      status_code: attempt.statusCode,
+      error: attempt.error,
+    })
+    .execute();
+  await historyTables(trx)
+    .updateTable(queue)
+    .set({
+      status: outcome.status,
+      next_attempt_at: outcome.nextAttemptAt,
+      last_error: attempt.ok ? null : attempt.error,
+      delivered_at: attempt.ok ? attempt.startedAt : null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The attempts of the queue's deliveries `ids`, first attempt first, by delivery (every id has an entry). */
+export async function attemptsOf(db: Executor, queue: HistoryQueue, ids: string[]): Promise<Map<string, DeliveryAttempt[]>> {
+  const byDelivery = new Map(ids.map((id): [string, DeliveryAttempt[]] => [id, []]));
+  if (ids.length === 0) return byDelivery;
+  const { table, owner } = HISTORY[queue];
+  const rows = await historyTables(db)
+    .selectFrom(table)
+    .select((eb) => ['attempt', 'started_at', 'duration_ms', 'ok', 'status_code', 'error', eb.ref(owner).$notNull().as('owner')])
+    .where(owner, 'in', ids)
+    .orderBy('attempt')
+    .execute();
+  for (const row of rows) byDelivery.get(String(row.owner))?.push(toDeliveryAttempt(row));
+  return byDelivery;
+}
+
+/** A row of an attempts table as the API shows it. */
+const toDeliveryAttempt = (a: Omit<AttemptColumns, 'id'>): DeliveryAttempt => ({
   attempt: Number(a.attempt),
   startedAt: a.started_at,
   durationMs: Number(a.duration_ms),

@@ -8,7 +8,7 @@ export {
   JobLoop,
   type WorkerLog,
 } from './delivery-loop.ts';
-export { claimDueRows, pendingStatsOf, toDeliveryAttempt } from './delivery-queue.store.ts';
+export { attemptsOf, claimDueRows, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
 export { MailSender } from './mail.sender.ts';
 export { type Delivery, type DeliveryAttempt, type DeliveryInput, deliveryView, retryDelayMs, signWebhook } from './outbox.ts';
 export { OutboxService } from './outbox.service.ts';

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
-import { fromBool, newId } from '../db/codec.ts';
+import { newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
 import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind, DeliveryStatus } from './outbox.ts';
 import type { OutboxTable } from './outbox.table.ts';
 import type { DeliveryOutcome } from './delivery-loop.ts';
-import { claimDueRows, pendingStatsOf, toDeliveryAttempt } from './delivery-queue.store.ts';
+import { attemptsOf, claimDueRows, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
 
 const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   id: row.id,
@@ -54,52 +54,20 @@ export class OutboxStore {
     return rows.map(toDelivery);
   }
 
-  /** Records one attempt and the delivery's new state; run both in one transaction. */
-  async recordAttempt(trx: Executor, delivery: Delivery, outcome: DeliveryOutcome): Promise<void> {
-    const { attempt } = outcome;
-    await trx
-      .insertInto('delivery_attempts')
-      .values({
-        id: newId(),
-        outbox_id: delivery.id,
-        attempt: attempt.attempt,
-        started_at: attempt.startedAt,
-        duration_ms: attempt.durationMs,
-        ok: fromBool(attempt.ok),
-        status_code: attempt.statusCode,
-        error: attempt.error,
-      })
-      .execute();
-    await trx
-      .updateTable('outbox')
-      .set({
-        status: outcome.status,
-        next_attempt_at: outcome.nextAttemptAt,
-        last_error: attempt.ok ? null : attempt.error,
-        delivered_at: attempt.ok ? attempt.startedAt : null,
-      })
-      .where('id', '=', delivery.id)
-      .execute();
+  /** Records one attempt and the delivery's new state (`recordAttemptOf`); run it in a transaction. */
+  recordAttempt(trx: Executor, delivery: Delivery, outcome: DeliveryOutcome): Promise<void> {
+    return recordAttemptOf(trx, 'outbox', delivery.id, outcome);
   }
 
   /** Every delivery of a submission with its attempts, oldest first. */
   async listForSubmission(db: Executor, submissionId: string): Promise<Array<{ delivery: Delivery; attempts: DeliveryAttempt[] }>> {
     const rows = await db.selectFrom('outbox').selectAll().where('submission_id', '=', submissionId).orderBy('id').execute();
-    if (rows.length === 0) return [];
-    const attempts = await db
-      .selectFrom('delivery_attempts')
-      .selectAll()
-      .where(
-        'outbox_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('attempt')
-      .execute();
-    return rows.map((row) => ({
-      delivery: toDelivery(row),
-      attempts: attempts.filter((a) => a.outbox_id === row.id).map(toDeliveryAttempt),
-    }));
+    const attempts = await attemptsOf(
+      db,
+      'outbox',
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => ({ delivery: toDelivery(row), attempts: attempts.get(row.id) ?? [] }));
   }
 
   /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */

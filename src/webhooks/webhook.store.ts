@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
-import { fromBool, newId } from '../db/codec.ts';
+import { newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { claimDueRows, type DeliveryAttempt, pendingStatsOf, type DeliveryOutcome, toDeliveryAttempt } from '../outbox/index.ts';
+import { attemptsOf, claimDueRows, type DeliveryAttempt, type DeliveryOutcome, pendingStatsOf, recordAttemptOf } from '../outbox/index.ts';
 import type { ProjectWebhook, WebhookDelivery, WebhookDeliveryStatus, WebhookEvent, WebhookPreset } from './webhook.ts';
 import type { ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from './webhook.table.ts';
 
@@ -148,32 +148,9 @@ export class WebhookStore {
     return rows.map(toDelivery);
   }
 
-  /** Records one attempt and the delivery's new state; run both in one transaction. */
-  async recordAttempt(trx: Executor, delivery: WebhookDelivery, outcome: DeliveryOutcome): Promise<void> {
-    const { attempt } = outcome;
-    await trx
-      .insertInto('project_webhook_attempts')
-      .values({
-        id: newId(),
-        delivery_id: delivery.id,
-        attempt: attempt.attempt,
-        started_at: attempt.startedAt,
-        duration_ms: attempt.durationMs,
-        ok: fromBool(attempt.ok),
-        status_code: attempt.statusCode,
-        error: attempt.error,
-      })
-      .execute();
-    await trx
-      .updateTable('project_webhook_deliveries')
-      .set({
-        status: outcome.status,
-        next_attempt_at: outcome.nextAttemptAt,
-        last_error: attempt.ok ? null : attempt.error,
-        delivered_at: attempt.ok ? attempt.startedAt : null,
-      })
-      .where('id', '=', delivery.id)
-      .execute();
+  /** Records one attempt and the delivery's new state (`recordAttemptOf`); run it in a transaction. */
+  recordAttempt(trx: Executor, delivery: WebhookDelivery, outcome: DeliveryOutcome): Promise<void> {
+    return recordAttemptOf(trx, 'project_webhook_deliveries', delivery.id, outcome);
   }
 
   /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */
@@ -195,20 +172,11 @@ export class WebhookStore {
       .orderBy('seq', 'desc')
       .limit(limit)
       .execute();
-    if (rows.length === 0) return [];
-    const attempts = await db
-      .selectFrom('project_webhook_attempts')
-      .selectAll()
-      .where(
-        'delivery_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('attempt')
-      .execute();
-    return rows.map((row) => ({
-      delivery: toDelivery(row),
-      attempts: attempts.filter((a) => a.delivery_id === row.id).map(toDeliveryAttempt),
-    }));
+    const attempts = await attemptsOf(
+      db,
+      'project_webhook_deliveries',
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => ({ delivery: toDelivery(row), attempts: attempts.get(row.id) ?? [] }));
   }
 }
