@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Actor } from '../audit/index.ts';
 import { fromBool, toBool } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { claimDueRows, type DeliveryOutcome, pendingStatsOf } from '../outbox/index.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../outbox/index.ts';
 import type { ChangeStatus } from './change.ts';
 import type { ChangeItemsTable, ChangeRequestsTable } from './change.table.ts';
 
@@ -222,11 +222,7 @@ export class ChangeStore {
           recipient: m.recipient,
           subject: m.subject,
           body: m.body,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now,
-          last_error: null,
-          created_at: now,
+          ...newQueueRow(now),
           sent_at: null,
         })),
       )

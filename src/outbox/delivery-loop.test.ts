@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it, mock } from 'node:test';
-import { allDeliveries, type AttemptResult, type Claimed, DeliveryLoop, type DeliveryOutcome, JobLoop, type JobLoopOptions } from './delivery-loop.ts';
+import {
+  allDeliveries,
+  type AttemptResult,
+  type Claimed,
+  DeliveryLoop,
+  type DeliveryLoopOptions,
+  type DeliveryOutcome,
+  type DeliveryQueue,
+  JobLoop,
+  type JobLoopOptions,
+} from './delivery-loop.ts';
 import { retryDelayMs } from './outbox.ts';
 
 // The delivery loop shared by the outbox, project webhooks and change-request e-mails, alone: no
@@ -175,6 +185,10 @@ function memoryQueue(items: Item[], send: (item: Item) => Promise<AttemptResult>
   };
 }
 
+/** A loop without a timer over `queue`: batches of 10, 5 attempts, retried a second apart unless `options` say otherwise. */
+const testLoop = (queue: DeliveryQueue<Item>, options: Partial<DeliveryLoopOptions<Item>> = {}) =>
+  new DeliveryLoop({ name: 'test delivery', log: quiet, pollMs: 0, queue, batch: 10, leaseMs: 60_000, maxAttempts: 5, retryDelayMs: () => 1000, ...options });
+
 describe('DeliveryLoop', () => {
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   const item = (id: string): Item => ({ id, attempts: 0, nextAttemptAt: start, status: 'pending' });
@@ -183,17 +197,7 @@ describe('DeliveryLoop', () => {
     let now = start;
     const items = [item('a')];
     const { queue, outcomes } = memoryQueue(items, async () => ({ ok: false, statusCode: 503, error: 'HTTP 503' }));
-    const loop = new DeliveryLoop({
-      name: 'test delivery',
-      log: quiet,
-      pollMs: 0,
-      queue,
-      batch: 10,
-      leaseMs: 60_000,
-      maxAttempts: 3,
-      retryDelayMs: (n) => retryDelayMs(1000, n),
-      clock: () => new Date(now),
-    });
+    const loop = testLoop(queue, { maxAttempts: 3, retryDelayMs: (n) => retryDelayMs(1000, n), clock: () => new Date(now) });
     assert.equal(await loop.runOnce(), 1);
     assert.equal(await loop.runOnce(), 0, 'not due before its retry');
     now += 999;
@@ -224,16 +228,7 @@ describe('DeliveryLoop', () => {
       if (i.id === 'throws') throw new Error('boom');
       return { ok: true, statusCode: 204 };
     });
-    const loop = new DeliveryLoop({
-      name: 'test delivery',
-      log: quiet,
-      pollMs: 0,
-      queue,
-      batch: 10,
-      leaseMs: 60_000,
-      maxAttempts: 5,
-      retryDelayMs: () => 1000,
-    });
+    const loop = testLoop(queue);
     assert.equal(await loop.runOnce(), 3);
     const byId = Object.fromEntries(outcomes.map((o) => [o.id, o.outcome]));
     assert.equal(byId.gone!.status, 'failed');
@@ -255,13 +250,12 @@ describe('DeliveryLoop', () => {
       inFlight--;
       return { ok: true };
     });
-    const options = { name: 'test delivery', log: quiet, pollMs: 0, queue, leaseMs: 60_000, maxAttempts: 5, retryDelayMs: () => 1000 };
-    const capped = new DeliveryLoop({ ...options, batch: 1, maxPerRun: 2 });
+    const capped = testLoop(queue, { batch: 1, maxPerRun: 2 });
     assert.equal(await capped.runOnce(), 2);
     assert.equal(maxInFlight, 1, 'one at a time with batch 1');
     assert.deepEqual(claims, [1, 1]);
     claims.length = 0;
-    const drains = new DeliveryLoop({ ...options, batch: 2 });
+    const drains = testLoop(queue, { batch: 2 });
     assert.equal(await drains.runOnce(), 3);
     assert.equal(maxInFlight, 2, "a batch's items at once");
     assert.deepEqual(claims, [2, 1, 0], 'claims until nothing is due');

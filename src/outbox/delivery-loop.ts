@@ -1,5 +1,5 @@
 import { LoopBackoff, type OutageLog } from '../db/outage.ts';
-import type { DeliveryAttempt, DeliveryStatus, SendResult } from './outbox.ts';
+import { type DeliveryAttempt, type DeliveryStatus, retryDelayMs, type SendResult } from './outbox.ts';
 
 // The one delivery mechanism of the process (docs/architecture.md, "Background loops"): the loop of a
 // background job (`JobLoop`: its timer, serialised runs, wake after a commit, backoff while the
@@ -148,6 +148,27 @@ export interface DeliveryLoopOptions<T extends Claimed> extends JobLoopOptions {
   /** The wait before the next attempt after `attemptsMade` failed ones. */
   retryDelayMs: (attemptsMade: number) => number;
   clock?: () => Date;
+}
+
+/**
+ * The outbox's delivery settings (`FLAGPOST_OUTBOX_POLL_MS`, `FLAGPOST_OUTBOX_RETRY_BASE_MS`,
+ * `FLAGPOST_OUTBOX_MAX_ATTEMPTS`; the lease is the webhook timeout plus 60 s), which project webhooks'
+ * deliveries use too (ADR 0040).
+ */
+export interface OutboxSettings {
+  log: WorkerLog;
+  pollMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  /** How long a claimed delivery stays reserved for its attempt. */
+  leaseMs: number;
+  clock?: () => Date;
+}
+
+/** A delivery loop's options from the outbox's settings: retries back off exponentially (`retryDelayMs`). */
+export function outboxLoopOptions(settings: OutboxSettings): Omit<DeliveryLoopOptions<Claimed>, 'name' | 'queue' | 'batch'> {
+  const { log, pollMs, retryBaseMs, maxAttempts, leaseMs, clock } = settings;
+  return { log, pollMs, leaseMs, maxAttempts, retryDelayMs: (attemptsMade) => retryDelayMs(retryBaseMs, attemptsMade), clock };
 }
 
 /** Attempts by outcome: delivered, retry (failed, tried again later), failed (given up). */

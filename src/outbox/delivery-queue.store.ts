@@ -22,6 +22,9 @@ interface QueueRow {
 /** A condition on the due row `d`, for a queue whose rows are not all claimable when due. */
 export type ClaimCondition<T extends QueueTable> = (eb: ExpressionBuilder<Database & { d: Database[T] }, 'd'>) => Expression<SqlBool>;
 
+/** The queue columns of a new row: pending, due now, never attempted. */
+export const newQueueRow = (now: string) => ({ status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, created_at: now });
+
 /**
  * Claims up to `limit` pending rows of `table` due at `now` (the earliest due first) in one statement:
  * each gets its attempt counted and a lease until `leaseUntil`, after which a crashed attempt is due

@@ -6,9 +6,11 @@ export {
   DeliveryLoop,
   type DeliveryOutcomes,
   JobLoop,
+  type OutboxSettings,
+  outboxLoopOptions,
   type WorkerLog,
 } from './delivery-loop.ts';
-export { attemptsOf, claimDueRows, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
+export { attemptsOf, claimDueRows, newQueueRow, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
 export { MailSender } from './mail.sender.ts';
 export { type Delivery, type DeliveryAttempt, type DeliveryInput, deliveryView, retryDelayMs, signWebhook } from './outbox.ts';
 export { OutboxService } from './outbox.service.ts';

@@ -4,7 +4,7 @@ import type { Dialect, Executor } from '../db/database.ts';
 import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind, DeliveryStatus } from './outbox.ts';
 import type { OutboxTable } from './outbox.table.ts';
 import type { DeliveryOutcome } from './delivery-loop.ts';
-import { attemptsOf, claimDueRows, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
+import { attemptsOf, claimDueRows, newQueueRow, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
 
 const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   id: row.id,
@@ -37,11 +37,7 @@ export class OutboxStore {
           kind: item.kind,
           target: item.target,
           payload: item.payload,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now,
-          last_error: null,
-          created_at: now,
+          ...newQueueRow(now),
           delivered_at: null,
         })),
       )

@@ -1,13 +1,13 @@
 import type { Db } from '../db/database.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FormService } from '../forms/index.ts';
-import { type AttemptResult, DeliveryLoop, type DeliveryOutcome, type DeliveryQueue, type WorkerLog } from './delivery-loop.ts';
+import { type AttemptResult, DeliveryLoop, type DeliveryOutcome, type DeliveryQueue, type OutboxSettings, outboxLoopOptions } from './delivery-loop.ts';
 import type { MailMessage, MailSender } from './mail.sender.ts';
-import { type Delivery, retryDelayMs } from './outbox.ts';
+import type { Delivery } from './outbox.ts';
 import type { OutboxStore } from './outbox.store.ts';
 import type { WebhookSender } from './webhook.sender.ts';
 
-export interface OutboxWorkerDeps {
+export interface OutboxWorkerDeps extends OutboxSettings {
   db: Db;
   store: OutboxStore;
   webhooks: WebhookSender;
@@ -17,13 +17,6 @@ export interface OutboxWorkerDeps {
   forms: Pick<FormService, 'webhookSecretOf'>;
   /** The worker delivers at once when a submission with deliveries is stored (submission.stored). */
   events: DomainEvents;
-  log: WorkerLog;
-  pollMs: number;
-  retryBaseMs: number;
-  maxAttempts: number;
-  /** How long a claimed delivery stays reserved for its attempt. */
-  leaseMs: number;
-  clock?: () => Date;
 }
 
 /** Deliveries claimed at once, sent in parallel. */
@@ -36,17 +29,7 @@ const BATCH = 10;
  */
 export class OutboxWorker extends DeliveryLoop<Delivery> {
   constructor(private readonly deps: OutboxWorkerDeps) {
-    super({
-      name: 'outbox delivery',
-      queue: new OutboxQueue(deps),
-      log: deps.log,
-      pollMs: deps.pollMs,
-      batch: BATCH,
-      leaseMs: deps.leaseMs,
-      maxAttempts: deps.maxAttempts,
-      retryDelayMs: (attemptsMade) => retryDelayMs(deps.retryBaseMs, attemptsMade),
-      clock: deps.clock,
-    });
+    super({ name: 'outbox delivery', queue: new OutboxQueue(deps), batch: BATCH, ...outboxLoopOptions(deps) });
     deps.events.onCommit('submission.stored', (event) => {
       if (event.deliveries > 0) this.wake();
     });

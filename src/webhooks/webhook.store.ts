@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { attemptsOf, claimDueRows, type DeliveryAttempt, type DeliveryOutcome, pendingStatsOf, recordAttemptOf } from '../outbox/index.ts';
+import { attemptsOf, claimDueRows, type DeliveryAttempt, type DeliveryOutcome, newQueueRow, pendingStatsOf, recordAttemptOf } from '../outbox/index.ts';
 import type { ProjectWebhook, WebhookDelivery, WebhookDeliveryStatus, WebhookEvent, WebhookPreset } from './webhook.ts';
 import type { ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from './webhook.table.ts';
 
@@ -111,11 +111,7 @@ export class WebhookStore {
         seq: Number(last_seq),
         event,
         payload,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        last_error: null,
-        created_at: now,
+        ...newQueueRow(now),
         delivered_at: null,
       })
       .execute();

@@ -5,26 +5,20 @@ import {
   DeliveryLoop,
   type DeliveryOutcome,
   type DeliveryQueue,
-  retryDelayMs,
+  type OutboxSettings,
+  outboxLoopOptions,
   type WebhookSender,
-  type WorkerLog,
 } from '../outbox/index.ts';
 import type { WebhookDelivery } from './webhook.ts';
 import type { WebhookStore } from './webhook.store.ts';
 
-export interface WebhookWorkerDeps {
+/** The outbox's settings (no setting of its own, ADR 0040). */
+export interface WebhookWorkerDeps extends OutboxSettings {
   db: Db;
   store: WebhookStore;
   /** The outbox's sender: the address guard, the timeout and the Standard Webhooks signature. */
   sender: Pick<WebhookSender, 'send'>;
   events: DomainEvents;
-  log: WorkerLog;
-  pollMs: number;
-  retryBaseMs: number;
-  maxAttempts: number;
-  /** How long a claimed delivery stays reserved for its attempt. */
-  leaseMs: number;
-  clock: () => Date;
 }
 
 /** Deliveries claimed at once: at most one per webhook (the claim's ordering rule), sent in parallel. */
@@ -39,17 +33,7 @@ const BATCH = 10;
  */
 export class WebhookWorker extends DeliveryLoop<WebhookDelivery> {
   constructor(deps: WebhookWorkerDeps) {
-    super({
-      name: 'webhook delivery',
-      queue: new WebhookQueue(deps),
-      log: deps.log,
-      pollMs: deps.pollMs,
-      batch: BATCH,
-      leaseMs: deps.leaseMs,
-      maxAttempts: deps.maxAttempts,
-      retryDelayMs: (attemptsMade) => retryDelayMs(deps.retryBaseMs, attemptsMade),
-      clock: deps.clock,
-    });
+    super({ name: 'webhook delivery', queue: new WebhookQueue(deps), batch: BATCH, ...outboxLoopOptions(deps) });
     // The events whose transactions may have queued deliveries (audit entries of flag and change request
     // writes). Every process wakes after its own commits (a claim is leased to one process, and only a
     // webhook's oldest pending delivery is claimable, so two processes never send one webhook's events
