@@ -50,7 +50,17 @@ import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
-import { type Lookup, MailSender, OutboxService, OutboxStore, OutboxWorker, WebhookSender, WebhookTargetRule } from './outbox/index.ts';
+import {
+  allDeliveries,
+  type Lookup,
+  MailSender,
+  type OutboxSettings,
+  OutboxService,
+  OutboxStore,
+  OutboxWorker,
+  WebhookSender,
+  WebhookTargetRule,
+} from './outbox/index.ts';
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
@@ -246,7 +256,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
-  const changeStore = new ChangeStore();
+  const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
     db,
@@ -256,6 +266,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
+    log,
   });
   const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
@@ -331,19 +342,23 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     files,
   });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
-  const outbox = new OutboxWorker({
-    db,
-    store: outboxStore,
-    webhooks: webhookSender,
-    mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
-    forms,
-    events,
+  // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
+  const outboxSettings: OutboxSettings = {
     log,
     pollMs: config.outbox.pollMs,
     retryBaseMs: config.outbox.retryBaseMs,
     maxAttempts: config.outbox.maxAttempts,
     leaseMs: config.outbox.webhookTimeoutMs + 60_000,
     clock,
+  };
+  const outbox = new OutboxWorker({
+    ...outboxSettings,
+    db,
+    store: outboxStore,
+    webhooks: webhookSender,
+    mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
+    forms,
+    events,
   });
   // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
   // still delivers what its own submissions wake (a claimed delivery is leased to one process).
@@ -351,18 +366,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   if (runsJobs) outbox.start();
   const webhookStore = new WebhookStore(handle.dialect);
   const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
-  const webhookWorker = new WebhookWorker({
-    db,
-    store: webhookStore,
-    sender: webhookSender,
-    events,
-    log,
-    pollMs: config.outbox.pollMs,
-    retryBaseMs: config.outbox.retryBaseMs,
-    maxAttempts: config.outbox.maxAttempts,
-    leaseMs: config.outbox.webhookTimeoutMs + 60_000,
-    clock,
-  });
+  const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
   if (runsJobs) webhookWorker.start();
   const retention = new RetentionJob({
     db,
@@ -377,7 +381,17 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   if (runsJobs) retention.start();
   usage.start();
-  const metrics = config.metrics.port === undefined ? undefined : new Metrics({ reads, streams, flagdSync: flagdSyncServer, outbox, database: handle });
+  const metrics =
+    config.metrics.port === undefined
+      ? undefined
+      : new Metrics({
+          reads,
+          streams,
+          flagdSync: flagdSyncServer,
+          // Every delivery queue: the submissions' outbox, project webhooks, change-request e-mails.
+          outbox: allDeliveries([outbox, webhookWorker, changeNotifier.deliveries]),
+          database: handle,
+        });
   reads.observer = metrics;
   const tracing =
     config.tracing.otlpEndpoint !== undefined || config.tracing.otlpTracesEndpoint !== undefined

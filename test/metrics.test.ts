@@ -7,6 +7,7 @@ import { Metrics } from '../src/metrics/metrics.ts';
 import { MetricsServer } from '../src/metrics/metrics-server.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture } from './support/fixtures.ts';
+import { startWebhookReceiver, waitFor } from './support/forms.ts';
 import { freePort, startServerProcess, waitForHealth } from './support/process.ts';
 
 // Issue 23, metrics: a scrape of /metrics after a known workload shows the expected counter increases,
@@ -207,8 +208,34 @@ forEachDialect(
       assert.equal((await fetch(scrapeUrl.replace('/metrics', '/'))).status, 404);
       assert.equal((await fetch(scrapeUrl, { method: 'POST' })).status, 404);
     });
+
+    // Last: its failed delivery stays pending (retried an hour later).
+    it("counts project webhooks' deliveries in the outbox metrics (every delivery queue is)", async () => {
+      const up = await startWebhookReceiver();
+      const down = await startWebhookReceiver([500]);
+      try {
+        for (const url of [up.url, down.url]) {
+          assert.equal((await ctx().admin('POST', `/admin/v1/projects/${project.key}/webhooks`, { url, events: ['flag.updated'] })).statusCode, 201);
+        }
+        const before = await scrape();
+        const env = project.environments[0]!.key;
+        const res = await ctx().admin('PATCH', `/admin/v1/projects/${project.key}/environments/${env}/flags/shown`, { description: 'told' });
+        assert.equal(res.statusCode, 200, res.body);
+        // The commit woke the worker; a run queued after its run ends once both outcomes are recorded.
+        await waitFor(() => up.received.length === 1 && down.received.length === 1, 10_000, 'both webhooks called');
+        await ctx().services.webhookWorker.runOnce();
+        const after = await scrape();
+        assert.equal(delta(after, before, 'flagpost_outbox_deliveries_total{outcome="delivered"}'), 1);
+        assert.equal(delta(after, before, 'flagpost_outbox_deliveries_total{outcome="retry"}'), 1);
+        assert.equal(after.get('flagpost_outbox_pending_deliveries'), 1, 'the failed delivery waits for its retry');
+        assert.ok((after.get('flagpost_outbox_oldest_pending_age_seconds') ?? -1) >= 0);
+      } finally {
+        await up.close();
+        await down.close();
+      }
+    });
   },
-  { FLAGPOST_METRICS_PORT: '9', FLAGPOST_RATE_LIMIT_MAX: '0' },
+  { FLAGPOST_METRICS_PORT: '9', FLAGPOST_RATE_LIMIT_MAX: '0', FLAGPOST_WEBHOOK_TARGETS: 'private', FLAGPOST_OUTBOX_RETRY_BASE_MS: '3600000' },
 );
 
 describe('the metrics listener of the server process', () => {

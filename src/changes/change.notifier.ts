@@ -1,9 +1,10 @@
 import type { AccountService } from '../identity/index.ts';
 import { newId } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
-import type { MailSender } from '../outbox/index.ts';
+import type { OutageLog } from '../db/outage.ts';
+import { type AttemptResult, DeliveryLoop, type MailSender } from '../outbox/index.ts';
 import type { Environment, Project } from '../projects/index.ts';
-import type { ChangeRequestRecord, ChangeStore } from './change.store.ts';
+import type { ChangeNotification, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 
 export interface ChangeNotifierDeps {
   db: Db;
@@ -16,21 +17,49 @@ export interface ChangeNotifierDeps {
   clock: () => Date;
   /** Attempts before an e-mail is given up. */
   maxAttempts: number;
+  log: OutageLog;
 }
 
 /** What a notification is about. */
 export type ChangeNotice = 'review' | 'approved' | 'rejected' | 'applied' | 'failed';
 
+/** An e-mail's lease while it is sent, and the wait before it is tried again. */
 const RETRY_MS = 60_000;
+/** E-mails sent in one round of the scheduler at the most. */
+const PER_ROUND = 20;
 
 /**
  * E-mails about change requests (issue 24), through the SMTP settings of the instance (SMTP_URL,
  * FLAGPOST_MAIL_FROM): reviewers (editors and owners other than the author) when a request waits for
  * them, the author when it is approved, rejected, applied or could not be applied at its time. Queued
- * in the transaction of what they announce, sent by the scheduler's rounds, retried a minute apart.
+ * in the transaction of what they announce, sent by the scheduler's rounds (the outbox's delivery loop,
+ * without a timer of its own), retried a minute apart.
  */
 export class ChangeNotifier {
-  constructor(private readonly deps: ChangeNotifierDeps) {}
+  /** The e-mails' delivery: one claimed at a time, just before it is sent, at most PER_ROUND a round. */
+  readonly deliveries: DeliveryLoop<ChangeNotification>;
+
+  constructor(private readonly deps: ChangeNotifierDeps) {
+    const { db, store } = deps;
+    this.deliveries = new DeliveryLoop<ChangeNotification>({
+      name: 'change request e-mail',
+      log: deps.log,
+      pollMs: 0,
+      batch: 1,
+      maxPerRun: PER_ROUND,
+      leaseMs: RETRY_MS,
+      maxAttempts: deps.maxAttempts,
+      retryDelayMs: () => RETRY_MS,
+      clock: deps.clock,
+      queue: {
+        claimDue: (now, leaseUntil, limit) => store.claimDueNotifications(db, now, leaseUntil, limit),
+        attempt: (mail) => this.send(mail),
+        recordOutcome: (mail, outcome) => store.recordNotificationOutcome(db, mail.id, outcome),
+        describe: (mail) => ({ changeNotification: mail.id }),
+        pendingStats: () => store.pendingNotificationStats(db),
+      },
+    });
+  }
 
   /**
    * Who gets the e-mails of `notice`; read before the transaction that queues them (on SQLite a read
@@ -75,29 +104,17 @@ export class ChangeNotifier {
   }
 
   /**
-   * Sends the e-mails due now and answers how many were sent. Each is claimed first (its attempt counted
-   * and its next attempt pushed back by a conditional update), so instances never send one twice at once.
+   * Sends the e-mails due now (at most PER_ROUND) and answers how many attempts were made. Each is
+   * claimed first (its attempt counted and leased), so instances never send one twice at once.
    */
   async deliverDue(): Promise<number> {
     if (!this.deps.mail) return 0;
-    const now = this.deps.clock();
-    const due = await this.deps.store.dueNotifications(this.deps.db, now.toISOString(), 20);
-    let sent = 0;
-    for (const row of due) {
-      const retryAt = new Date(now.getTime() + RETRY_MS).toISOString();
-      if (!(await this.deps.store.claimNotification(this.deps.db, row.id, row.attempts, retryAt))) continue;
-      const result = await this.deps.mail.send({ to: row.recipient, subject: row.subject, text: row.body });
-      const status = result.ok ? 'sent' : row.attempts + 1 >= this.deps.maxAttempts ? 'failed' : 'pending';
-      await this.deps.store.finishNotification(
-        this.deps.db,
-        row.id,
-        status,
-        result.ok ? null : (result.error ?? 'failed'),
-        result.ok ? this.deps.clock().toISOString() : null,
-      );
-      if (result.ok) sent++;
-    }
-    return sent;
+    return this.deliveries.deliverDue();
+  }
+
+  private async send(mail: ChangeNotification): Promise<AttemptResult> {
+    if (!this.deps.mail) return { ok: false, error: 'e-mail is off: SMTP_URL is not set' };
+    return this.deps.mail.send({ to: mail.recipient, subject: mail.subject, text: mail.body });
   }
 
   private async reviewers(request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {

@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Actor } from '../audit/index.ts';
 import { fromBool, toBool } from '../db/codec.ts';
-import type { Executor } from '../db/database.ts';
+import type { Dialect, Executor } from '../db/database.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../outbox/index.ts';
 import type { ChangeStatus } from './change.ts';
 import type { ChangeItemsTable, ChangeRequestsTable } from './change.table.ts';
 
@@ -92,7 +93,18 @@ const toItem = (row: Selectable<ChangeItemsTable>): ChangeItem => ({
   config: JSON.parse(row.config) as Record<string, unknown>,
 });
 
+/** A change-request e-mail as claimed for an attempt (`attempts` counts it). */
+export interface ChangeNotification {
+  id: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  attempts: number;
+}
+
 export class ChangeStore {
+  constructor(private readonly dialect: Dialect) {}
+
   async insert(db: Executor, request: ChangeRequestRecord, items: ChangeItem[]): Promise<void> {
     await db.insertInto('change_requests').values(toRow(request)).execute();
     await this.replaceItems(db, request.id, items);
@@ -210,42 +222,36 @@ export class ChangeStore {
           recipient: m.recipient,
           subject: m.subject,
           body: m.body,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now,
-          last_error: null,
-          created_at: now,
+          ...newQueueRow(now),
           sent_at: null,
         })),
       )
       .execute();
   }
 
-  async dueNotifications(db: Executor, now: string, limit: number) {
-    const rows = await db
-      .selectFrom('change_notifications')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ id: r.id, recipient: r.recipient, subject: r.subject, body: r.body, attempts: r.attempts }));
+  /** Claims up to `limit` due e-mails, each with its attempt counted and leased until `leaseUntil` (`claimDueRows`). */
+  async claimDueNotifications(db: Executor, now: string, leaseUntil: string, limit: number): Promise<ChangeNotification[]> {
+    const rows = await claimDueRows(db, this.dialect, 'change_notifications', { now, leaseUntil, limit });
+    return rows.map((r) => ({ id: r.id, recipient: r.recipient, subject: r.subject, body: r.body, attempts: Number(r.attempts) }));
   }
 
-  /** Counts an attempt and pushes the next one back, only while nobody else did (false otherwise). */
-  async claimNotification(db: Executor, id: string, attempts: number, retryAt: string): Promise<boolean> {
-    const result = await db
+  /** Writes an attempt's outcome: sent (at the attempt's end), pending again (at its next time), or failed. */
+  async recordNotificationOutcome(db: Executor, id: string, outcome: DeliveryOutcome): Promise<void> {
+    const { attempt, status, nextAttemptAt } = outcome;
+    await db
       .updateTable('change_notifications')
-      .set({ attempts: attempts + 1, next_attempt_at: retryAt })
+      .set({
+        status: status === 'delivered' ? 'sent' : status,
+        next_attempt_at: nextAttemptAt,
+        last_error: attempt.ok ? null : attempt.error,
+        sent_at: attempt.ok ? nextAttemptAt : null,
+      })
       .where('id', '=', id)
-      .where('attempts', '=', attempts)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+      .execute();
   }
 
-  async finishNotification(db: Executor, id: string, status: 'sent' | 'failed' | 'pending', lastError: string | null, sentAt: string | null): Promise<void> {
-    await db.updateTable('change_notifications').set({ status, last_error: lastError, sent_at: sentAt }).where('id', '=', id).execute();
+  /** How many e-mails wait (pending, leased ones included) and when the oldest of them was queued. */
+  pendingNotificationStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+    return pendingStatsOf(db, 'change_notifications');
   }
 }

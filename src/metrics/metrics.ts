@@ -16,6 +16,10 @@ export interface MetricSources {
   streams: { readonly size: number };
   /** Open flagd sync streams of this process. */
   flagdSync: { readonly streamCount: number };
+  /**
+   * Every delivery queue of the process (src/outbox/delivery-loop.ts): the submissions' outbox, project
+   * webhooks and change-request e-mails.
+   */
   outbox: {
     /** Delivery attempts by outcome since start: delivered, retry (failed, will be tried again), failed (given up). */
     readonly outcomes: Readonly<Record<string, number>>;
@@ -96,11 +100,11 @@ export class Metrics {
       buckets: PROPAGATION_BUCKETS,
       registers,
     });
-    // One count/min query per gauge and scrape. While the database is away the scrape still answers (that
-    // is when it matters), with NaN for these two.
+    // One count/min query per queue table, gauge and scrape. While the database is away the scrape still
+    // answers (that is when it matters), with NaN for these two.
     new client.Gauge({
       name: 'flagpost_outbox_pending_deliveries',
-      help: 'Webhook and e-mail deliveries waiting in the outbox (every instance: the table is shared)',
+      help: "Deliveries waiting: the submissions' outbox, project webhooks and change-request e-mails (every instance's: the tables are shared)",
       registers,
       async collect() {
         this.set((await sources.outbox.queueStats().catch(() => undefined))?.pending ?? Number.NaN);
@@ -108,7 +112,7 @@ export class Metrics {
     });
     new client.Gauge({
       name: 'flagpost_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest delivery waiting in the outbox, 0 when none waits',
+      help: 'Age of the oldest delivery waiting in any of those queues, 0 when none waits',
       registers,
       async collect() {
         this.set((await sources.outbox.queueStats().catch(() => undefined))?.oldestPendingSeconds ?? Number.NaN);
@@ -116,7 +120,7 @@ export class Metrics {
     });
     new client.Counter({
       name: 'flagpost_outbox_deliveries_total',
-      help: 'Delivery attempts of this process by outcome: delivered, retry (failed, tried again later), failed (given up)',
+      help: "Delivery attempts of this process by outcome (the submissions' outbox, project webhooks, change-request e-mails): delivered, retry (failed, tried again later), failed (given up)",
       labelNames: ['outcome'],
       registers,
       collect() {

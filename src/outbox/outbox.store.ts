@@ -1,8 +1,10 @@
-import { type Selectable, sql } from 'kysely';
-import { fromBool, newId, toBool } from '../db/codec.ts';
+import type { Selectable } from 'kysely';
+import { newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
 import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind, DeliveryStatus } from './outbox.ts';
 import type { OutboxTable } from './outbox.table.ts';
+import type { DeliveryOutcome } from './delivery-loop.ts';
+import { attemptsOf, claimDueRows, newQueueRow, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
 
 const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   id: row.id,
@@ -18,12 +20,6 @@ const toDelivery = (row: Selectable<OutboxTable>): Delivery => ({
   createdAt: row.created_at,
   deliveredAt: row.delivered_at,
 });
-
-export interface AttemptOutcome {
-  attempt: DeliveryAttempt;
-  status: DeliveryStatus;
-  nextAttemptAt: string;
-}
 
 export class OutboxStore {
   constructor(private readonly dialect: Dialect) {}
@@ -41,106 +37,37 @@ export class OutboxStore {
           kind: item.kind,
           target: item.target,
           payload: item.payload,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now,
-          last_error: null,
-          created_at: now,
+          ...newQueueRow(now),
           delivered_at: null,
         })),
       )
       .execute();
   }
 
-  /**
-   * Claims up to `limit` due deliveries in one statement: each gets its attempt counted and a lease until
-   * `leaseUntil`, after which a crashed attempt is due again. On PostgreSQL the inner select takes
-   * `FOR UPDATE SKIP LOCKED`, so instances claiming at once never get the same row; SQLite serialises writers.
-   */
+  /** Claims up to `limit` due deliveries, the earliest due first, each leased until `leaseUntil` (`claimDueRows`). */
   async claimDue(db: Executor, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
-    const rows = await db
-      .updateTable('outbox')
-      .set({ next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
-      .where('id', 'in', (eb) => {
-        const due = eb
-          .selectFrom('outbox')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .orderBy('next_attempt_at')
-          .limit(limit);
-        return this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      })
-      .where('status', '=', 'pending')
-      .returningAll()
-      .execute();
+    const rows = await claimDueRows(db, this.dialect, 'outbox', { now, leaseUntil, limit });
     return rows.map(toDelivery);
   }
 
-  /** Records one attempt and the delivery's new state; run both in one transaction. */
-  async recordAttempt(trx: Executor, delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
-    const { attempt } = outcome;
-    await trx
-      .insertInto('delivery_attempts')
-      .values({
-        id: newId(),
-        outbox_id: delivery.id,
-        attempt: attempt.attempt,
-        started_at: attempt.startedAt,
-        duration_ms: attempt.durationMs,
-        ok: fromBool(attempt.ok),
-        status_code: attempt.statusCode,
-        error: attempt.error,
-      })
-      .execute();
-    await trx
-      .updateTable('outbox')
-      .set({
-        status: outcome.status,
-        next_attempt_at: outcome.nextAttemptAt,
-        last_error: attempt.ok ? null : attempt.error,
-        delivered_at: attempt.ok ? attempt.startedAt : null,
-      })
-      .where('id', '=', delivery.id)
-      .execute();
+  /** Records one attempt and the delivery's new state (`recordAttemptOf`); run it in a transaction. */
+  recordAttempt(trx: Executor, delivery: Delivery, outcome: DeliveryOutcome): Promise<void> {
+    return recordAttemptOf(trx, 'outbox', delivery.id, outcome);
   }
 
   /** Every delivery of a submission with its attempts, oldest first. */
   async listForSubmission(db: Executor, submissionId: string): Promise<Array<{ delivery: Delivery; attempts: DeliveryAttempt[] }>> {
     const rows = await db.selectFrom('outbox').selectAll().where('submission_id', '=', submissionId).orderBy('id').execute();
-    if (rows.length === 0) return [];
-    const attempts = await db
-      .selectFrom('delivery_attempts')
-      .selectAll()
-      .where(
-        'outbox_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('attempt')
-      .execute();
-    return rows.map((row) => ({
-      delivery: toDelivery(row),
-      attempts: attempts
-        .filter((a) => a.outbox_id === row.id)
-        .map((a) => ({
-          attempt: Number(a.attempt),
-          startedAt: a.started_at,
-          durationMs: Number(a.duration_ms),
-          ok: toBool(a.ok),
-          statusCode: a.status_code === null ? null : Number(a.status_code),
-          error: a.error,
-        })),
-    }));
+    const attempts = await attemptsOf(
+      db,
+      'outbox',
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => ({ delivery: toDelivery(row), attempts: attempts.get(row.id) ?? [] }));
   }
 
   /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */
-  async pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
-    const row = await db
-      .selectFrom('outbox')
-      .select([(eb) => eb.fn.countAll<number | string>().as('pending'), (eb) => eb.fn.min('created_at').as('oldest')])
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow();
-    return { pending: Number(row.pending), oldestCreatedAt: row.oldest ?? null };
+  pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+    return pendingStatsOf(db, 'outbox');
   }
 }

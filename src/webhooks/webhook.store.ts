@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
-import { fromBool, newId, toBool } from '../db/codec.ts';
+import { newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import type { DeliveryAttempt } from '../outbox/index.ts';
+import { attemptsOf, claimDueRows, type DeliveryAttempt, type DeliveryOutcome, newQueueRow, pendingStatsOf, recordAttemptOf } from '../outbox/index.ts';
 import type { ProjectWebhook, WebhookDelivery, WebhookDeliveryStatus, WebhookEvent, WebhookPreset } from './webhook.ts';
 import type { ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from './webhook.table.ts';
 
@@ -28,12 +28,6 @@ const toDelivery = (row: Selectable<ProjectWebhookDeliveriesTable>): WebhookDeli
   createdAt: row.created_at,
   deliveredAt: row.delivered_at,
 });
-
-export interface WebhookAttemptOutcome {
-  attempt: DeliveryAttempt;
-  status: WebhookDeliveryStatus;
-  nextAttemptAt: string;
-}
 
 /** A webhook as stored, with its signing secret (null for presets). */
 export type StoredWebhook = ProjectWebhook & { secret: string | null };
@@ -117,11 +111,7 @@ export class WebhookStore {
         seq: Number(last_seq),
         event,
         payload,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        last_error: null,
-        created_at: now,
+        ...newQueueRow(now),
         delivered_at: null,
       })
       .execute();
@@ -131,66 +121,37 @@ export class WebhookStore {
   /**
    * Claims up to `limit` due deliveries, each the oldest pending one of its webhook (a webhook's events
    * go out in order: the next waits while an earlier one is pending, leased or due later). Each gets its
-   * attempt counted and a lease until `leaseUntil`. On PostgreSQL `FOR UPDATE SKIP LOCKED` keeps two
-   * instances from claiming one row; SQLite serialises writers.
+   * attempt counted and a lease until `leaseUntil` (`claimDueRows`: on PostgreSQL `FOR UPDATE SKIP
+   * LOCKED` keeps two instances from claiming one row; SQLite serialises writers).
    */
   async claimDue(db: Executor, now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
-    const rows = await db
-      .updateTable('project_webhook_deliveries')
-      .set({ next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
-      .where('id', 'in', (eb) => {
-        const due = eb
-          .selectFrom('project_webhook_deliveries as d')
-          .select('d.id')
-          .where('d.status', '=', 'pending')
-          .where('d.next_attempt_at', '<=', now)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('project_webhook_deliveries as e')
-                  .select('e.id')
-                  .whereRef('e.webhook_id', '=', 'd.webhook_id')
-                  .where('e.status', '=', 'pending')
-                  .whereRef('e.seq', '<', 'd.seq'),
-              ),
-            ),
-          )
-          .orderBy('d.next_attempt_at')
-          .limit(limit);
-        return this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      })
-      .where('status', '=', 'pending')
-      .returningAll()
-      .execute();
+    const rows = await claimDueRows(db, this.dialect, 'project_webhook_deliveries', {
+      now,
+      leaseUntil,
+      limit,
+      // The ordering rule: no earlier pending delivery of the same webhook.
+      onlyIf: ({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('project_webhook_deliveries as e')
+              .select('e.id')
+              .whereRef('e.webhook_id', '=', 'd.webhook_id')
+              .where('e.status', '=', 'pending')
+              .whereRef('e.seq', '<', 'd.seq'),
+          ),
+        ),
+    });
     return rows.map(toDelivery);
   }
 
-  /** Records one attempt and the delivery's new state; run both in one transaction. */
-  async recordAttempt(trx: Executor, delivery: WebhookDelivery, outcome: WebhookAttemptOutcome): Promise<void> {
-    const { attempt } = outcome;
-    await trx
-      .insertInto('project_webhook_attempts')
-      .values({
-        id: newId(),
-        delivery_id: delivery.id,
-        attempt: attempt.attempt,
-        started_at: attempt.startedAt,
-        duration_ms: attempt.durationMs,
-        ok: fromBool(attempt.ok),
-        status_code: attempt.statusCode,
-        error: attempt.error,
-      })
-      .execute();
-    await trx
-      .updateTable('project_webhook_deliveries')
-      .set({
-        status: outcome.status,
-        next_attempt_at: outcome.nextAttemptAt,
-        last_error: attempt.ok ? null : attempt.error,
-        delivered_at: attempt.ok ? attempt.startedAt : null,
-      })
-      .where('id', '=', delivery.id)
-      .execute();
+  /** Records one attempt and the delivery's new state (`recordAttemptOf`); run it in a transaction. */
+  recordAttempt(trx: Executor, delivery: WebhookDelivery, outcome: DeliveryOutcome): Promise<void> {
+    return recordAttemptOf(trx, 'project_webhook_deliveries', delivery.id, outcome);
+  }
+
+  /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */
+  pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+    return pendingStatsOf(db, 'project_webhook_deliveries');
   }
 
   async findDelivery(db: Executor, webhookId: string, id: string): Promise<WebhookDelivery | undefined> {
@@ -207,29 +168,11 @@ export class WebhookStore {
       .orderBy('seq', 'desc')
       .limit(limit)
       .execute();
-    if (rows.length === 0) return [];
-    const attempts = await db
-      .selectFrom('project_webhook_attempts')
-      .selectAll()
-      .where(
-        'delivery_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('attempt')
-      .execute();
-    return rows.map((row) => ({
-      delivery: toDelivery(row),
-      attempts: attempts
-        .filter((a) => a.delivery_id === row.id)
-        .map((a) => ({
-          attempt: Number(a.attempt),
-          startedAt: a.started_at,
-          durationMs: Number(a.duration_ms),
-          ok: toBool(a.ok),
-          statusCode: a.status_code === null ? null : Number(a.status_code),
-          error: a.error,
-        })),
-    }));
+    const attempts = await attemptsOf(
+      db,
+      'project_webhook_deliveries',
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => ({ delivery: toDelivery(row), attempts: attempts.get(row.id) ?? [] }));
   }
 }
