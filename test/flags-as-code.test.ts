@@ -354,7 +354,7 @@ forEachDialect('flags as code', (ctx) => {
       const v = (await ed1.call('GET', cr)).json();
       return { status: v.status, revision: v.revision, approvals: v.approvals.length, updatedAt: v.updatedAt, changes: v.changes };
     };
-    const latestAudit = async () => (await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&limit=5`)).json().entries as Doc[];
+    const latestAudit = async () => (await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&limit=5`)).json().entries as [Doc, Doc, ...Doc[]];
     const opening = await requestState();
     const lastBefore = (await latestAudit())[0].id;
     const keptDry = await apply1({ dryRun: true });
