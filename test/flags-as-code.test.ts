@@ -397,10 +397,13 @@ forEachDialect('flags as code', (ctx) => {
     assert.deepEqual(updateAudit[0].changes, { changes: { after: 0 }, changeRequestsUpdated: { after: [opened.id] } });
     const edited = updateAudit.find((e) => e.action === 'change_request.updated')!;
     assert.equal(edited.entityId, opened.id);
-    assert.deepEqual([edited.changes.status, edited.changes.revision], [
-      { before: 'approved', after: 'in_review' },
-      { before: 1, after: 2 },
-    ]);
+    assert.deepEqual(
+      [edited.changes.status, edited.changes.revision],
+      [
+        { before: 'approved', after: 'in_review' },
+        { before: 1, after: 2 },
+      ],
+    );
     assert.match(edited.actor.label, /^ed1@example.com/);
     const again2 = await apply1({});
     assert.equal(again2.json().changeRequests[0].outcome, 'unchanged', 'the updated request is kept by the next apply');

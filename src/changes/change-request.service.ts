@@ -138,7 +138,9 @@ export class ChangeRequestService {
     this.check('edit', record, environment, 0);
     // Approvals are reset when the changes change: the reviewers look again (read before the transaction).
     const reviewers = edit.flags === undefined && edit.segments === undefined ? [] : await this.deps.notifier.recipients('review', record);
-    const next = await this.deps.events.transaction(this.deps.db, (trx, emit) => this.editIn(trx, emit, { project, environment }, record, edit, actor, reviewers));
+    const next = await this.deps.events.transaction(this.deps.db, (trx, emit) =>
+      this.editIn(trx, emit, { project, environment }, record, edit, actor, reviewers),
+    );
     return this.viewOf(project, next);
   }
 
