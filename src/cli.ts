@@ -46,7 +46,8 @@ personal access token; a file ending in .yaml or .yml is YAML, any other JSON):
   apply <file> [--dry-run] [--project <projectKey>] [--bypass-protection]
                         Make the project match the document in one transaction: flags and segments not in
                         it are deleted, environments never. A protected environment's changes become one
-                        change request, submitted for review (its address is printed). --dry-run prints
+                        change request, submitted for review (its address is printed); applied again while
+                        it is open, the same request is kept, or updated (approvals reset). --dry-run prints
                         the differences only. Without --project, the project named in the document
                         (created when there is none). --bypass-protection (owners, an emergency; recorded
                         in the audit log) writes protected environments directly.

@@ -281,8 +281,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, segments, requests: changeRequests, audit, events });
-  // Flags as code opens the change requests of protected environments through promotion's path (a port: flags/ does not import changes/).
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });

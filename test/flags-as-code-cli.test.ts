@@ -135,6 +135,35 @@ describe('flags as code on the command line', () => {
         '  ~ flag dark-mode in production (defaultVariant)\n',
     );
     assert.equal(((await read()) as { enabled: boolean }).enabled, true, 'production is unchanged until the request is applied');
+    // Applied again (CI on every push): the open request already proposes it; nothing is opened.
+    const at = `${base}/projects/${project.key}/changes/${request.id}`;
+    for (const dryRun of [true, false]) {
+      const repeated = await flagpost(t, ['apply', file, '--project', project.key, ...(dryRun ? ['--dry-run'] : [])], env);
+      assert.equal(repeated.code, 0, repeated.stderr);
+      assert.equal(
+        repeated.stdout,
+        `${dryRun ? 'Dry run: applying' : 'Applied'} ${file} to project ${project.key}: no direct change.\n` +
+          `production is protected: change request ${request.id} already proposes these 1 change(s), at ${at}\n` +
+          '  ~ flag dark-mode in production (defaultVariant)\n',
+      );
+    }
+    // The document changes production's description too: the same request is updated.
+    const described = both.replace(/( {6}production:\n(?: {8}.*\n| {10}.*\n)*? {8}description: )Dark theme/, '$1Dark theme, everywhere');
+    assert.notEqual(described, both, 'the edit applies to the exported text');
+    fs.writeFileSync(file, described);
+    const revised = await flagpost(t, ['apply', file, '--project', project.key], env);
+    assert.equal(revised.code, 0, revised.stderr);
+    assert.equal(
+      revised.stdout,
+      `Applied ${file} to project ${project.key}: no direct change.\n` +
+        `production is protected: change request ${request.id} updated to 1 change(s), its approvals reset, waiting for review at ${at}\n` +
+        '  ~ flag dark-mode in production (defaultVariant, description)\n',
+    );
+    assert.deepEqual(
+      (await openRequests()).map((r) => r.id),
+      [request.id],
+      'still one change request',
+    );
     const bypass = await flagpost(t, ['apply', file, '--project', project.key, '--bypass-protection'], env);
     assert.equal(bypass.code, 1, 'an editor may not bypass');
     assert.match(bypass.stderr, /^Flagpost answered 403/);

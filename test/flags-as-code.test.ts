@@ -274,6 +274,7 @@ forEachDialect('flags as code', (ctx) => {
           environment: 'production',
           environmentKey: prod,
           title: 'Apply shop.yaml to production',
+          outcome: 'opened',
           changes: proposed,
           id: null,
           path: null,
@@ -300,6 +301,7 @@ forEachDialect('flags as code', (ctx) => {
     assert.equal(result.changeRequests.length, 1);
     const opened = result.changeRequests[0];
     assert.deepEqual(opened.changes, proposed);
+    assert.equal(opened.outcome, 'opened');
     assert.equal(opened.path, `${base}/change-requests/${opened.id}`);
     assert.equal(opened.dashboardPath, `/projects/${project.key}/changes/${opened.id}`);
 
@@ -347,15 +349,86 @@ forEachDialect('flags as code', (ctx) => {
     assert.ok(audit.some((e) => e.action === 'change_request.created' && e.entityId === opened.id));
     assert.ok(!audit.some((e) => e.action === 'flag.updated' && e.environmentKey === prod), 'nothing written in production');
 
-    // Approved by another editor and applied: the project is the document.
+    // Applied again (as CI does on every push) while the request is open: the same request, kept as it is.
+    const requestState = async () => {
+      const v = (await ed1.call('GET', cr)).json();
+      return { status: v.status, revision: v.revision, approvals: v.approvals.length, updatedAt: v.updatedAt, changes: v.changes };
+    };
+    const latestAudit = async () => (await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&limit=5`)).json().entries as [Doc, Doc, ...Doc[]];
+    const opening = await requestState();
+    const lastBefore = (await latestAudit())[0].id;
+    const keptDry = await apply1({ dryRun: true });
+    assert.deepEqual(keptDry.json(), { projectKey: project.key, dryRun: true, changes: [], changeRequests: [{ ...opened, outcome: 'unchanged' }] });
+    assert.equal((await latestAudit())[0].id, lastBefore, 'a dry run writes nothing');
+    const kept = await apply1({});
+    assert.equal(kept.statusCode, 200, kept.body);
+    assert.deepEqual(kept.json(), { projectKey: project.key, dryRun: false, changes: [], changeRequests: [{ ...opened, outcome: 'unchanged' }] });
+    assert.equal((await openRequests()).length, 1, 'applied twice: one change request');
+    assert.deepEqual(await requestState(), opening, 'the request is as it was');
+    assert.deepEqual(await exported(ctx(), project.key), partial);
+    const keptAudit = await latestAudit();
+    assert.equal(keptAudit[0].action, 'project.document_applied');
+    assert.deepEqual(keptAudit[0].changes, { changes: { after: 0 } }, 'no request opened or updated');
+    assert.equal(keptAudit[1].id, lastBefore);
+
+    // Approved, then the document changes: the same request now proposes the new configuration, its approvals reset.
     assert.equal((await ed1.call('POST', `${cr}/approve`)).statusCode, 403, 'not by its author');
+    assert.equal((await ed2.call('POST', `${cr}/approve`)).json().status, 'approved');
+    wanted.flags.banner.environments.production.defaultVariant = 'blue';
+    const approved = await requestState();
+    assert.deepEqual([approved.status, approved.approvals], ['approved', 1]);
+    const updatedDry = await apply1({ dryRun: true });
+    assert.deepEqual(updatedDry.json(), { projectKey: project.key, dryRun: true, changes: [], changeRequests: [{ ...opened, outcome: 'updated' }] });
+    assert.deepEqual(await requestState(), approved, 'a dry run updates nothing');
+    const updated = await apply1({});
+    assert.equal(updated.statusCode, 200, updated.body);
+    assert.deepEqual(updated.json(), { projectKey: project.key, dryRun: false, changes: [], changeRequests: [{ ...opened, outcome: 'updated' }] });
+    assert.equal((await openRequests()).length, 1, 'still one change request');
+    const revised = (await ed1.call('GET', cr)).json();
+    assert.deepEqual([revised.status, revised.revision, revised.approvals], ['in_review', 2, []], 'approvals reset');
+    assert.equal(revised.changes.find((c: Doc) => c.key === 'banner').config.defaultVariant, 'blue');
+    assert.deepEqual(
+      revised.changes.map((c: Doc) => c.key),
+      ['europe', 'banner', 'promo'],
+    );
+    assert.deepEqual(await exported(ctx(), project.key), partial, 'production still waits');
+    const updateAudit = await latestAudit();
+    assert.equal(updateAudit[0].action, 'project.document_applied');
+    assert.deepEqual(updateAudit[0].changes, { changes: { after: 0 }, changeRequestsUpdated: { after: [opened.id] } });
+    const edited = updateAudit.find((e) => e.action === 'change_request.updated')!;
+    assert.equal(edited.entityId, opened.id);
+    assert.deepEqual(
+      [edited.changes.status, edited.changes.revision],
+      [
+        { before: 'approved', after: 'in_review' },
+        { before: 1, after: 2 },
+      ],
+    );
+    assert.match(edited.actor.label, /^ed1@example.com/);
+    const again2 = await apply1({});
+    assert.equal(again2.json().changeRequests[0].outcome, 'unchanged', 'the updated request is kept by the next apply');
+
+    // A document that changes nothing in production leaves the open request as it is, and says so.
+    const leftOpen = { ...opened, outcome: 'left_open', changes: [] };
+    const revisedState = await requestState();
+    for (const dryRun of [true, false]) {
+      const quiet = await ed1.call('POST', '/admin/v1/documents/apply', { document: partial, projectKey: project.key, source: 'other.yaml', dryRun });
+      assert.equal(quiet.statusCode, 200, quiet.body);
+      assert.deepEqual(quiet.json(), { projectKey: project.key, dryRun, changes: [], changeRequests: [leftOpen] });
+      assert.deepEqual(await requestState(), revisedState, 'left as it is');
+    }
+
+    // Approved by another editor and applied: the project is the document.
     assert.equal((await ed2.call('POST', `${cr}/approve`)).json().status, 'approved');
     const done = await ed1.call('POST', `${cr}/apply`);
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json().status, 'applied');
     assert.deepEqual(await exported(ctx(), project.key), wanted);
+    const nothing = { projectKey: project.key, dryRun: false, changes: [], changeRequests: [] };
+    assert.deepEqual((await apply1({ dryRun: true })).json(), { ...nothing, dryRun: true }, 'nothing left to propose');
     const again = await apply1({});
-    assert.deepEqual(again.json(), { projectKey: project.key, dryRun: false, changes: [], changeRequests: [] }, 'nothing left to apply');
+    assert.deepEqual(again.json(), nothing, 'nothing left to apply, no request opened');
+    assert.deepEqual(await openRequests(), []);
 
     // What a change request cannot carry is refused, as the direct write is; an owner may bypass, recorded.
     const removal = structuredClone(wanted);

@@ -372,9 +372,9 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description One per protected environment the document changes: its changes wait there for review instead of being written */
+              /** @description One per protected environment the document changes (its changes wait there for review instead of being written), in the order of the environments; also one per protected environment the document does not change where an open request of an earlier apply is left (left_open) */
               changeRequests: {
-                /** @description What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates */
+                /** @description What this apply proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates; empty when left_open */
                 changes: {
                   /** @enum {string} */
                   action: 'create' | 'update' | 'delete' | 'keep';
@@ -388,14 +388,19 @@ export interface paths {
                   kind: 'project' | 'environment' | 'segment' | 'flag';
                   note?: string;
                 }[];
-                /** @description The change request in the dashboard (null in a dry run) */
+                /** @description The change request in the dashboard (null when id is) */
                 dashboardPath: string | null;
                 /** @description The protected environment (its name) */
                 environment: string;
                 environmentKey: string;
-                /** @description The change request, submitted for review (null in a dry run) */
+                /** @description The change request (null only for one a dry run would open) */
                 id: string | null;
-                /** @description The change request in the admin API (null in a dry run) */
+                /**
+                 * @description opened: a new request, submitted for review. updated: the open request an earlier apply opened now proposes these changes (a new revision: its approvals are reset). unchanged: that request already proposes exactly these changes; nothing was written. left_open: the document changes nothing in this environment, but an open request an earlier apply opened is there; it is left as it is. In a dry run, what would happen
+                 * @enum {string}
+                 */
+                outcome: 'opened' | 'updated' | 'unchanged' | 'left_open';
+                /** @description The change request in the admin API (null when id is) */
                 path: string | null;
                 title: string;
               }[];
@@ -1710,9 +1715,9 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description Into an existing project: the change requests opened for its protected environments, as POST /admin/v1/documents/apply answers them */
+              /** @description Into an existing project: the change requests of its protected environments (opened, updated, kept or left open), as POST /admin/v1/documents/apply answers them */
               changeRequests: {
-                /** @description What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates */
+                /** @description What this apply proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates; empty when left_open */
                 changes: {
                   /** @enum {string} */
                   action: 'create' | 'update' | 'delete' | 'keep';
@@ -1726,14 +1731,19 @@ export interface paths {
                   kind: 'project' | 'environment' | 'segment' | 'flag';
                   note?: string;
                 }[];
-                /** @description The change request in the dashboard (null in a dry run) */
+                /** @description The change request in the dashboard (null when id is) */
                 dashboardPath: string | null;
                 /** @description The protected environment (its name) */
                 environment: string;
                 environmentKey: string;
-                /** @description The change request, submitted for review (null in a dry run) */
+                /** @description The change request (null only for one a dry run would open) */
                 id: string | null;
-                /** @description The change request in the admin API (null in a dry run) */
+                /**
+                 * @description opened: a new request, submitted for review. updated: the open request an earlier apply opened now proposes these changes (a new revision: its approvals are reset). unchanged: that request already proposes exactly these changes; nothing was written. left_open: the document changes nothing in this environment, but an open request an earlier apply opened is there; it is left as it is. In a dry run, what would happen
+                 * @enum {string}
+                 */
+                outcome: 'opened' | 'updated' | 'unchanged' | 'left_open';
+                /** @description The change request in the admin API (null when id is) */
                 path: string | null;
                 title: string;
               }[];

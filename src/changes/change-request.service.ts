@@ -6,8 +6,8 @@ import type { DomainEvents, Emit } from '../events/index.ts';
 import { FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService, type SegmentValues } from '../segments/index.ts';
-import { approvalRefusal, type ChangeAction, type ChangeStatus, differences, refusalOf, statusAfter } from './change.ts';
-import type { ChangeItem, ChangeRequestRecord, ChangeStore } from './change.store.ts';
+import { approvalRefusal, canonicalJson, type ChangeAction, type ChangeStatus, differences, OPEN_STATUSES, refusalOf, statusAfter } from './change.ts';
+import type { ChangeItem, ChangeOrigin, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 import type { ChangeNotifier } from './change.notifier.ts';
 
 export interface ChangeRequestServiceDeps {
@@ -67,7 +67,8 @@ export class ChangeRequestService {
 
   /**
    * Creates a request within the caller's transaction, based on the versions read in it (so that it may
-   * propose flags the same transaction created: flags as code). `reviewers` from `reviewersOf`.
+   * propose flags the same transaction created: flags as code). `reviewers` from `reviewersOf`; `origin`
+   * names the feature that opens it on someone's behalf and finds it again (proposeIn).
    */
   async createIn(
     trx: Executor,
@@ -76,6 +77,7 @@ export class ChangeRequestService {
     input: ChangeRequestInput,
     actor: Actor,
     reviewers: string[],
+    origin: ChangeOrigin | null = null,
   ): Promise<ChangeRequestRecord> {
     const { project, environment } = target;
     const items = await this.resolve(project, environment, input, [], trx);
@@ -96,6 +98,7 @@ export class ChangeRequestService {
       failure: null,
       createdAt: now,
       updatedAt: now,
+      origin,
     };
     if (input.submit) record.status = statusAfter('submit', { status: 'draft', approvals: 0, required: approvalsNeeded(environment) });
     await this.deps.store.insert(trx, record, items);
@@ -133,10 +136,34 @@ export class ChangeRequestService {
   async edit(projectKey: string, id: string, edit: ChangeRequestEdit, actor: Actor): Promise<ChangeRequestView> {
     const { project, environment, record } = await this.find(projectKey, id);
     this.check('edit', record, environment, 0);
+    // Approvals are reset when the changes change: the reviewers look again (read before the transaction).
+    const reviewers = edit.flags === undefined && edit.segments === undefined ? [] : await this.deps.notifier.recipients('review', record);
+    const next = await this.deps.events.transaction(this.deps.db, (trx, emit) =>
+      this.editIn(trx, emit, { project, environment }, record, edit, actor, reviewers),
+    );
+    return this.viewOf(project, next);
+  }
+
+  /**
+   * The edit of `record` (as read by the caller) within the caller's transaction: the changes resolved
+   * there, written only while the request still has the status it was read with. Changing the changes
+   * resets the approvals (a new revision), and `reviewers` are e-mailed again.
+   */
+  async editIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    record: ChangeRequestRecord,
+    edit: ChangeRequestEdit,
+    actor: Actor,
+    reviewers: string[],
+  ): Promise<ChangeRequestRecord> {
+    const { project, environment } = target;
+    this.check('edit', record, environment, 0);
     const items =
       edit.flags === undefined && edit.segments === undefined
         ? undefined
-        : await this.resolve(project, environment, edit, await this.deps.store.items(this.deps.db, record.id));
+        : await this.resolve(project, environment, edit, await this.deps.store.items(trx, record.id), trx);
     const next: ChangeRequestRecord = {
       ...record,
       title: edit.title?.trim() ?? record.title,
@@ -149,10 +176,8 @@ export class ChangeRequestService {
       if (next.status !== 'scheduled') next.scheduledAt = null;
       next.failure = null;
     }
-    // Approvals were reset: the reviewers look again.
-    const reviewers =
-      next.status === 'in_review' && record.status !== 'draft' && items !== undefined ? await this.deps.notifier.recipients('review', next) : [];
-    await this.write(record, next, async (trx) => {
+    const again = next.status === 'in_review' && record.status !== 'draft' && items !== undefined;
+    await this.writeIn(trx, emit, record, next, async () => {
       if (items !== undefined) {
         await this.deps.store.replaceItems(trx, record.id, items);
         await this.deps.store.clearApprovals(trx, record.id);
@@ -160,9 +185,64 @@ export class ChangeRequestService {
       const changes = changesOf(record, next, ['title', 'description', 'status', 'revision']);
       if (items !== undefined) changes.changes = { after: items.map((i) => `${i.kind} ${i.key}`) };
       await this.record(trx, actor, project, environment, next, 'change_request.updated', changes);
-      await this.deps.notifier.queue(trx, 'review', reviewers, next, project, environment);
+      await this.deps.notifier.queue(trx, 'review', again ? reviewers : [], next, project, environment);
     });
-    return this.viewOf(project, next);
+    return next;
+  }
+
+  /**
+   * The open requests `origin` opened in a project (draft, in review, approved or scheduled): the newest
+   * of each environment, read within the caller's transaction.
+   */
+  async openByOrigin(trx: Executor, project: Project, origin: ChangeOrigin): Promise<ChangeRequestRecord[]> {
+    const seen = new Set<string>();
+    return (await this.deps.store.listByOrigin(trx, project.id, origin, OPEN_STATUSES)).filter((r) => !seen.has(r.environmentId) && seen.add(r.environmentId));
+  }
+
+  /**
+   * A request of `change` for a feature that proposes on someone's behalf and finds its request again
+   * (flags as code, docs/adr/0038-flags-as-code.md), within the caller's transaction. Without an open
+   * request of `origin` in the environment, one is opened and submitted. With one (the newest), it is
+   * kept as it is when it already proposes exactly these changes, each based on the version there now;
+   * otherwise it is edited to them through the edit path (a new revision: approvals reset, recorded).
+   * A dry run answers what would happen and writes nothing.
+   */
+  async proposeIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    change: { title: string; flags: Array<{ slug: string; values: FlagValues }>; segments: Array<{ key: string; values: SegmentValues }> },
+    actor: Actor,
+    reviewers: string[],
+    options: { origin: ChangeOrigin; dryRun: boolean },
+  ): Promise<{ id: string | null; outcome: 'opened' | 'updated' | 'unchanged' }> {
+    const { project, environment } = target;
+    const open = (await this.openByOrigin(trx, project, options.origin)).find((r) => r.environmentId === environment.id);
+    if (!open) {
+      if (options.dryRun) return { id: null, outcome: 'opened' };
+      const input = { environment: environment.key, title: change.title, flags: change.flags, segments: change.segments, submit: true };
+      const record = await this.createIn(trx, emit, target, input, actor, reviewers, options.origin);
+      return { id: record.id, outcome: 'opened' };
+    }
+    if (await this.proposes(trx, target, open, change)) return { id: open.id, outcome: 'unchanged' };
+    if (!options.dryRun) await this.editIn(trx, emit, target, open, change, actor, reviewers);
+    return { id: open.id, outcome: 'updated' };
+  }
+
+  /** True when `record` holds exactly the items `change` resolves to now (configurations and the versions they are based on). */
+  private async proposes(
+    trx: Executor,
+    target: { project: Project; environment: Environment },
+    record: ChangeRequestRecord,
+    change: Required<ChangeInputs>,
+  ): Promise<boolean> {
+    const present = new Set((await this.deps.flags.environmentFlags(trx, target.environment.id)).map((f) => f.slug));
+    // A flag that does not exist yet (a dry run of an apply that creates it) is in no request.
+    if (change.flags.some((f) => !present.has(f.slug))) return false;
+    const wanted = await this.resolve(target.project, target.environment, change, [], trx);
+    const stored = await this.deps.store.items(trx, record.id);
+    const keyed = (items: ChangeItem[]) => items.map((i) => canonicalJson({ kind: i.kind, key: i.key, baseVersion: i.baseVersion, config: i.config })).sort();
+    return canonicalJson(keyed(wanted)) === canonicalJson(keyed(stored));
   }
 
   /** Draft -> in review (or approved when the environment needs no approval). */
@@ -250,13 +330,22 @@ export class ChangeRequestService {
 
   /** Writes `next` only while the request still has the status it was read with (two members acting at once: one wins). */
   private async write(record: ChangeRequestRecord, next: ChangeRequestRecord, more: (trx: Executor) => Promise<void>): Promise<void> {
-    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      if (!(await this.deps.store.update(trx, next, record.status))) {
-        throw new AppError('conflict', message('changeRequestState', { status: 'changed meanwhile', action: 'changed' }));
-      }
-      await more(trx);
-      await emit({ type: 'change_request.changed', projectId: next.projectId, changeRequestId: next.id });
-    });
+    await this.deps.events.transaction(this.deps.db, (trx, emit) => this.writeIn(trx, emit, record, next, more));
+  }
+
+  /** `write` within the caller's transaction. */
+  private async writeIn(
+    trx: Executor,
+    emit: Emit,
+    record: ChangeRequestRecord,
+    next: ChangeRequestRecord,
+    more: (trx: Executor) => Promise<void>,
+  ): Promise<void> {
+    if (!(await this.deps.store.update(trx, next, record.status))) {
+      throw new AppError('conflict', message('changeRequestState', { status: 'changed meanwhile', action: 'changed' }));
+    }
+    await more(trx);
+    await emit({ type: 'change_request.changed', projectId: next.projectId, changeRequestId: next.id });
   }
 
   private async record(

@@ -23,7 +23,12 @@ export interface ChangeRequestRecord {
   failure: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Which feature opened it: 'flags_as_code' (an apply, which finds its open request again by this); null otherwise. */
+  origin: ChangeOrigin | null;
 }
+
+/** The features that open change requests for someone and find them again. */
+export type ChangeOrigin = 'flags_as_code';
 
 /** One changed flag or segment: its whole configuration after the change, and the version it was based on. */
 export interface ChangeItem {
@@ -64,6 +69,7 @@ const toRecord = (row: Selectable<ChangeRequestsTable>): ChangeRequestRecord => 
   failure: row.failure,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  origin: row.origin === 'flags_as_code' ? 'flags_as_code' : null,
 });
 
 const toRow = (r: ChangeRequestRecord): Selectable<ChangeRequestsTable> => ({
@@ -84,6 +90,7 @@ const toRow = (r: ChangeRequestRecord): Selectable<ChangeRequestsTable> => ({
   failure: r.failure,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
+  origin: r.origin,
 });
 
 const toItem = (row: Selectable<ChangeItemsTable>): ChangeItem => ({
@@ -148,6 +155,20 @@ export class ChangeStore {
     let query = db.selectFrom('change_requests').selectAll().where('project_id', '=', projectId);
     if (statuses.length > 0) query = query.where('status', 'in', [...statuses]);
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toRecord);
+  }
+
+  /** A project's requests that `origin` opened and that are still open (`statuses`), newest first. */
+  async listByOrigin(db: Executor, projectId: string, origin: ChangeOrigin, statuses: readonly ChangeStatus[]): Promise<ChangeRequestRecord[]> {
+    const rows = await db
+      .selectFrom('change_requests')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('origin', '=', origin)
+      .where('status', 'in', [...statuses])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
     return rows.map(toRecord);
   }
 

@@ -20,6 +20,8 @@ export interface ChangeRequestsTable {
   failure: string | null;
   created_at: string;
   updated_at: string;
+  /** 'flags_as_code' when an apply opened it (migration 0020); null otherwise. */
+  origin: string | null;
 }
 
 /** One changed flag (in the request's environment) or segment, with its whole new configuration as JSON. */

@@ -9,10 +9,11 @@ import {
   flagConfig,
   type FlagService,
   type FlagValues,
+  type ProposalOutcome,
   type ProtectedEnvironmentChanges,
 } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
-import type { SegmentService, SegmentValues } from '../segments/index.ts';
+import type { SegmentValues } from '../segments/index.ts';
 import { differences, type FieldDifference } from './change.ts';
 import type { ChangeRequestService, ChangeRequestView } from './change-request.service.ts';
 
@@ -20,8 +21,6 @@ export interface PromotionServiceDeps {
   db: Db;
   projects: ProjectService;
   flags: FlagService;
-  /** Segment changes of flags as code, written where the environment is not protected. */
-  segments: SegmentService;
   requests: ChangeRequestService;
   /** A flag's history: the audit entries of its writes, with the fields before and after. */
   audit: Pick<AuditLog, 'list'>;
@@ -168,15 +167,15 @@ export class PromotionService implements ProtectedEnvironmentChanges {
   }
 
   /**
-   * The one path of a change made for someone (promotion, revert, flags as code), within the caller's
-   * transaction: the flags' whole configurations written now, or, when the environment is protected, a
-   * change request of them (and of `segments`, whole definitions), submitted for review.
+   * The one path of a promotion or a revert, within the caller's transaction: the flags' whole
+   * configurations written now, or, when the environment is protected, a change request of them,
+   * submitted for review.
    */
   private async changeIn(
     trx: Executor,
     emit: Emit,
     target: { project: Project; environment: Environment },
-    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }>; segments?: Array<{ key: string; config: Required<SegmentValues> }> },
+    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }> },
     actor: Actor,
     note: Record<string, FieldChange>,
     reviewers: string[],
@@ -191,7 +190,6 @@ export class PromotionService implements ProtectedEnvironmentChanges {
           environment: environment.key,
           title: change.title,
           flags: change.flags.map(({ slug, config }) => ({ slug, values: valuesOf(config) })),
-          ...(change.segments && change.segments.length > 0 ? { segments: change.segments.map(({ key, config }) => ({ key, values: config })) } : {}),
           submit: true,
         },
         actor,
@@ -199,20 +197,28 @@ export class PromotionService implements ProtectedEnvironmentChanges {
       );
       return { applied: [], changeRequestId: record.id };
     }
-    for (const { key, config } of change.segments ?? []) await this.deps.segments.applyConfig(trx, emit, project, key, config, undefined, actor, note);
     for (const { slug, config } of change.flags) await this.deps.flags.applyConfig(trx, emit, { project, environment }, slug, config, undefined, actor, note);
     return { applied: change.flags.map((c) => c.slug), changeRequestId: null };
   }
 
   // Flags as code's port (ProtectedEnvironmentChanges in flags/): a document's changes to a protected
-  // environment become a change request through the same path as a promotion into it.
+  // environment become a change request of whole configurations, opened once and kept or updated by the
+  // applies after it (ChangeRequestService.proposeIn, origin 'flags_as_code').
 
   /** Who reviews a change request by `actor`; read before the apply's transaction. */
   async reviewersOf(actor: Actor): Promise<string[]> {
     return this.deps.requests.reviewersOf(actor);
   }
 
-  /** Opens one change request, submitted for review, in a protected environment within the caller's transaction; answers its id. */
+  /** The open change requests applies opened in the project, the newest of each environment. */
+  async openRequests(trx: Executor, project: Project): Promise<Array<{ environmentId: string; id: string; title: string }>> {
+    return (await this.deps.requests.openByOrigin(trx, project, 'flags_as_code')).map((r) => ({ environmentId: r.environmentId, id: r.id, title: r.title }));
+  }
+
+  /**
+   * The environment's change request of these configurations, within the caller's transaction: opened
+   * and submitted, or the open one an earlier apply opened, kept as it is or updated (a dry run writes nothing).
+   */
   async propose(
     trx: Executor,
     emit: Emit,
@@ -220,9 +226,21 @@ export class PromotionService implements ProtectedEnvironmentChanges {
     change: { title: string; flags: Array<{ slug: string; config: FlagConfig }>; segments: Array<{ key: string; config: Required<SegmentValues> }> },
     actor: Actor,
     reviewers: string[],
-  ): Promise<string> {
+    dryRun: boolean,
+  ): Promise<{ id: string | null; outcome: ProposalOutcome }> {
     if (approvalsNeeded(target.environment) === 0) throw new Error(`environment ${target.environment.key} is not protected: nothing to propose`);
-    const { changeRequestId } = await this.changeIn(trx, emit, target, change, actor, {}, reviewers);
-    return changeRequestId!;
+    return this.deps.requests.proposeIn(
+      trx,
+      emit,
+      target,
+      {
+        title: change.title,
+        flags: change.flags.map(({ slug, config }) => ({ slug, values: valuesOf(config) })),
+        segments: change.segments.map(({ key, config }) => ({ key, values: config })),
+      },
+      actor,
+      reviewers,
+      { origin: 'flags_as_code', dryRun },
+    );
   }
 }

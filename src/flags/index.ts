@@ -11,7 +11,13 @@ export {
   type PlanStep,
   type ProjectDocument,
 } from './project-document.ts';
-export { type ApplyResult, ProjectDocumentService, type ProposedChangeRequest, type ProtectedEnvironmentChanges } from './project-document.service.ts';
+export {
+  type ApplyResult,
+  ProjectDocumentService,
+  type ProposalOutcome,
+  type ProposedChangeRequest,
+  type ProtectedEnvironmentChanges,
+} from './project-document.service.ts';
 export {
   adminCall,
   applyCommand,

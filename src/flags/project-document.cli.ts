@@ -124,7 +124,8 @@ export async function applyCommand(args: string[], options: RemoteOptions): Prom
   const requests = describeChangeRequests(result.changeRequests, dryRun, options.url);
   const count = result.changes.filter((c) => c.action !== 'keep').length;
   const target = result.projectKey ?? '(new)';
-  if (count === 0 && result.changeRequests.length === 0) options.out(`Project ${target} already matches ${file}.\n${lines}`);
+  const proposes = result.changeRequests.some((r) => r.outcome !== 'left_open');
+  if (count === 0 && !proposes) options.out(`Project ${target} already matches ${file}.\n${lines}${requests}`);
   else if (count === 0) options.out(`${dryRun ? 'Dry run: applying' : 'Applied'} ${file} to project ${target}: no direct change.\n${lines}${requests}`);
   else if (dryRun) options.out(`Dry run: applying ${file} to project ${target} would make ${count} change(s):\n${lines}${requests}`);
   else options.out(`Applied ${file} to project ${target}: ${count} change(s):\n${lines}${requests}`);
@@ -135,10 +136,18 @@ export function describeChangeRequests(requests: readonly ProposedChangeRequest[
   return requests
     .map((r) => {
       const n = r.changes.length;
-      const head = dryRun
-        ? `${r.environment} is protected: a change request would be opened with ${n} change(s):`
-        : `${r.environment} is protected: change request ${r.id} opened with ${n} change(s), waiting for review at ${url}${r.dashboardPath}`;
-      return [head, ...describePlan(r.changes).map((l) => `  ${l}`)].map((l) => `${l}\n`).join('');
+      const at = `${url}${r.dashboardPath ?? ''}`;
+      const heads: Record<ProposedChangeRequest['outcome'], string> = {
+        opened: dryRun
+          ? `${r.environment} is protected: a change request would be opened with ${n} change(s):`
+          : `${r.environment} is protected: change request ${r.id} opened with ${n} change(s), waiting for review at ${at}`,
+        updated: dryRun
+          ? `${r.environment} is protected: change request ${r.id} would be updated to ${n} change(s), its approvals reset, at ${at}`
+          : `${r.environment} is protected: change request ${r.id} updated to ${n} change(s), its approvals reset, waiting for review at ${at}`,
+        unchanged: `${r.environment} is protected: change request ${r.id} already proposes these ${n} change(s), at ${at}`,
+        left_open: `${r.environment}: the document changes nothing there, and change request ${r.id} of an earlier apply is left open, at ${at}`,
+      };
+      return [heads[r.outcome], ...describePlan(r.changes).map((l) => `  ${l}`)].map((l) => `${l}\n`).join('');
     })
     .join('');
 }

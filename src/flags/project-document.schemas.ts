@@ -105,24 +105,30 @@ const planStepSchema = {
   },
 } as const;
 
-/** A change request an apply opens for a protected environment (in a dry run: would open). */
+/** A protected environment's change request as an apply leaves it (in a dry run: would leave it). */
 export const proposedChangeRequestSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['environment', 'environmentKey', 'title', 'changes', 'id', 'path', 'dashboardPath'],
+  required: ['environment', 'environmentKey', 'title', 'outcome', 'changes', 'id', 'path', 'dashboardPath'],
   properties: {
     environment: { type: 'string', description: 'The protected environment (its name)' },
     environmentKey: { type: 'string' },
     title: { type: 'string' },
+    outcome: {
+      type: 'string',
+      enum: ['opened', 'updated', 'unchanged', 'left_open'],
+      description:
+        'opened: a new request, submitted for review. updated: the open request an earlier apply opened now proposes these changes (a new revision: its approvals are reset). unchanged: that request already proposes exactly these changes; nothing was written. left_open: the document changes nothing in this environment, but an open request an earlier apply opened is there; it is left as it is. In a dry run, what would happen',
+    },
     changes: {
       type: 'array',
       items: planStepSchema,
       description:
-        'What the request proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates',
+        'What this apply proposes: flag updates in this environment (a flag the apply creates is created switched off and proposed here), and segment updates; empty when left_open',
     },
-    id: { type: ['string', 'null'], description: 'The change request, submitted for review (null in a dry run)' },
-    path: { type: ['string', 'null'], description: 'The change request in the admin API (null in a dry run)' },
-    dashboardPath: { type: ['string', 'null'], description: 'The change request in the dashboard (null in a dry run)' },
+    id: { type: ['string', 'null'], description: 'The change request (null only for one a dry run would open)' },
+    path: { type: ['string', 'null'], description: 'The change request in the admin API (null when id is)' },
+    dashboardPath: { type: ['string', 'null'], description: 'The change request in the dashboard (null when id is)' },
   },
 } as const;
 
@@ -141,7 +147,8 @@ export const applyResultSchema = {
     changeRequests: {
       type: 'array',
       items: proposedChangeRequestSchema,
-      description: 'One per protected environment the document changes: its changes wait there for review instead of being written',
+      description:
+        'One per protected environment the document changes (its changes wait there for review instead of being written), in the order of the environments; also one per protected environment the document does not change where an open request of an earlier apply is left (left_open)',
     },
   },
 } as const;

@@ -42,13 +42,21 @@ export interface ProjectDocumentServiceDeps {
 
 /**
  * Change requests as flags as code opens them for protected environments (issue 24): a port owned by
- * flags/ and answered by changes/ (PromotionService, the path of a promotion into a protected
- * environment), which compose.ts passes in, so that flags/ does not import changes/.
+ * flags/ and answered by changes/ (PromotionService, with the change-request service), which compose.ts
+ * passes in, so that flags/ does not import changes/. The requests it opens are marked as flags as
+ * code's (a stored origin), so that the next apply finds the open one of an environment again.
  */
 export interface ProtectedEnvironmentChanges {
   /** Who reviews a request by `actor`; read before the apply's transaction (on SQLite a read outside it would wait for it). */
   reviewersOf(actor: Actor): Promise<string[]>;
-  /** Opens one change request of whole configurations, submitted for review, within the caller's transaction; answers its id. */
+  /** The open change requests applies opened in the project (the newest of each environment), read within the caller's transaction. */
+  openRequests(trx: Executor, project: Project): Promise<Array<{ environmentId: string; id: string; title: string }>>;
+  /**
+   * The environment's change request of whole configurations, within the caller's transaction: the open
+   * one an earlier apply opened, kept when it already proposes exactly these (`unchanged`) or else edited
+   * to them, approvals reset (`updated`); without one, a new one submitted for review (`opened`). A dry
+   * run writes nothing and answers what would happen (the id of the request it would keep or update).
+   */
   propose(
     trx: Executor,
     emit: Emit,
@@ -56,8 +64,12 @@ export interface ProtectedEnvironmentChanges {
     change: { title: string; flags: Array<{ slug: string; config: FlagConfig }>; segments: Array<{ key: string; config: Required<SegmentValues> }> },
     actor: Actor,
     reviewers: string[],
-  ): Promise<string>;
+    dryRun: boolean,
+  ): Promise<{ id: string | null; outcome: ProposalOutcome }>;
 }
+
+/** What an apply did with a protected environment's change request. */
+export type ProposalOutcome = 'opened' | 'updated' | 'unchanged';
 
 export interface ApplyOptions {
   /** The project to change; without it, the one with the document's name (created when there is none). */
@@ -71,16 +83,21 @@ export interface ApplyOptions {
   source?: string;
 }
 
-/** A change request that an apply opens (or, in a dry run, would open) for a protected environment. */
+/**
+ * A protected environment's change request as an apply leaves it: opened, updated or kept as it is
+ * (`unchanged`), or, where the document changes nothing there, an open one an earlier apply opened,
+ * left as it is (`left_open`). In a dry run, what would happen.
+ */
 export interface ProposedChangeRequest {
   environment: string;
   environmentKey: string;
   title: string;
-  /** The changes it proposes, as plan steps (a flag the apply creates appears as an update from switched off). */
+  outcome: ProposalOutcome | 'left_open';
+  /** What this apply proposes there, as plan steps (a flag the apply creates appears as an update from switched off); empty when left open. */
   changes: PlanStep[];
-  /** Null in a dry run. */
+  /** Null only for a request a dry run would open. */
   id: string | null;
-  /** The request in the admin API, and in the dashboard (null in a dry run). */
+  /** The request in the admin API, and in the dashboard (null when `id` is). */
   path: string | null;
   dashboardPath: string | null;
 }
@@ -156,36 +173,44 @@ export class ProjectDocumentService {
         const plan = planDocument(doc, current);
         const routed =
           target && !bypass ? routePlan(doc, target, plan) : { direct: plan, proposals: [], held: new Set<string>(), heldSegments: new Set<string>() };
-        const requests = (ids: Array<string | null>): ProposedChangeRequest[] =>
-          routed.proposals.map((p, i) => {
-            const id = ids[i] ?? null;
-            const key = target?.key ?? '';
-            return {
-              environment: p.environment.name,
-              environmentKey: p.environment.key,
-              title: title(p.environment),
-              changes: p.steps,
-              id,
-              path: id === null ? null : `/admin/v1/projects/${key}/change-requests/${id}`,
-              dashboardPath: id === null ? null : `/projects/${key}/changes/${id}`,
-            };
-          });
-        if (dryRun) throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes: routed.direct, changeRequests: requests([]) });
-        const project = await this.write(trx, emit, doc, target, routed, actor, bypass);
-        // After the writes, so that a request may propose a flag this apply created (version 1).
-        const ids: string[] = [];
-        for (const p of routed.proposals) {
-          ids.push(
-            await this.deps.protectedChanges.propose(
-              trx,
-              emit,
-              { project, environment: p.environment },
-              { title: title(p.environment), flags: p.flags, segments: p.segments },
-              actor,
-              reviewers,
-            ),
-          );
+        const answer = (
+          environment: Environment,
+          request: { title: string; outcome: ProposedChangeRequest['outcome']; changes: PlanStep[]; id: string | null },
+        ): ProposedChangeRequest => {
+          const key = target?.key ?? '';
+          const { id } = request;
+          return {
+            environment: environment.name,
+            environmentKey: environment.key,
+            ...request,
+            path: id === null ? null : `/admin/v1/projects/${key}/change-requests/${id}`,
+            dashboardPath: id === null ? null : `/projects/${key}/changes/${id}`,
+          };
+        };
+        // Each protected environment's request: proposed (after the writes, so that a request may propose
+        // a flag this apply created, version 1), or an open one of an earlier apply, left as it is.
+        const settle = async (project: Project): Promise<ProposedChangeRequest[]> => {
+          const open = target ? await this.deps.protectedChanges.openRequests(trx, target) : [];
+          const out: ProposedChangeRequest[] = [];
+          for (const environment of project.environments) {
+            const p = routed.proposals.find((x) => x.environment.id === environment.id);
+            if (p) {
+              const change = { title: title(environment), flags: p.flags, segments: p.segments };
+              const { id, outcome } = await this.deps.protectedChanges.propose(trx, emit, { project, environment }, change, actor, reviewers, dryRun);
+              out.push(answer(environment, { title: change.title, outcome, changes: p.steps, id }));
+              continue;
+            }
+            const left = open.find((r) => r.environmentId === environment.id);
+            if (left) out.push(answer(environment, { title: left.title, outcome: 'left_open', changes: [], id: left.id }));
+          }
+          return out;
+        };
+        if (dryRun) {
+          throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes: routed.direct, changeRequests: target ? await settle(target) : [] });
         }
+        const project = await this.write(trx, emit, doc, target, routed, actor, bypass);
+        const changeRequests = await settle(project);
+        const ids = (outcome: ProposalOutcome) => changeRequests.filter((r) => r.outcome === outcome).map((r) => r.id!);
         await this.deps.audit.record(trx, actor, {
           projectId: project.id,
           entity: 'project',
@@ -193,11 +218,12 @@ export class ProjectDocumentService {
           action: 'project.document_applied',
           changes: {
             changes: { after: routed.direct.length },
-            ...(ids.length > 0 ? { changeRequests: { after: ids } } : {}),
+            ...(ids('opened').length > 0 ? { changeRequests: { after: ids('opened') } } : {}),
+            ...(ids('updated').length > 0 ? { changeRequestsUpdated: { after: ids('updated') } } : {}),
             ...bypassNote(bypass && project.environments.some((e) => e.protected)),
           },
         });
-        return { projectKey: project.key, dryRun, changes: routed.direct, changeRequests: requests(ids) };
+        return { projectKey: project.key, dryRun, changes: routed.direct, changeRequests };
       })
       .catch((error: unknown) => {
         if (error instanceof DryRun) return error.result;

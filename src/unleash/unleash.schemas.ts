@@ -37,7 +37,8 @@ export const unleashImportResultSchema = {
     changeRequests: {
       type: 'array',
       items: proposedChangeRequestSchema,
-      description: 'Into an existing project: the change requests opened for its protected environments, as POST /admin/v1/documents/apply answers them',
+      description:
+        'Into an existing project: the change requests of its protected environments (opened, updated, kept or left open), as POST /admin/v1/documents/apply answers them',
     },
     notCarried: {
       type: 'array',

@@ -18,6 +18,7 @@ import * as m0016 from './0016_change_management.ts';
 import * as m0017 from './0017_flag_usage.ts';
 import * as m0018 from './0018_flag_tags_archive.ts';
 import * as m0019 from './0019_project_webhooks.ts';
+import * as m0020 from './0020_change_request_origin.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_flag_usage': m0017,
   '0018_flag_tags_archive': m0018,
   '0019_project_webhooks': m0019,
+  '0020_change_request_origin': m0020,
 };
