@@ -68,7 +68,7 @@ function ChangePassword() {
   return (
     <Section title="Password">
       <ProblemsProvider value={problemsOf(change.error)}>
-        <form onSubmit={submit}>
+        <form onSubmit={submit} className="stack" aria-label="Change password">
           <Field
             label="Current password"
             type="password"

@@ -106,12 +106,19 @@ export function MembersScreen() {
                 <tr key={user.id}>
                   <th scope="row">{user.email}</th>
                   <td>
-                    <RoleSelect
-                      label={`Role of ${user.email}`}
+                    {/* In a table the column names the select: no visible label (the system's Select always has one). */}
+                    <select
+                      aria-label={`Role of ${user.email}`}
                       value={user.role}
                       disabled={changeRole.isPending && changeRole.variables?.id === user.id}
-                      onChange={(role) => changeRole.mutate({ id: user.id, role })}
-                    />
+                      onChange={(e) => changeRole.mutate({ id: user.id, role: e.target.value as Role })}
+                    >
+                      {(Object.keys(ROLE_TEXT) as Role[]).map((role) => (
+                        <option key={role} value={role}>
+                          {ROLE_TEXT[role]}
+                        </option>
+                      ))}
+                    </select>
                   </td>
                   <td>
                     <DateText iso={user.createdAt} />

@@ -118,7 +118,7 @@ function WebhookList({ projectKey, open, onOpen }: { projectKey: string; open: s
         </EmptyState>
       )}
       {list.data && list.data.webhooks.length > 0 && (
-        <Table label="Webhooks">
+        <Table label="Webhooks" className="webhooks">
           <thead>
             <tr>
               <th scope="col">URL</th>
@@ -202,7 +202,7 @@ function Deliveries({ projectKey, webhookId }: { projectKey: string; webhookId: 
       <ErrorMessage error={list.error} />
       {list.data && list.data.deliveries.length === 0 && <EmptyState title="No delivery yet">The next flag change of this project is sent here.</EmptyState>}
       {list.data && list.data.deliveries.length > 0 && (
-        <Table label="Deliveries">
+        <Table label="Deliveries" className="deliveries">
           <thead>
             <tr>
               <th scope="col">#</th>
@@ -298,7 +298,7 @@ function NewWebhook({ projectKey }: { projectKey: string }) {
               </option>
             ))}
           </Select>
-          <fieldset>
+          <fieldset className="events">
             <legend>Events</legend>
             {EVENTS.map((name) => (
               <Checkbox key={name} label={name} checked={events.includes(name)} onChange={(on) => toggle(name, on)} />
