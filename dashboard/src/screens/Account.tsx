@@ -136,7 +136,7 @@ function Tokens() {
         changes.
       </p>
       <ProblemsProvider value={problemsOf(create.error)}>
-        <form onSubmit={submit} className="inline" aria-label="New access token">
+        <form onSubmit={submit} className="inline" aria-label="Create an access token">
           <Field label="Token name" path="name" value={name} onChange={setName} validate={rules.required} required />
           <Select label="Expires after" path="expiresInDays" value={days} onChange={setDays}>
             {LIFETIMES.map((d) => (

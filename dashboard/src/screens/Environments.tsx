@@ -178,7 +178,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
     <Section title="API keys">
       <p className="muted">API keys let CI upload code references (POST /v1/flags/code-refs). A token is shown once, when it is created.</p>
       <ProblemsProvider value={problemsOf(create.error)}>
-        <form onSubmit={submit} className="inline" aria-label="New API key">
+        <form onSubmit={submit} className="inline" aria-label="Create an API key">
           <Field label="API key name" path="name" value={name} onChange={setName} validate={rules.required} required />
           <Button type="submit" variant="primary" busy={create.isPending} busyText="Creating…" disabled={!canWrite}>
             Create API key
