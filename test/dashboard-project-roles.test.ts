@@ -51,7 +51,10 @@ for (const dialect of dialects()) {
       await form.getByLabel('Project', { exact: true }).selectOption({ label: 'Web shop' });
       await form.getByLabel('Project role').selectOption('editor');
       await form.getByRole('button', { name: 'Give project role' }).click();
-      await page.getByText('Web shop (editor)').waitFor();
+      await page
+        .getByRole('table', { name: 'Roles on single projects' })
+        .getByRole('row', { name: /contractor@example\.com Web shop editor/ })
+        .waitFor();
       const roles = (await ctx.admin('GET', `/admin/v1/users/${contractor.id}/project-roles`)).json();
       assert.deepEqual(
         roles.projectRoles.map((r: { projectName: string; role: string }) => [r.projectName, r.role]),

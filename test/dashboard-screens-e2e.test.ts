@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium } from './support/browser.ts';
 import { buildDashboard } from '../dashboard/build.ts';
 import { ADMIN_TOKEN, createTestContext, type TestContext } from './support/context.ts';
-import { multipart } from './support/forms.ts';
+import { multipart, startWebhookReceiver } from './support/forms.ts';
 import { freePort, ROOT } from './support/process.ts';
 
 // Issue 22: every screen of the dashboard at 1280 px and at 390 px, in the light and the dark theme
@@ -17,7 +17,10 @@ import { freePort, ROOT } from './support/process.ts';
 // test-output/dashboard-screens/<theme>-<width>/. The main journeys run in each of the four: a
 // signed-out visit (no console error, not even a 401), signing in, switching a flag from the list
 // (optimistic), saving on the flag's screen (a toast), the menu on a phone, deleting a flag by typing
-// its name.
+// its name. Every route of dashboard/src/App.tsx is visited (with the sections of the flag and
+// environments screens photographed on their own): the project's usage, change requests and one
+// request, compare and promote, webhooks with their deliveries, the accept-invitation page, the
+// page-not-found, and the sign-in page with single sign-on offered.
 
 const WEB_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-dashboard-screens-'));
 const WIDTHS = [1280, 390] as const;
@@ -39,12 +42,21 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
   let project: { key: string; name: string; environments: Array<{ key: string; name: string }> };
   let formKey: string;
   let submissionId: string;
+  let release: { key: string; name: string; environments: Array<{ key: string; name: string }> };
+  let changeRequestId: string;
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
   before(async () => {
     await buildDashboard(WEB_DIR);
     const port = freePort();
     base = `http://127.0.0.1:${port}`;
-    ctx = await createTestContext('sqlite', { FLAGPOST_PUBLIC_URL: base, FLAGPOST_DASHBOARD_DIR: WEB_DIR });
+    ctx = await createTestContext('sqlite', {
+      FLAGPOST_PUBLIC_URL: base,
+      FLAGPOST_DASHBOARD_DIR: WEB_DIR,
+      FLAGPOST_USAGE_FLUSH_MS: '0',
+      // The webhook's receiver is on loopback.
+      FLAGPOST_WEBHOOK_TARGETS: 'private',
+    });
     await ctx.app.listen({ port, host: '127.0.0.1' });
     project = (await ctx.admin('POST', '/admin/v1/projects', { name: 'Web shop' })).json();
     for (const [slug, description] of [
@@ -70,56 +82,115 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
     const sent = await fetch(`${base}/v1/s/${formKey}?mode=rest`, { method: 'POST', headers: { 'content-type': body.contentType }, body: body.payload });
     assert.equal(sent.status, 200);
     submissionId = (await ctx.admin('GET', `/admin/v1/forms/${formKey}/submissions`)).json().submissions[0].id;
+
+    // Usage: a few evaluations of checkout in production, counted.
+    for (let i = 0; i < 3; i++) {
+      const read = await fetch(`${base}/v1/flags/checkout`, { headers: { 'x-project-key': project.key, 'x-environment-key': production.key } });
+      assert.equal(read.status, 200);
+    }
+    await ctx.services.usage.flush();
+    // A webhook, with the deliveries of the changes made from now on.
+    receiver = await startWebhookReceiver();
+    const hook = await ctx.admin('POST', `/admin/v1/projects/${project.key}/webhooks`, { url: receiver.url });
+    assert.equal(hook.statusCode, 201, hook.body);
+    // A second project whose production is protected, with a change request in review.
+    release = (await ctx.admin('POST', '/admin/v1/projects', { name: 'Release train' })).json();
+    const created = await ctx.admin('POST', `/admin/v1/projects/${release.key}/flags`, {
+      slug: 'banner',
+      type: 'string',
+      variants: { a: 'Welcome', b: 'Winter sale' },
+      defaultVariant: 'a',
+      enabled: true,
+      description: 'The banner at the top of the shop',
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const releaseProduction = release.environments.find((e) => e.name === 'production')!;
+    const protect = await ctx.admin('PATCH', `/admin/v1/projects/${release.key}/environments/${releaseProduction.key}`, {
+      protected: true,
+      requiredApprovals: 1,
+    });
+    assert.equal(protect.statusCode, 200, protect.body);
+    const request = await ctx.admin('POST', `/admin/v1/projects/${release.key}/change-requests`, {
+      environment: releaseProduction.key,
+      title: 'Winter sale banner in production',
+      description: 'From the first of December, with a very long description that has to wrap on a phone screen as well.',
+      flags: [{ slug: 'banner', values: { defaultVariant: 'b', description: 'Winter sale' } }],
+      submit: true,
+    });
+    assert.equal(request.statusCode, 201, request.body);
+    changeRequestId = request.json().id;
+    await ctx.admin('POST', `/admin/v1/projects/${release.key}/change-requests/${changeRequestId}/comments`, { body: 'Ready once legal agrees.' });
   });
   after(async () => {
     await ctx?.close();
+    await receiver?.close();
   });
+
+  /** A browser at `width` in `theme`, with the per-screen check (axe, no sideways scroll, the theme, a screenshot). */
+  async function openScreens(theme: (typeof THEMES)[number], width: (typeof WIDTHS)[number]) {
+    const shots = path.join(ROOT, 'test-output', 'dashboard-screens', `${theme}-${width}`);
+    fs.mkdirSync(shots, { recursive: true });
+    const browser: BrowserContext = await launchChromium({ viewport: { width, height: 860 }, colorScheme: theme });
+    const page = await browser.newPage();
+    const consoleErrors: string[] = [];
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    const check = async (name: string) => {
+      await page.waitForFunction(() => !document.querySelector('.loading:not([data-demo] .loading)'));
+      const overflow = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const wide = [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest('dialog') && !e.parentElement?.closest('.table-wrap'))
+          .slice(0, 5)
+          .map((e) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
+        return { by: document.documentElement.scrollWidth - width, wide };
+      });
+      assert.ok(overflow.by <= 0, `${name} scrolls sideways by ${overflow.by} px at ${width} px: ${overflow.wide.join(', ')}`);
+      const dark = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      assert.equal(dark === 'rgb(15, 20, 25)', theme === 'dark', `${name} background ${dark} in ${theme}`);
+      await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+      await axeScan(page, `${name} (${theme}, ${width} px)`);
+    };
+    const visit = async (url: string, heading: string | RegExp, name: string) => {
+      await page.goto(`${base}${url}`);
+      await page
+        .getByRole('heading', { name: heading, level: 1 })
+        .waitFor({ timeout: 15_000 })
+        .catch(async (error: unknown) => {
+          await page.screenshot({ path: path.join(shots, `${name}-failed.png`), fullPage: true });
+          throw new Error(`${name}: ${String(error)}; console: ${consoleErrors.join(' | ')}`);
+        });
+      await check(name);
+    };
+    const signIn = async () => {
+      await page.goto(`${base}/sign-in`);
+      await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await page.getByRole('button', { name: 'Sign in with the admin token' }).click();
+      await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    };
+    return { browser, page, shots, consoleErrors, check, visit, signIn };
+  }
 
   for (const theme of THEMES) {
     for (const width of WIDTHS) {
       it(`shows every screen at ${width} px in the ${theme} theme`, { timeout: 300_000 }, async () => {
-        const shots = path.join(ROOT, 'test-output', 'dashboard-screens', `${theme}-${width}`);
-        fs.mkdirSync(shots, { recursive: true });
-        const browser: BrowserContext = await launchChromium({ viewport: { width, height: 860 }, colorScheme: theme });
+        const { browser, page, shots, consoleErrors, check, visit } = await openScreens(theme, width);
         try {
-          const page = await browser.newPage();
-          const consoleErrors: string[] = [];
-          page.on('pageerror', (e) => consoleErrors.push(String(e)));
-          page.on('console', (m) => {
-            if (m.type() === 'error') consoleErrors.push(m.text());
-          });
-          const check = async (name: string) => {
-            await page.waitForFunction(() => !document.querySelector('.loading:not([data-demo] .loading)'));
-            const overflow = await page.evaluate(() => {
-              const width = document.documentElement.clientWidth;
-              const wide = [...document.querySelectorAll('body *')]
-                .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest('dialog') && !e.parentElement?.closest('.table-wrap'))
-                .slice(0, 5)
-                .map((e) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
-              return { by: document.documentElement.scrollWidth - width, wide };
-            });
-            assert.ok(overflow.by <= 0, `${name} scrolls sideways by ${overflow.by} px at ${width} px: ${overflow.wide.join(', ')}`);
-            const dark = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
-            assert.equal(dark === 'rgb(15, 20, 25)', theme === 'dark', `${name} background ${dark} in ${theme}`);
-            await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-            await axeScan(page, `${name} (${theme}, ${width} px)`);
-          };
-          const visit = async (url: string, heading: string | RegExp, name: string) => {
-            await page.goto(`${base}${url}`);
-            await page
-              .getByRole('heading', { name: heading, level: 1 })
-              .waitFor({ timeout: 15_000 })
-              .catch(async (error: unknown) => {
-                await page.screenshot({ path: path.join(shots, `${name}-failed.png`), fullPage: true });
-                throw new Error(`${name}: ${String(error)}; console: ${consoleErrors.join(' | ')}`);
-              });
-            await check(name);
-          };
-
           // Signed out: straight to the sign-in page, without asking the server (no 401 in the console).
           await page.goto(`${base}/projects`);
           await page.getByLabel('Admin token').waitFor();
           await check('01-sign-in');
+          // Single sign-on offered (the server's answer to GET /sso, as with FLAGPOST_OIDC_ISSUER set).
+          await page.route('**/admin/v1/sso', (route) =>
+            route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ enabled: true, name: 'Example IdP', passwordsOff: true }) }),
+          );
+          await page.goto(`${base}/sign-in`);
+          await page.getByRole('button', { name: 'Sign in with Example IdP' }).waitFor();
+          await check('01b-sign-in-sso');
+          await page.unroute('**/admin/v1/sso');
+          await page.goto(`${base}/projects`);
           await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
           await page.getByRole('button', { name: 'Sign in with the admin token' }).click();
           await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
@@ -133,7 +204,8 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
           // A switch in the list moves at once and is saved.
           const toggle = page.getByRole('switch', { name: 'dark-banner in production' });
           await toggle.click();
-          assert.equal(await toggle.getAttribute('aria-checked'), 'true');
+          // It moves before the server answers (the optimistic update runs after the click's event, so wait for it).
+          await page.waitForFunction(() => document.querySelector('[aria-label="dark-banner in production"]')?.getAttribute('aria-checked') === 'true');
           await page.waitForFunction(
             async ([p, e]) =>
               (await (await fetch(`/admin/v1/projects/${p}/flags`)).json()).flags
@@ -161,12 +233,41 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
             .flags.find((f: { slug: string }) => f.slug === 'checkout');
           assert.deepEqual(new Set(described.environments.map((e: { description: string }) => e.description)), new Set([`Saved at ${width} px in ${theme}`]));
           await check('04b-flag-saved');
+          // The flag's usage chart (3 evaluations in production) and settings, each on its own picture.
+          await page.getByText(/3 evaluations, last evaluated/).waitFor();
+          await page.getByRole('region', { name: 'Usage' }).screenshot({ path: path.join(shots, '04c-flag-usage.png') });
+          await page.getByRole('region', { name: 'Flag settings' }).screenshot({ path: path.join(shots, '04d-flag-settings.png') });
 
           await visit(`/projects/${project.key}/environments`, 'Web shop', '05-environments');
+          await page.getByRole('region', { name: 'Local evaluation (flagd)' }).screenshot({ path: path.join(shots, '05b-flagd-sync.png') });
+          await page.getByRole('region', { name: 'Project settings' }).screenshot({ path: path.join(shots, '05c-project-settings.png') });
+          // Deleting a project asks for its name; cancelled here.
+          await page.getByRole('button', { name: 'Delete project…' }).click();
+          const deleteProject = page.getByRole('dialog', { name: 'Delete project Web shop?' });
+          await deleteProject.waitFor();
+          await check('05d-confirm-delete-project');
+          await deleteProject.getByRole('button', { name: 'Cancel' }).click();
           await visit(`/projects/${project.key}/segments`, 'Web shop', '06-segments');
           await visit(`/projects/${project.key}/playground`, 'Web shop', '07-playground');
           await visit(`/projects/${project.key}/stale-flags`, 'Web shop', '08-stale-flags');
           await visit(`/projects/${project.key}/history`, 'Web shop', '09-history');
+          await visit(`/projects/${project.key}/usage`, 'Web shop', '09b-usage');
+          await page
+            .getByRole('table', { name: /Flags by evaluations/ })
+            .getByRole('row', { name: /checkout/ })
+            .waitFor();
+          await visit(`/projects/${project.key}/compare`, 'Web shop', '09c-compare');
+          await visit(`/projects/${project.key}/webhooks`, 'Web shop', '09d-webhooks');
+          await page.getByRole('button', { name: 'Deliveries' }).click();
+          await page
+            .getByRole('table', { name: 'Deliveries' })
+            .getByRole('row', { name: /flag\.updated/ })
+            .first()
+            .waitFor();
+          await check('09e-webhook-deliveries');
+          await visit(`/projects/${release.key}/changes`, 'Release train', '09f-change-requests');
+          await page.getByRole('link', { name: 'Winter sale banner in production' }).waitFor();
+          await visit(`/projects/${release.key}/changes/${changeRequestId}`, 'Winter sale banner in production', '09g-change-request');
           await visit('/forms', 'Forms', '10-forms');
           await visit(`/forms/${formKey}`, 'Contact', '11-form');
           await visit(`/forms/${formKey}/submissions`, 'Contact', '12-inbox');
@@ -176,6 +277,7 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
           await visit('/audit', 'Audit log', '15-audit');
           await visit('/account', 'Account', '16-account');
           await visit('/design', 'Design system', '17-design-system');
+          await visit(`/projects/${project.key}/no-such/page`, 'Page not found', '17b-not-found');
 
           // On a phone the navigation is behind the menu button.
           if (width < 900) {
@@ -205,6 +307,9 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
             false,
           );
 
+          // The page of an invitation link (its token is checked when the invitation is accepted).
+          await visit('/accept-invitation#token=fpi_example', 'Join Flagpost', '19b-accept-invitation');
+
           assert.deepEqual(consoleErrors, [], 'no console error');
 
           if (theme === 'light' && width === 1280) {
@@ -233,4 +338,48 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
       });
     }
   }
+
+  // Once members exist (after the runs above, whose first sign-in finds none): the roles on single
+  // projects in Members, and a member's own account with an access token made on the screen.
+  it('shows members with project roles and an account with its tokens, at both widths in both themes', { timeout: 300_000 }, async () => {
+    const password = 'a long test password 0123';
+    const owner = await ctx.admin('POST', '/admin/v1/users', { email: 'owner@example.com', password, role: 'owner' });
+    assert.equal(owner.statusCode, 201, owner.body);
+    const member = await ctx.admin('POST', '/admin/v1/users', { email: 'contractor@example.com', password, role: 'none' });
+    assert.equal(member.statusCode, 201, member.body);
+    const role = await ctx.admin('PUT', `/admin/v1/users/${member.json().id}/project-roles/${release.key}`, { role: 'editor' });
+    assert.ok(role.statusCode < 300, role.body);
+    for (const theme of THEMES) {
+      for (const width of WIDTHS) {
+        const { browser, page, consoleErrors, visit } = await openScreens(theme, width);
+        try {
+          await page.goto(`${base}/sign-in`);
+          const form = page.getByRole('form', { name: 'Account sign-in' });
+          await form.getByLabel('E-mail address', { exact: true }).fill('owner@example.com');
+          await form.getByLabel('Password', { exact: true }).fill(password);
+          await form.getByRole('button', { name: 'Sign in', exact: true }).click();
+          await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+          await visit('/members', 'Members', '14b-members-with-roles');
+          await page
+            .getByRole('table', { name: 'Roles on single projects' })
+            .getByRole('row', { name: /contractor@example\.com Release train editor/ })
+            .waitFor();
+
+          await page.goto(`${base}/account`);
+          await page.getByLabel('Token name').fill(`CI ${theme} ${width}`);
+          await page.getByLabel('Your password').fill(password);
+          await page.getByRole('button', { name: 'Create token' }).click();
+          await page.getByRole('status', { name: 'Notifications' }).getByText('Created the token').waitFor();
+          await page
+            .getByRole('table', { name: 'Your access tokens' })
+            .getByRole('row', { name: new RegExp(`CI ${theme} ${width}`) })
+            .waitFor();
+          await visit('/account', 'Account', '16b-account-with-tokens');
+          assert.deepEqual(consoleErrors, [], 'no console error');
+        } finally {
+          await browser.close();
+        }
+      }
+    }
+  });
 });

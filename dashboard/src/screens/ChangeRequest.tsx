@@ -1,10 +1,27 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link } from 'wouter';
 import { api } from '../api.ts';
 import { useCanWrite } from '../session.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section, TextArea } from '../ui.tsx';
-import { statusText } from './ChangeRequests.tsx';
+import {
+  Breadcrumbs,
+  Button,
+  DateText,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  fieldLabel,
+  Loading,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Table,
+  TextArea,
+  toast,
+} from '../ui/index.ts';
+import { StatusBadge } from './ChangeRequests.tsx';
+import { show } from './History.tsx';
+import { useProject } from './Projects.tsx';
 
 // Issue 24: one change request: what it changes (against the configuration as it is now), approvals,
 // comments, and what may be done with it (submit, approve, reject, cancel, apply, schedule).
@@ -27,8 +44,6 @@ interface ChangeRequestView {
   failure: string | null;
 }
 
-const show = (value: unknown) => (value === null || value === undefined ? 'none' : typeof value === 'string' ? value : JSON.stringify(value));
-
 /** A datetime-local value an hour from now, in the browser's time zone. */
 function inAnHour(): string {
   const d = new Date(Date.now() + 3_600_000);
@@ -36,49 +51,98 @@ function inAnHour(): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+type Review = 'submit' | 'approve' | 'reject' | 'cancel';
+const DONE: Record<Review, string> = {
+  submit: 'Submitted for review',
+  approve: 'Approved the change request',
+  reject: 'Rejected the change request',
+  cancel: 'Cancelled the change request',
+};
+
+const scheduleRule = (v: string) => (v === '' ? 'Required' : Number.isNaN(new Date(v).getTime()) ? 'Enter a date and time' : undefined);
+
 export function ChangeRequestScreen({ params }: { params: { key: string; id: string } }) {
   const canWrite = useCanWrite();
+  const project = useProject(params.key);
   const path = `/projects/${encodeURIComponent(params.key)}/change-requests/${encodeURIComponent(params.id)}`;
-  const request = useQuery({ queryKey: ['change-request', params.key, params.id], queryFn: () => api<ChangeRequestView>('GET', path) });
-  const act = useMutation({ mutationFn: (what: string) => api('POST', `${path}/${what}`) });
+  const requestKey = ['change-request', params.key, params.id];
+  const request = useQuery({ queryKey: requestKey, queryFn: () => api<ChangeRequestView>('GET', path) });
+  // What a step of the review changes: this request, the project's list, the history.
+  const reviewed = [requestKey, ['change-requests', params.key], ['audit']];
+  const review = useMutation({
+    mutationFn: (what: Review) => api('POST', `${path}/${what}`),
+    meta: { error: false, invalidates: reviewed },
+    onSuccess: (_data, what) => toast.success(DONE[what]),
+  });
+  // Applying also writes the flags and segments it changes.
+  const apply = useMutation({
+    mutationFn: () => api('POST', `${path}/apply`),
+    meta: {
+      success: 'Applied the change request',
+      error: false,
+      invalidates: [...reviewed, ['flags', params.key], ['segments', params.key], ['compare', params.key], ['stale-flags', params.key]],
+    },
+  });
   const [at, setAt] = useState(inAnHour);
-  const schedule = useMutation({ mutationFn: () => api('PUT', `${path}/schedule`, { at: new Date(at).toISOString() }) });
-  const unschedule = useMutation({ mutationFn: () => api('DELETE', `${path}/schedule`) });
+  const schedule = useMutation({
+    mutationFn: () => api('PUT', `${path}/schedule`, { at: new Date(at).toISOString() }),
+    meta: { success: 'Scheduled the change request', error: false, invalidates: reviewed },
+  });
+  const unschedule = useMutation({
+    mutationFn: () => api('DELETE', `${path}/schedule`),
+    meta: { success: 'Unscheduled the change request', error: false, invalidates: reviewed },
+  });
   const [comment, setComment] = useState('');
-  const addComment = useMutation({ mutationFn: () => api('POST', `${path}/comments`, { body: comment }), onSuccess: () => setComment('') });
+  const addComment = useMutation({
+    mutationFn: () => api('POST', `${path}/comments`, { body: comment }),
+    meta: { success: 'Comment added', error: false, invalidates: [requestKey] },
+    onSuccess: () => setComment(''),
+  });
   if (request.isPending) return <Loading what="the change request" />;
   if (request.error) return <ErrorMessage error={request.error} />;
   const r = request.data;
   const open = ['draft', 'in_review', 'approved', 'scheduled'].includes(r.status);
-  const button = (what: string, label: string, enabled: boolean, primary = false) =>
+  const busy = review.isPending || apply.isPending;
+  const button = (what: Review, label: string, enabled: boolean, variant?: 'primary' | 'danger-text') =>
     enabled && (
-      <button type="button" className={primary ? 'primary' : undefined} disabled={!canWrite || act.isPending} onClick={() => act.mutate(what)}>
+      <Button variant={variant} disabled={!canWrite || busy} busy={review.isPending && review.variables === what} onClick={() => review.mutate(what)}>
         {label}
-      </button>
+      </Button>
     );
+  const canApply = r.status === 'approved' || (r.requiredApprovals === 0 && (r.status === 'draft' || r.status === 'in_review'));
   return (
     <>
-      <p className="crumbs">
-        <Link href={`/projects/${params.key}/changes`}>Change requests</Link> /
-      </p>
+      <Breadcrumbs
+        items={[
+          { label: 'Projects', href: '/projects' },
+          { label: project.data?.name ?? params.key, href: `/projects/${params.key}` },
+          { label: 'Change requests', href: `/projects/${params.key}/changes` },
+          { label: r.title },
+        ]}
+      />
       <h1>{r.title}</h1>
       <p>
-        <strong>{statusText(r.status)}</strong> in {r.environment.name}, proposed by {r.author}
-        {r.scheduledAt && r.status === 'scheduled' && <>; applies at {formatDate(r.scheduledAt)}</>}
+        <StatusBadge status={r.status} /> in {r.environment.name}, proposed by {r.author}
+        {r.scheduledAt && r.status === 'scheduled' && (
+          <>
+            ; applies <DateText iso={r.scheduledAt} />
+          </>
+        )}
         {r.appliedAt && (
           <>
-            ; applied {formatDate(r.appliedAt)}
+            ; applied <DateText iso={r.appliedAt} />
             {r.appliedLate && ' (late: no instance was running at its time)'}
           </>
         )}
       </p>
       {r.description && <p>{r.description}</p>}
       {r.failure && (
-        <p role="alert" className="error">
-          Not applied: {r.failure}
-        </p>
+        <div role="alert" className="error">
+          <p>Not applied: {r.failure}</p>
+        </div>
       )}
       <Section title="Changes">
+        {r.changes.length === 0 && <EmptyState title="No change">This request changes nothing.</EmptyState>}
         {r.changes.map((c) => (
           <div key={`${c.kind}:${c.key}`}>
             <h3>
@@ -88,7 +152,7 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
             {c.differences.length === 0 ? (
               <p className="muted">Same as now.</p>
             ) : (
-              <table aria-label={`Changes of ${c.kind} ${c.key}`}>
+              <Table label={`Changes of ${c.kind} ${c.key}`} className="diff-table">
                 <thead>
                   <tr>
                     <th scope="col">Field</th>
@@ -99,17 +163,17 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
                 <tbody>
                   {c.differences.map((d) => (
                     <tr key={d.field}>
-                      <th scope="row">{d.field}</th>
+                      <th scope="row">{fieldLabel(d.field)}</th>
                       <td>
-                        <code>{show(d.from)}</code>
+                        <del>{show(d.from) || 'none'}</del>
                       </td>
                       <td>
-                        <code>{show(d.to)}</code>
+                        <ins>{show(d.to) || 'none'}</ins>
                       </td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             )}
           </div>
         ))}
@@ -118,22 +182,26 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         {r.approvals.length === 0 ? (
           <p className="muted">No approval yet.</p>
         ) : (
-          <ul>
+          <ul className="plain">
             {r.approvals.map((a) => (
               <li key={a.userId}>
-                {a.label}, {formatDate(a.at)}
+                {a.label}, <DateText iso={a.at} />
               </li>
             ))}
           </ul>
         )}
         <div className="actions">
           {button('submit', 'Submit for review', r.status === 'draft')}
-          {button('approve', 'Approve', r.status === 'in_review' || r.status === 'approved', true)}
-          {button('apply', 'Apply now', r.status === 'approved' || (r.requiredApprovals === 0 && (r.status === 'draft' || r.status === 'in_review')))}
-          {button('reject', 'Reject', ['in_review', 'approved', 'scheduled'].includes(r.status))}
-          {button('cancel', 'Cancel', open)}
+          {button('approve', 'Approve', r.status === 'in_review' || r.status === 'approved', 'primary')}
+          {canApply && (
+            <Button disabled={!canWrite || busy} busy={apply.isPending} busyText="Applying…" onClick={() => apply.mutate()}>
+              Apply now
+            </Button>
+          )}
+          {button('reject', 'Reject', ['in_review', 'approved', 'scheduled'].includes(r.status), 'danger-text')}
+          {button('cancel', 'Cancel', open, 'danger-text')}
         </div>
-        <ErrorMessage error={act.error} />
+        <ErrorMessage error={review.error ?? apply.error} />
       </Section>
       {open && (
         <Section title="Schedule">
@@ -142,17 +210,17 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
             aria-label="Schedule"
             onSubmit={(event: FormEvent) => {
               event.preventDefault();
-              schedule.mutate();
+              if (!scheduleRule(at)) schedule.mutate();
             }}
           >
-            <Field label="Apply at" type="datetime-local" value={at} onChange={setAt} required />
-            <button type="submit" disabled={!canWrite || schedule.isPending}>
-              {schedule.isPending ? 'Scheduling…' : 'Schedule'}
-            </button>
+            <Field label="Apply at" type="datetime-local" value={at} onChange={setAt} validate={scheduleRule} required hint="Your local time" />
+            <Button type="submit" disabled={!canWrite} busy={schedule.isPending} busyText="Scheduling…">
+              Schedule
+            </Button>
             {r.status === 'scheduled' && (
-              <button type="button" disabled={!canWrite || unschedule.isPending} onClick={() => unschedule.mutate()}>
+              <Button disabled={!canWrite} busy={unschedule.isPending} busyText="Unscheduling…" onClick={() => unschedule.mutate()}>
                 Unschedule
-              </button>
+              </Button>
             )}
           </form>
           <ErrorMessage error={schedule.error ?? unschedule.error} />
@@ -160,26 +228,31 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
       )}
       <Section title="Comments">
         {r.comments.length === 0 && <p className="muted">No comment yet.</p>}
-        <ul>
-          {r.comments.map((c) => (
-            <li key={c.id}>
-              <strong>{c.author}</strong> ({formatDate(c.at)}): {c.body}
-            </li>
-          ))}
-        </ul>
-        <form
-          aria-label="Comment"
-          onSubmit={(event: FormEvent) => {
-            event.preventDefault();
-            addComment.mutate();
-          }}
-        >
-          <TextArea label="Comment" value={comment} onChange={setComment} />
-          <button type="submit" disabled={!canWrite || addComment.isPending || comment.trim() === ''}>
-            Comment
-          </button>
-          <ErrorMessage error={addComment.error} />
-        </form>
+        {r.comments.length > 0 && (
+          <ul className="plain comments">
+            {r.comments.map((c) => (
+              <li key={c.id}>
+                <strong>{c.author}</strong> <DateText iso={c.at} />
+                <p>{c.body}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+        <ProblemsProvider value={problemsOf(addComment.error)}>
+          <form
+            aria-label="Comment"
+            onSubmit={(event: FormEvent) => {
+              event.preventDefault();
+              if (!rules.required(comment)) addComment.mutate();
+            }}
+          >
+            <TextArea label="Comment" path="body" value={comment} onChange={setComment} />
+            <ErrorMessage error={addComment.error} inline={['body']} />
+            <Button type="submit" disabled={!canWrite || comment.trim() === ''} busy={addComment.isPending} busyText="Adding…">
+              Comment
+            </Button>
+          </form>
+        </ProblemsProvider>
       </Section>
     </>
   );

@@ -1,9 +1,26 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Environment, type FlagEntry, type Project } from '../api.ts';
 import { useCanWrite, useSession } from '../session.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section, TextArea } from '../ui.tsx';
+import {
+  Badge,
+  Button,
+  DateText,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  Loading,
+  plural,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Select,
+  Switch,
+  Table,
+  TextArea,
+} from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 // Issue 24: change requests of a project (open and scheduled ones), a new request, and the protection of
@@ -35,6 +52,30 @@ const STATUS_TEXT: Record<string, string> = {
 };
 export const statusText = (status: string) => STATUS_TEXT[status] ?? status;
 
+const STATUS_TONE: Record<string, 'ok' | 'warn' | 'danger' | 'muted' | undefined> = {
+  draft: 'muted',
+  in_review: 'warn',
+  approved: 'ok',
+  scheduled: undefined,
+  applied: 'ok',
+  rejected: 'danger',
+  cancelled: 'muted',
+};
+
+/** A change request's status as a badge ("In review"). */
+export const StatusBadge = ({ status }: { status: string }) => <Badge tone={STATUS_TONE[status]}>{statusText(status)}</Badge>;
+
+/** JSON that a field of the request holds (the other fields, as PATCH of the flag): a problem in words, or none. */
+function jsonObjectProblem(text: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? undefined : 'Enter a JSON object such as {"enabled": true}';
+  } catch {
+    return 'Not valid JSON: enter a JSON object such as {"enabled": true}';
+  }
+}
+
 export function ChangeRequestsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
   if (project.isPending) return <Loading what="the project" />;
@@ -58,9 +99,13 @@ function OpenRequests({ projectKey }: { projectKey: string }) {
     <Section title="Open and scheduled changes">
       {list.isPending && <Loading what="the change requests" />}
       <ErrorMessage error={list.error} />
-      {list.data && list.data.changeRequests.length === 0 && <p className="muted">No open change request.</p>}
+      {list.data && list.data.changeRequests.length === 0 && (
+        <EmptyState title="No open change request">
+          Changes to a protected environment wait here for approval. Propose one below, or protect an environment at the bottom of this page.
+        </EmptyState>
+      )}
       {list.data && list.data.changeRequests.length > 0 && (
-        <table aria-label="Open change requests">
+        <Table label="Open change requests">
           <thead>
             <tr>
               <th scope="col">Title</th>
@@ -76,16 +121,19 @@ function OpenRequests({ projectKey }: { projectKey: string }) {
               <tr key={r.id}>
                 <th scope="row">
                   <Link href={`/projects/${projectKey}/changes/${r.id}`}>{r.title}</Link>
+                  <div className="muted small-text">{r.changes.map((c) => c.key).join(', ')}</div>
                 </th>
                 <td>{r.environment.name}</td>
-                <td>{statusText(r.status)}</td>
+                <td>
+                  <StatusBadge status={r.status} />
+                </td>
                 <td>{r.approvals}</td>
-                <td>{formatDate(r.scheduledAt)}</td>
+                <td>{r.scheduledAt ? <DateText iso={r.scheduledAt} /> : <span className="muted">When applied</span>}</td>
                 <td>{r.author}</td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </Section>
   );
@@ -102,8 +150,6 @@ function NewRequest({ project }: { project: Project }) {
   const [description, setDescription] = useState('');
   const [serve, setServe] = useState('');
   const [more, setMore] = useState('');
-  const [problem, setProblem] = useState('');
-  const ids = { env: useId(), flag: useId(), serve: useId() };
   const flags = useQuery({
     queryKey: ['flags', project.key],
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(project.key)}/flags`),
@@ -118,72 +164,60 @@ function NewRequest({ project }: { project: Project }) {
         flags: [{ slug, values }],
         submit: true,
       }),
+    meta: { success: 'Proposed the change for review', error: false, invalidates: [['change-requests', project.key], ['audit']] },
     onSuccess: (created) => navigate(`/projects/${project.key}/changes/${created.id}`),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setProblem('');
-    let values: Record<string, unknown> = {};
-    if (more.trim() !== '') {
-      try {
-        values = JSON.parse(more) as Record<string, unknown>;
-      } catch {
-        setProblem('The other fields are not valid JSON.');
-        return;
-      }
-    }
+    if (jsonObjectProblem(more) || rules.required(title) || slug === '') return;
+    let values: Record<string, unknown> = more.trim() === '' ? {} : (JSON.parse(more) as Record<string, unknown>);
     if (serve !== '') values = { ...values, defaultVariant: serve };
     create.mutate(values);
   };
+  const inline = ['environment', 'title', 'description', 'flags'];
   return (
     <Section title="Propose a change">
-      <form onSubmit={submit} aria-label="New change request">
-        <div className="field">
-          <label htmlFor={ids.env}>Environment</label>
-          <select id={ids.env} value={envKey} onChange={(e) => setEnvKey(e.target.value)}>
+      <ProblemsProvider value={problemsOf(create.error)}>
+        <form onSubmit={submit} aria-label="New change request" className="stack">
+          <Select label="Environment" path="environment" value={envKey} onChange={setEnvKey}>
             {environments.map((e) => (
               <option key={e.key} value={e.key}>
                 {e.name}
                 {e.protected ? ' (protected)' : ''}
               </option>
             ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.flag}>Flag</label>
-          <select id={ids.flag} value={slug} onChange={(e) => setSlug(e.target.value)} required>
+          </Select>
+          <Select label="Flag" path="flags" value={slug} onChange={setSlug}>
             <option value="">Choose a flag</option>
             {flags.data?.flags.map((f) => (
               <option key={f.slug} value={f.slug}>
                 {f.slug}
               </option>
             ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.serve}>Serve by default</label>
-          <select id={ids.serve} value={serve} onChange={(e) => setServe(e.target.value)}>
+          </Select>
+          <Select label="Serve by default" value={serve} onChange={setServe}>
             <option value="">Keep {flag?.defaultVariant ?? 'as it is'}</option>
             {Object.keys(flag?.variants ?? {}).map((v) => (
               <option key={v} value={v}>
                 {v}
               </option>
             ))}
-          </select>
-        </div>
-        <TextArea label="Other fields (JSON, as PATCH of the flag)" value={more} onChange={setMore} />
-        <Field label="Title" value={title} onChange={setTitle} required />
-        <TextArea label="Description" value={description} onChange={setDescription} />
-        {problem && (
-          <p role="alert" className="error">
-            {problem}
-          </p>
-        )}
-        <ErrorMessage error={create.error} />
-        <button type="submit" className="primary" disabled={!canWrite || create.isPending || slug === '' || title.trim() === ''}>
-          {create.isPending ? 'Proposing…' : 'Propose for review'}
-        </button>
-      </form>
+          </Select>
+          <TextArea
+            label="Other fields (JSON, as PATCH of the flag)"
+            value={more}
+            onChange={setMore}
+            validate={jsonObjectProblem}
+            hint='For example {"enabled": true}; leave empty to change only what is chosen above'
+          />
+          <Field label="Title" path="title" value={title} onChange={setTitle} validate={rules.required} required />
+          <TextArea label="Description" path="description" value={description} onChange={setDescription} />
+          <ErrorMessage error={create.error} inline={inline} />
+          <Button type="submit" variant="primary" busy={create.isPending} busyText="Proposing…" disabled={!canWrite || slug === '' || title.trim() === ''}>
+            Propose for review
+          </Button>
+        </form>
+      </ProblemsProvider>
     </Section>
   );
 }
@@ -198,27 +232,17 @@ function Protection({ project }: { project: Project }) {
         A protected environment refuses direct changes: they go through change requests approved by members other than their author. Owners may bypass in an
         emergency; the audit log records it.
       </p>
-      <table aria-label="Environment protection">
-        <thead>
-          <tr>
-            <th scope="col">Environment</th>
-            <th scope="col">Protected</th>
-            <th scope="col">Approvals needed</th>
-            <th scope="col">
-              <span className="sr-only">Save</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(project.environments as ProtectedEnvironment[]).map((e) => (
-            <ProtectionRow key={e.key} projectKey={project.key} environment={e} disabled={!isOwner} />
-          ))}
-        </tbody>
-      </table>
+      <ul className="plain protection">
+        {(project.environments as ProtectedEnvironment[]).map((e) => (
+          <ProtectionRow key={e.key} projectKey={project.key} environment={e} disabled={!isOwner} />
+        ))}
+      </ul>
       {!isOwner && <p className="muted">Only owners change the protection.</p>}
     </Section>
   );
 }
+
+const approvalsRule = (v: string) => (/^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 10 ? undefined : 'Enter a whole number from 1 to 10');
 
 function ProtectionRow({ projectKey, environment, disabled }: { projectKey: string; environment: ProtectedEnvironment; disabled: boolean }) {
   const [on, setOn] = useState(environment.protected);
@@ -229,30 +253,44 @@ function ProtectionRow({ projectKey, environment, disabled }: { projectKey: stri
         protected: on,
         requiredApprovals: Number(count),
       }),
+    // The project answers with its environments' protection; the flag screens read it through the project.
+    meta: { success: `Saved ${environment.name}`, error: false, invalidates: [['project', projectKey], ['projects'], ['audit']] },
   });
+  const changed = on !== environment.protected || count !== String(environment.requiredApprovals);
   return (
-    <tr>
-      <th scope="row">{environment.name}</th>
-      <td>
-        <input type="checkbox" aria-label={`Protect ${environment.name}`} checked={on} disabled={disabled} onChange={(e) => setOn(e.target.checked)} />
-      </td>
-      <td>
-        <input
-          type="number"
-          min={1}
-          max={10}
-          aria-label={`Approvals needed in ${environment.name}`}
-          value={count}
-          disabled={disabled}
-          onChange={(e) => setCount(e.target.value)}
-        />
-      </td>
-      <td>
-        <button type="button" disabled={disabled || save.isPending} onClick={() => save.mutate()}>
-          {save.isPending ? 'Saving…' : `Save ${environment.name}`}
-        </button>
-        <ErrorMessage error={save.error} />
-      </td>
-    </tr>
+    <li>
+      <ProblemsProvider value={problemsOf(save.error)}>
+        <form
+          className="inline"
+          aria-label={`Protection of ${environment.name}`}
+          onSubmit={(event: FormEvent) => {
+            event.preventDefault();
+            if (!approvalsRule(count)) save.mutate();
+          }}
+        >
+          <Switch label={`Protect ${environment.name}`} checked={on} disabled={disabled} onChange={setOn} />
+          <Field
+            label={`Approvals needed in ${environment.name}`}
+            type="number"
+            inputMode="numeric"
+            path="requiredApprovals"
+            value={count}
+            onChange={setCount}
+            validate={approvalsRule}
+            disabled={disabled || !on}
+            className="narrow-field"
+          />
+          <Button type="submit" busy={save.isPending} busyText="Saving…" disabled={disabled || !changed}>
+            {`Save ${environment.name}`}
+          </Button>
+        </form>
+      </ProblemsProvider>
+      <ErrorMessage error={save.error} inline={['requiredApprovals']} />
+      {environment.protected && (
+        <p className="muted small-text">
+          {environment.name} is protected: {plural(environment.requiredApprovals, 'approval')} needed.
+        </p>
+      )}
+    </li>
   );
 }

@@ -1,9 +1,10 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { api } from '../api.ts';
 import { useCanWrite } from '../session.ts';
-import { ErrorMessage, Loading, Section } from '../ui.tsx';
+import { Badge, Button, EmptyState, ErrorMessage, fieldLabel, Loading, plural, Section, Select, Switch, Table, toast } from '../ui/index.ts';
+import { show } from './History.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 // Issue 24: two environments flag by flag, and promotion of the chosen flags from one to the other (a
@@ -17,8 +18,6 @@ interface Comparison {
   segments: { from: string[]; to: string[] };
 }
 
-const show = (value: unknown) => (value === null || value === undefined ? 'none' : typeof value === 'string' ? value : JSON.stringify(value));
-
 export function CompareScreen({ params }: { params: { key: string } }) {
   const canWrite = useCanWrite();
   const project = useProject(params.key);
@@ -28,11 +27,14 @@ export function CompareScreen({ params }: { params: { key: string } }) {
   const fromKey = from || envs[1]?.key || envs[0]?.key || '';
   const toKey = to || envs[envs.length - 1]?.key || '';
   const [chosen, setChosen] = useState<string[]>([]);
-  const ids = { from: useId(), to: useId() };
   const comparison = useQuery({
     queryKey: ['compare', params.key, fromKey, toKey],
-    enabled: fromKey !== '' && toKey !== '',
-    queryFn: () => api<{ flags: Comparison[] }>('GET', `/projects/${encodeURIComponent(params.key)}/compare?from=${fromKey}&to=${toKey}`),
+    enabled: fromKey !== '' && toKey !== '' && fromKey !== toKey,
+    queryFn: () =>
+      api<{ flags: Comparison[] }>(
+        'GET',
+        `/projects/${encodeURIComponent(params.key)}/compare?from=${encodeURIComponent(fromKey)}&to=${encodeURIComponent(toKey)}`,
+      ),
   });
   const promote = useMutation({
     mutationFn: () =>
@@ -41,42 +43,51 @@ export function CompareScreen({ params }: { params: { key: string } }) {
         to: toKey,
         flags: chosen,
       }),
-    onSuccess: () => setChosen([]),
+    // Promotion writes the target's flags, or opens a change request where the target is protected.
+    meta: {
+      error: false,
+      invalidates: [['compare', params.key], ['flags', params.key], ['stale-flags', params.key], ['change-requests', params.key], ['audit']],
+    },
+    onSuccess: (answer) => {
+      setChosen([]);
+      if (answer.changeRequest) toast.info(`${name(toKey)} is protected: a change request awaits review`);
+      else toast.success(`Promoted ${plural(answer.applied.length, 'flag')} to ${name(toKey)}`);
+    },
   });
+  const name = (key: string) => envs.find((e) => e.key === key)?.name ?? key;
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
-  const name = (key: string) => envs.find((e) => e.key === key)?.name ?? key;
   const toggle = (slug: string, on: boolean) => setChosen((list) => (on ? [...list, slug] : list.filter((s) => s !== slug)));
+  const pick = (set: (key: string) => void) => (key: string) => {
+    set(key);
+    setChosen([]);
+  };
   return (
     <>
       <ProjectHeader project={project.data} current="compare" />
       <Section title="Compare environments">
-        <div className="inline">
-          <div className="field">
-            <label htmlFor={ids.from}>From</label>
-            <select id={ids.from} value={fromKey} onChange={(e) => setFrom(e.target.value)}>
-              {envs.map((e) => (
-                <option key={e.key} value={e.key}>
-                  {e.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.to}>To</label>
-            <select id={ids.to} value={toKey} onChange={(e) => setTo(e.target.value)}>
-              {envs.map((e) => (
-                <option key={e.key} value={e.key}>
-                  {e.name}
-                </option>
-              ))}
-            </select>
-          </div>
+        <div className="filters" role="group" aria-label="Environments to compare">
+          <Select label="From" value={fromKey} onChange={pick(setFrom)}>
+            {envs.map((e) => (
+              <option key={e.key} value={e.key}>
+                {e.name}
+              </option>
+            ))}
+          </Select>
+          <Select label="To" value={toKey} onChange={pick(setTo)}>
+            {envs.map((e) => (
+              <option key={e.key} value={e.key}>
+                {e.name}
+              </option>
+            ))}
+          </Select>
         </div>
+        {fromKey === toKey && <p className="muted">Choose two different environments.</p>}
         {comparison.isPending && fromKey !== toKey && <Loading what="the comparison" />}
         <ErrorMessage error={comparison.error} />
-        {comparison.data && (
-          <table aria-label={`Flags of ${name(fromKey)} against ${name(toKey)}`}>
+        {comparison.data && comparison.data.flags.length === 0 && <EmptyState title="No flag to compare">This project has no flag yet.</EmptyState>}
+        {comparison.data && comparison.data.flags.length > 0 && (
+          <Table label={`Flags of ${name(fromKey)} against ${name(toKey)}`} className="compare">
             <thead>
               <tr>
                 <th scope="col">Promote</th>
@@ -89,31 +100,44 @@ export function CompareScreen({ params }: { params: { key: string } }) {
               {comparison.data.flags.map((f) => (
                 <tr key={f.slug}>
                   <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Promote ${f.slug}`}
+                    <Switch
+                      ariaLabel={`Promote ${f.slug}`}
                       checked={chosen.includes(f.slug)}
-                      disabled={f.status !== 'different'}
-                      onChange={(e) => toggle(f.slug, e.target.checked)}
+                      disabled={f.status !== 'different' || !canWrite}
+                      onChange={(on) => toggle(f.slug, on)}
                     />
                   </td>
                   <th scope="row">{f.slug}</th>
-                  <td>{f.status === 'missing' ? `missing in ${name(f.missingIn === 'from' ? fromKey : toKey)}` : f.status}</td>
                   <td>
-                    {f.differences.map((d) => (
-                      <div key={d.field}>
-                        {d.field}: <code>{show(d.from)}</code> → <code>{show(d.to)}</code>
-                      </div>
-                    ))}
+                    {f.status === 'missing' ? (
+                      <Badge tone="warn">missing in {name(f.missingIn === 'from' ? fromKey : toKey)}</Badge>
+                    ) : f.status === 'different' ? (
+                      <Badge tone="warn">different</Badge>
+                    ) : (
+                      <Badge tone="muted">identical</Badge>
+                    )}
+                  </td>
+                  <td>
+                    {f.differences.length > 0 && (
+                      <ul className="plain diff">
+                        {f.differences.map((d) => (
+                          <li key={d.field}>
+                            <strong>{fieldLabel(d.field)}</strong>: <del>{show(d.from) || 'none'}</del> → <ins>{show(d.to) || 'none'}</ins>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
                   </td>
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-        <button type="button" className="primary" disabled={!canWrite || chosen.length === 0 || promote.isPending} onClick={() => promote.mutate()}>
-          {promote.isPending ? 'Promoting…' : `Promote ${chosen.length} to ${name(toKey)}`}
-        </button>
+        <div className="actions">
+          <Button variant="primary" disabled={!canWrite || chosen.length === 0} busy={promote.isPending} busyText="Promoting…" onClick={() => promote.mutate()}>
+            {`Promote ${plural(chosen.length, 'flag')} to ${name(toKey)}`}
+          </Button>
+        </div>
         <ErrorMessage error={promote.error} />
         {promote.data?.changeRequest && (
           <p role="status">

@@ -1,7 +1,24 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, type ApiKey, type FlagEntry } from '../api.ts';
-import { ConfirmDialog, CopyButton, ErrorMessage, Field, formatDate, Loading, Section, Table, toast } from '../ui/index.ts';
+import {
+  Badge,
+  Button,
+  ConfirmDialog,
+  CopyButton,
+  DateText,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  Loading,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Select,
+  Table,
+  toast,
+} from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
@@ -14,7 +31,7 @@ export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: () => api('POST', `/projects/${encodeURIComponent(params.key)}/environments`, { name: name.trim() }),
-    meta: { success: 'Created the environment', invalidates: [['project', params.key], ['projects'], ['flags', params.key], ['audit']] },
+    meta: { success: 'Created the environment', error: false, invalidates: [['project', params.key], ['projects'], ['flags', params.key], ['audit']] },
     onSuccess: () => setName(''),
   });
   const [snippetEnv, setSnippetEnv] = useState<string | undefined>();
@@ -22,7 +39,6 @@ export function EnvironmentsScreen({ params }: { params: { key: string } }) {
     queryKey: ['flags', params.key],
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(params.key)}/flags`),
   });
-  const selectId = useId();
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
   const environments = project.data.environments;
@@ -57,7 +73,7 @@ main().catch((error) => {
         <p>
           Project key <code>{project.data.key}</code> <CopyButton text={project.data.key} label="Copy project key" />
         </p>
-        <Table>
+        <Table label="Environments">
           <thead>
             <tr>
               <th scope="col">Environment</th>
@@ -75,7 +91,9 @@ main().catch((error) => {
                 <td>
                   <code>{e.key}</code> <CopyButton text={e.key} label={`Copy key of ${e.name}`} />
                 </td>
-                <td>{formatDate(e.createdAt)}</td>
+                <td>
+                  <DateText iso={e.createdAt} />
+                </td>
                 <td>
                   <DeleteEnvironment project={project.data} environment={e} />
                 </td>
@@ -83,25 +101,32 @@ main().catch((error) => {
             ))}
           </tbody>
         </Table>
-        <form onSubmit={submit} className="inline">
-          <Field label="Environment name" value={name} onChange={setName} required hint="Gets every flag of the project, switched off" />
-          <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
-            {create.isPending ? 'Creating…' : 'Create environment'}
-          </button>
-        </form>
-        <ErrorMessage error={create.error} />
+        <ProblemsProvider value={problemsOf(create.error)}>
+          <form onSubmit={submit} className="inline" aria-label="New environment">
+            <Field
+              label="Environment name"
+              path="name"
+              value={name}
+              onChange={setName}
+              validate={rules.required}
+              required
+              hint="Gets every flag of the project, switched off"
+            />
+            <Button type="submit" variant="primary" busy={create.isPending} busyText="Creating…" disabled={!canWrite}>
+              Create environment
+            </Button>
+          </form>
+        </ProblemsProvider>
+        <ErrorMessage error={create.error} inline={['name']} />
       </Section>
       <Section title="Use it in your app">
-        <div className="field">
-          <label htmlFor={selectId}>Environment for the snippet</label>
-          <select id={selectId} value={chosen?.key} onChange={(e) => setSnippetEnv(e.target.value)}>
-            {environments.map((e) => (
-              <option key={e.key} value={e.key}>
-                {e.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select label="Environment for the snippet" value={chosen?.key ?? ''} onChange={setSnippetEnv}>
+          {environments.map((e) => (
+            <option key={e.key} value={e.key}>
+              {e.name}
+            </option>
+          ))}
+        </Select>
         <pre tabIndex={0}>
           <code>{snippet}</code>
         </pre>
@@ -130,6 +155,7 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
   const tokenId = useId();
   const create = useMutation({
     mutationFn: () => api<ApiKey>('POST', `/projects/${encodeURIComponent(projectKey)}/api-keys`, { name: name.trim() }),
+    meta: { success: 'Created the API key', error: false, invalidates: [['api-keys', projectKey], ['audit']] },
     onSuccess: (key) => {
       setCreated(key);
       setName('');
@@ -146,18 +172,20 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    if (!rules.required(name)) create.mutate();
   };
   return (
     <Section title="API keys">
       <p className="muted">API keys let CI upload code references (POST /v1/flags/code-refs). A token is shown once, when it is created.</p>
-      <form onSubmit={submit} className="inline">
-        <Field label="API key name" value={name} onChange={setName} required />
-        <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
-          {create.isPending ? 'Creating…' : 'Create API key'}
-        </button>
-      </form>
-      <ErrorMessage error={create.error} />
+      <ProblemsProvider value={problemsOf(create.error)}>
+        <form onSubmit={submit} className="inline" aria-label="Create an API key">
+          <Field label="API key name" path="name" value={name} onChange={setName} validate={rules.required} required />
+          <Button type="submit" variant="primary" busy={create.isPending} busyText="Creating…" disabled={!canWrite}>
+            Create API key
+          </Button>
+        </form>
+      </ProblemsProvider>
+      <ErrorMessage error={create.error} inline={['name']} />
       {created?.token && (
         <div className="notice" role="status">
           <div className="field">
@@ -184,8 +212,9 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
       >
         <p>Whatever uses it (CI uploading code references) is refused from now on. This cannot be undone.</p>
       </ConfirmDialog>
+      {keys.data && keys.data.apiKeys.length === 0 && <EmptyState title="No API key">Create one for the CI job that uploads code references.</EmptyState>}
       {keys.data && keys.data.apiKeys.length > 0 && (
-        <Table>
+        <Table label="API keys">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -201,14 +230,18 @@ function ApiKeys({ projectKey }: { projectKey: string }) {
                 <td>
                   <code>{k.prefix}</code>
                 </td>
-                <td>{formatDate(k.createdAt)}</td>
+                <td>
+                  <DateText iso={k.createdAt} />
+                </td>
                 <td>
                   {k.revokedAt ? (
-                    `Revoked ${formatDate(k.revokedAt)}`
+                    <Badge tone="muted">
+                      Revoked <DateText iso={k.revokedAt} />
+                    </Badge>
                   ) : (
-                    <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => setRevoking(k)}>
+                    <Button size="small" variant="danger-text" disabled={revoke.isPending || !canWrite} onClick={() => setRevoking(k)}>
                       Revoke {k.name}
-                    </button>
+                    </Button>
                   )}
                 </td>
               </tr>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api } from '../api.ts';
-import { ErrorMessage, formatDate, Loading, Section } from '../ui.tsx';
+import { Badge, Button, DateText, EmptyState, ErrorMessage, Loading, plural, Section, Table } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 // Flag usage (issue 23, docs/api.md "Admin API: flag usage"): a flag's evaluations per day and
@@ -22,14 +22,16 @@ export interface ProjectUsage {
   flags: Array<{ slug: string; evaluations: number; lastEvaluatedAt: string | null; environments: Array<{ key: string; evaluations: number }> }>;
 }
 
-/** Distinguishable on white and for the common colour vision deficiencies (Okabe-Ito); dashes tell them apart too. */
-const COLOURS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'];
+/** Series colours are the tokens --chart-1 … --chart-6 (a light and a dark value each, classes series-1 …); dashes tell them apart too. */
+const SERIES = 6;
+const seriesClass = (e: number) => `series-${(e % SERIES) + 1}`;
 const DASHES = ['', '6 3', '2 3', '8 3 2 3', '1 2', '10 4'];
 const WIDTH = 600;
 const HEIGHT = 160;
 const PAD = { left: 48, right: 8, top: 8, bottom: 22 };
 
 const count = new Intl.NumberFormat();
+const PERIODS = [7, 30, 90] as const;
 
 /** The chart of one flag's evaluations per day, one line per environment, with its numbers as a table. */
 export function UsageChart({ series }: { series: FlagUsageSeries }) {
@@ -44,26 +46,26 @@ export function UsageChart({ series }: { series: FlagUsageSeries }) {
   return (
     <figure className="usage-chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" role="img" aria-label={label}>
-        <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(0)} y2={y(0)} stroke="#d0d5db" />
-        <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max)} y2={y(max)} stroke="#eceff2" />
-        <text x={PAD.left - 4} y={y(max) + 4} textAnchor="end" fontSize="11" fill="#555d66">
+        <line className="axis" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(0)} y2={y(0)} />
+        <line className="grid-line" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max)} y2={y(max)} />
+        <text x={PAD.left - 4} y={y(max) + 4} textAnchor="end" fontSize="11">
           {count.format(max)}
         </text>
-        <text x={PAD.left - 4} y={y(0) + 4} textAnchor="end" fontSize="11" fill="#555d66">
+        <text x={PAD.left - 4} y={y(0) + 4} textAnchor="end" fontSize="11">
           0
         </text>
-        <text x={PAD.left} y={HEIGHT - 6} fontSize="11" fill="#555d66">
+        <text x={PAD.left} y={HEIGHT - 6} fontSize="11">
           {series.days[0]}
         </text>
-        <text x={WIDTH - PAD.right} y={HEIGHT - 6} textAnchor="end" fontSize="11" fill="#555d66">
+        <text x={WIDTH - PAD.right} y={HEIGHT - 6} textAnchor="end" fontSize="11">
           {series.days[n - 1]}
         </text>
         {series.environments.map((env, e) => (
           <path
             key={env.key}
             d={env.evaluations.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
+            className={seriesClass(e)}
             fill="none"
-            stroke={COLOURS[e % COLOURS.length]}
             strokeDasharray={DASHES[e % DASHES.length]}
             strokeWidth="2"
           />
@@ -74,10 +76,14 @@ export function UsageChart({ series }: { series: FlagUsageSeries }) {
           {series.environments.map((env, e) => (
             <li key={env.key}>
               <svg width="24" height="8" aria-hidden="true">
-                <line x1="0" x2="24" y1="4" y2="4" stroke={COLOURS[e % COLOURS.length]} strokeDasharray={DASHES[e % DASHES.length]} strokeWidth="2" />
+                <line className={seriesClass(e)} x1="0" x2="24" y1="4" y2="4" strokeDasharray={DASHES[e % DASHES.length]} strokeWidth="2" />
               </svg>{' '}
-              {env.name}: {count.format(env.evaluations.reduce((a, b) => a + b, 0))} evaluations, last evaluated{' '}
-              {env.lastEvaluatedAt ? formatDate(env.lastEvaluatedAt) : 'never (within the kept period)'}
+              {env.name}:{' '}
+              {plural(
+                env.evaluations.reduce((a, b) => a + b, 0),
+                'evaluation',
+              )}
+              , last evaluated {env.lastEvaluatedAt ? <DateText iso={env.lastEvaluatedAt} /> : 'never (within the kept period)'}
             </li>
           ))}
         </ul>
@@ -85,7 +91,7 @@ export function UsageChart({ series }: { series: FlagUsageSeries }) {
       </figcaption>
       <details>
         <summary>Numbers per day</summary>
-        <table>
+        <Table label={`Evaluations per day of ${series.slug}`}>
           <thead>
             <tr>
               <th scope="col">Day</th>
@@ -106,7 +112,7 @@ export function UsageChart({ series }: { series: FlagUsageSeries }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       </details>
     </figure>
   );
@@ -114,7 +120,7 @@ export function UsageChart({ series }: { series: FlagUsageSeries }) {
 
 /** The usage section of a flag's screen: the chart over 7, 30 or 90 days. */
 export function FlagUsageSection({ projectKey, slug }: { projectKey: string; slug: string }) {
-  const [days, setDays] = useState(30);
+  const [days, setDays] = useState<number>(30);
   const usage = useQuery({
     queryKey: ['flag-usage', projectKey, slug, days],
     queryFn: () => api<FlagUsageSeries>('GET', `/projects/${encodeURIComponent(projectKey)}/flags/${encodeURIComponent(slug)}/usage?days=${days}`),
@@ -124,11 +130,11 @@ export function FlagUsageSection({ projectKey, slug }: { projectKey: string; slu
       <p className="muted">
         Evaluations Flagpost answered per day (UTC). <code>/v1</code> reads behind a shared cache count only its misses.
       </p>
-      <div className="toolbar" role="group" aria-label="Period">
-        {[7, 30, 90].map((d) => (
-          <button key={d} type="button" className={d === days ? 'primary' : undefined} aria-pressed={d === days} onClick={() => setDays(d)}>
-            {d} days
-          </button>
+      <div className="actions" role="group" aria-label="Period">
+        {PERIODS.map((d) => (
+          <Button key={d} size="small" variant={d === days ? 'primary' : 'secondary'} aria-pressed={d === days} onClick={() => setDays(d)}>
+            {`${d} days`}
+          </Button>
         ))}
       </div>
       {usage.isPending && <Loading what="the usage" />}
@@ -141,7 +147,7 @@ export function FlagUsageSection({ projectKey, slug }: { projectKey: string; slu
 /** The project's flags sorted by use (GET /admin/v1/projects/:key/usage). */
 export function ProjectUsageScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
-  const [days, setDays] = useState(30);
+  const [days, setDays] = useState<number>(30);
   const usage = useQuery({
     queryKey: ['project-usage', params.key, days],
     queryFn: () => api<ProjectUsage>('GET', `/projects/${encodeURIComponent(params.key)}/usage?days=${days}`),
@@ -153,19 +159,20 @@ export function ProjectUsageScreen({ params }: { params: { key: string } }) {
   return (
     <>
       <ProjectHeader project={project.data} current="usage" />
-      <div className="toolbar" role="group" aria-label="Period">
-        {[7, 30, 90].map((d) => (
-          <button key={d} type="button" className={d === days ? 'primary' : undefined} aria-pressed={d === days} onClick={() => setDays(d)}>
-            {d} days
-          </button>
+      <div className="actions" role="group" aria-label="Period">
+        {PERIODS.map((d) => (
+          <Button key={d} size="small" variant={d === days ? 'primary' : 'secondary'} aria-pressed={d === days} onClick={() => setDays(d)}>
+            {`${d} days`}
+          </Button>
         ))}
       </div>
       {usage.isPending && <Loading what="the usage" />}
       <ErrorMessage error={usage.error} />
-      {usage.data && usage.data.flags.length === 0 && <p>This project has no flags yet.</p>}
+      {usage.data && usage.data.flags.length === 0 && (
+        <EmptyState title="No flag yet">Each flag's evaluations per day show here once the project has flags and an SDK reads them.</EmptyState>
+      )}
       {usage.data && usage.data.flags.length > 0 && (
-        <table className="usage">
-          <caption>Flags by evaluations over the last {usage.data.days} days, most used first</caption>
+        <Table label={`Flags by evaluations over the last ${usage.data.days} days, most used first`} className="usage">
           <thead>
             <tr>
               <th scope="col">Flag</th>
@@ -182,7 +189,7 @@ export function ProjectUsageScreen({ params }: { params: { key: string } }) {
                 </th>
                 <td>
                   <svg width="80" height="8" aria-hidden="true">
-                    <rect x="0" y="0" width={Math.max(flag.evaluations > 0 ? 1 : 0, (80 * flag.evaluations) / max)} height="8" fill="#0072b2" />
+                    <rect className="bar" x="0" y="0" width={Math.max(flag.evaluations > 0 ? 1 : 0, (80 * flag.evaluations) / max)} height="8" />
                   </svg>{' '}
                   {count.format(flag.evaluations)}
                 </td>
@@ -195,11 +202,11 @@ export function ProjectUsageScreen({ params }: { params: { key: string } }) {
                     ))}
                   </ul>
                 </td>
-                <td>{flag.lastEvaluatedAt ? formatDate(flag.lastEvaluatedAt) : <span className="badge warn">Never</span>}</td>
+                <td>{flag.lastEvaluatedAt ? <DateText iso={flag.lastEvaluatedAt} /> : <Badge tone="warn">Never</Badge>}</td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </>
   );

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { api } from '../api.ts';
-import { CopyButton, ErrorMessage, formatDate, Section, Table } from '../ui.tsx';
+import { Button, ConfirmDialog, CopyButton, DateText, ErrorMessage, Section, Table, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 
 interface SyncToken {
@@ -31,7 +31,7 @@ export function FlagdSyncTokens({ projectKey, environments }: { projectKey: stri
           <CopyButton text={created.selector} label="Copy selector" /> <strong>Shown once:</strong> store it now.
         </div>
       )}
-      <Table>
+      <Table label="Sync tokens">
         <thead>
           <tr>
             <th scope="col">Environment</th>
@@ -59,35 +59,65 @@ function SyncTokenRow({
   onCreated: (selector: string) => void;
 }) {
   const canWrite = useCanWrite();
+  const [revoking, setRevoking] = useState(false);
   const url = `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(environment.key)}/flagd-sync-token`;
-  const token = useQuery({ queryKey: ['flagd-sync-token', projectKey, environment.key], queryFn: () => api<SyncToken>('GET', url) });
+  const key = ['flagd-sync-token', projectKey, environment.key];
+  const token = useQuery({ queryKey: key, queryFn: () => api<SyncToken>('GET', url) });
   const rotate = useMutation({
     mutationFn: () => api<SyncToken>('POST', url),
-    onSuccess: (answer) => answer.selector && onCreated(answer.selector),
+    meta: { error: 'Token not created', invalidates: [key, ['audit']] },
+    onSuccess: (answer) => {
+      toast.success(`${token.data?.configured ? 'Rotated' : 'Created'} the sync token of ${environment.name}`);
+      if (answer.selector) onCreated(answer.selector);
+    },
   });
-  const revoke = useMutation({ mutationFn: () => api('DELETE', url) });
+  const revoke = useMutation({
+    mutationFn: () => api('DELETE', url),
+    meta: { error: false, invalidates: [key, ['audit']] },
+    onSuccess: () => {
+      toast.success(`Revoked the sync token of ${environment.name}`);
+      setRevoking(false);
+    },
+  });
   return (
     <tr>
       <th scope="row">{environment.name}</th>
       <td>
         {token.data?.configured ? (
           <>
-            <code>{token.data.prefix}…</code> created {formatDate(token.data.createdAt)}
+            <code>{token.data.prefix}…</code> created <DateText iso={token.data.createdAt} />
           </>
         ) : (
-          token.data && 'None'
+          token.data && <span className="muted">None</span>
         )}
-        <ErrorMessage error={token.error ?? rotate.error ?? revoke.error} />
+        <ErrorMessage error={token.error} />
       </td>
       <td>
-        <button type="button" className="small" disabled={rotate.isPending || !canWrite} onClick={() => rotate.mutate()}>
-          {token.data?.configured ? `Rotate token of ${environment.name}` : `Create token for ${environment.name}`}
-        </button>{' '}
-        {token.data?.configured && (
-          <button type="button" className="small danger-text" disabled={revoke.isPending || !canWrite} onClick={() => revoke.mutate()}>
-            Revoke token of {environment.name}
-          </button>
-        )}
+        <div className="actions">
+          <Button size="small" busy={rotate.isPending} disabled={!canWrite} onClick={() => rotate.mutate()}>
+            {token.data?.configured ? `Rotate token of ${environment.name}` : `Create token for ${environment.name}`}
+          </Button>
+          {token.data?.configured && (
+            <Button size="small" variant="danger-text" disabled={!canWrite} onClick={() => setRevoking(true)}>
+              Revoke token of {environment.name}
+            </Button>
+          )}
+        </div>
+        <ConfirmDialog
+          open={revoking}
+          title={`Revoke the sync token of ${environment.name}?`}
+          confirmLabel="Revoke sync token"
+          pendingLabel="Revoking…"
+          onConfirm={() => revoke.mutate()}
+          onCancel={() => {
+            revoke.reset();
+            setRevoking(false);
+          }}
+          pending={revoke.isPending}
+          error={revoke.error}
+        >
+          <p>flagd providers using it are disconnected and keep the flags they last read. This cannot be undone.</p>
+        </ConfirmDialog>
       </td>
     </tr>
   );

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, useId, useState } from 'react';
 import { api, type Environment } from '../api.ts';
-import { ErrorMessage, Section, TextArea } from '../ui.tsx';
+import { Button, ErrorMessage, plural, Section, Select, TextArea, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 
 // An environment's flags as a flagd flag definition (the OpenFeature project's declarative format), to
@@ -19,16 +19,38 @@ interface ImportAnswer {
 
 const list = (what: string, keys: string[]) => (keys.length === 0 ? `no flag ${what}` : `${what}: ${keys.join(', ')}`);
 
+/** The client's check of a definition: JSON, an object with "flags". */
+function definitionProblem(text: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    return `Not valid JSON: ${(e as Error).message}`;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('flags' in body))
+    return 'A flagd definition is a JSON object with "flags" (and optionally "$evaluators")';
+  return undefined;
+}
+
 export function FlagdTransfer({ projectKey, environments }: { projectKey: string; environments: Environment[] }) {
   const canWrite = useCanWrite();
   const [envKey, setEnvKey] = useState('');
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string | undefined>();
-  const selectId = useId();
   const fileId = useId();
   const env = environments.find((e) => e.key === envKey) ?? environments[0];
   const importing = useMutation({
     mutationFn: ({ key, body }: { key: string; body: unknown }) => api<ImportAnswer>('PUT', flagdPath(projectKey, key), body),
+    // An import writes flags (and segments) of the project.
+    meta: {
+      error: false,
+      invalidates: [['flags', projectKey], ['segments', projectKey], ['compare', projectKey], ['stale-flags', projectKey], ['audit']],
+    },
+    onSuccess: (answer, { key }) => {
+      const name = environments.find((e) => e.key === key)?.name ?? key;
+      toast.success(`Imported into ${name}: ${plural(answer.created.length + answer.updated.length, 'flag')} created or changed`);
+    },
   });
   const readFile = async (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0];
@@ -39,19 +61,10 @@ export function FlagdTransfer({ projectKey, environments }: { projectKey: string
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!env) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (e) {
-      setProblem(`The definition is not valid JSON: ${(e as Error).message}`);
-      return;
-    }
-    if (body === null || typeof body !== 'object' || Array.isArray(body) || !('flags' in body)) {
-      setProblem('A flagd definition is a JSON object with "flags" (and optionally "$evaluators")');
-      return;
-    }
-    setProblem(undefined);
-    importing.mutate({ key: env.key, body });
+    const wrong = definitionProblem(text);
+    setProblem(wrong);
+    if (wrong) return;
+    importing.mutate({ key: env.key, body: JSON.parse(text) as unknown });
   };
   const answer = importing.data;
   return (
@@ -61,16 +74,13 @@ export function FlagdTransfer({ projectKey, environments }: { projectKey: string
         import creates or updates each flag it holds in that environment (a flag new to the project starts off in the other environments) and leaves the other
         flags alone; an invalid file changes nothing.
       </p>
-      <div className="field">
-        <label htmlFor={selectId}>Environment for flagd</label>
-        <select id={selectId} value={env?.key ?? ''} onChange={(e) => setEnvKey(e.target.value)}>
-          {environments.map((e) => (
-            <option key={e.key} value={e.key}>
-              {e.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <Select label="Environment for flagd" value={env?.key ?? ''} onChange={setEnvKey}>
+        {environments.map((e) => (
+          <option key={e.key} value={e.key}>
+            {e.name}
+          </option>
+        ))}
+      </Select>
       {env && (
         <p>
           <a className="button" href={`/admin/v1${flagdPath(projectKey, env.key)}`} download={`flagd-${projectKey}-${env.key}.json`}>
@@ -78,21 +88,21 @@ export function FlagdTransfer({ projectKey, environments }: { projectKey: string
           </a>
         </p>
       )}
-      <form onSubmit={submit}>
+      <form onSubmit={submit} aria-label="Import a flagd definition">
         <div className="field">
           <label htmlFor={fileId}>flagd file to import</label>
           <input id={fileId} type="file" accept="application/json,.json" onChange={readFile} />
         </div>
-        <TextArea label="Or paste a flagd definition (JSON)" value={text} onChange={setText} rows={8} />
+        <TextArea label="Or paste a flagd definition (JSON)" value={text} onChange={setText} rows={8} validate={definitionProblem} />
         {problem && (
           <div role="alert" className="error">
             <p>{problem}</p>
           </div>
         )}
         <ErrorMessage error={importing.error} />
-        <button type="submit" className="primary" disabled={importing.isPending || !canWrite || text.trim() === ''}>
-          {importing.isPending ? 'Importing…' : `Import into ${env?.name ?? ''}`}
-        </button>
+        <Button type="submit" variant="primary" busy={importing.isPending} busyText="Importing…" disabled={!canWrite || text.trim() === ''}>
+          {`Import into ${env?.name ?? ''}`}
+        </Button>
         {answer && importing.variables && (
           <p role="status">
             Imported into {environments.find((e) => e.key === importing.variables.key)?.name}: {list('created', answer.created)};{' '}

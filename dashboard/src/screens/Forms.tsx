@@ -2,7 +2,22 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Form } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading, Section, Table } from '../ui.tsx';
+import {
+  Badge,
+  Breadcrumbs,
+  Button,
+  DateText,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  Loading,
+  NavTabs,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Table,
+} from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 
 export function FormsScreen() {
@@ -12,20 +27,26 @@ export function FormsScreen() {
   const [name, setName] = useState('');
   const create = useMutation({
     mutationFn: () => api<Form>('POST', '/forms', { name: name.trim() }),
+    meta: { success: 'Created the form', error: false, invalidates: [['forms'], ['audit']] },
     onSuccess: (form) => navigate(`/forms/${form.key}`),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    if (!rules.required(name)) create.mutate();
   };
   return (
     <>
       <h1>Forms</h1>
       {forms.isPending && <Loading what="forms" />}
       <ErrorMessage error={forms.error} />
-      {forms.data && forms.data.forms.length === 0 && <p className="muted">No form yet: create the first one below.</p>}
+      {forms.data && forms.data.forms.length === 0 && (
+        <EmptyState title="No form yet">
+          A form endpoint takes submissions from any HTML form or script (contact, sign-up, feedback) with spam protection and notifications. Create the first
+          one below.
+        </EmptyState>
+      )}
       {forms.data && forms.data.forms.length > 0 && (
-        <Table>
+        <Table label="Forms">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -47,21 +68,25 @@ export function FormsScreen() {
                   </Link>
                 </td>
                 <td>{f.spamCount ?? 0}</td>
-                <td>{f.enabled ? 'Yes' : 'No'}</td>
-                <td>{formatDate(f.createdAt)}</td>
+                <td>{f.enabled ? <Badge tone="ok">Yes</Badge> : <Badge tone="muted">No</Badge>}</td>
+                <td>
+                  <DateText iso={f.createdAt} />
+                </td>
               </tr>
             ))}
           </tbody>
         </Table>
       )}
       <Section title="New form">
-        <form onSubmit={submit} className="inline">
-          <Field label="Form name" value={name} onChange={setName} required />
-          <button type="submit" className="primary" disabled={create.isPending || !canWrite}>
-            {create.isPending ? 'Creating…' : 'Create form'}
-          </button>
-        </form>
-        <ErrorMessage error={create.error} />
+        <ProblemsProvider value={problemsOf(create.error)}>
+          <form onSubmit={submit} className="inline" aria-label="New form">
+            <Field label="Form name" path="name" value={name} onChange={setName} validate={rules.required} required />
+            <Button type="submit" variant="primary" busy={create.isPending} busyText="Creating…" disabled={!canWrite}>
+              Create form
+            </Button>
+          </form>
+        </ProblemsProvider>
+        <ErrorMessage error={create.error} inline={['name']} />
       </Section>
     </>
   );
@@ -74,18 +99,22 @@ export function useForm(key: string) {
 export function FormHeader({ form, current }: { form: Form; current: 'settings' | 'submissions' }) {
   return (
     <>
-      <p className="crumbs">
-        <Link href="/forms">Forms</Link> /
-      </p>
+      <Breadcrumbs
+        items={[
+          { label: 'Forms', href: '/forms' },
+          { label: form.name, href: `/forms/${form.key}` },
+          ...(current === 'submissions' ? [{ label: 'Submissions' }] : []),
+        ]}
+      />
       <h1>{current === 'submissions' ? `${form.name} submissions` : form.name}</h1>
-      <nav aria-label="Form" className="tabs">
-        <Link href={`/forms/${form.key}`} aria-current={current === 'settings' ? 'page' : undefined}>
-          Settings
-        </Link>
-        <Link href={`/forms/${form.key}/submissions`} aria-current={current === 'submissions' ? 'page' : undefined}>
-          Submissions
-        </Link>
-      </nav>
+      <NavTabs
+        label="Form"
+        current={current}
+        items={[
+          { key: 'settings', href: `/forms/${form.key}`, title: 'Settings' },
+          { key: 'submissions', href: `/forms/${form.key}/submissions`, title: 'Submissions' },
+        ]}
+      />
     </>
   );
 }

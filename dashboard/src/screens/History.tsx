@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { useCanWrite } from '../session.ts';
 import { api, type AuditEntry } from '../api.ts';
-import { Button, DateText, EmptyState, ErrorMessage, fieldLabel, Loading, Select, Table } from '../ui/index.ts';
+import { Button, DateText, EmptyState, ErrorMessage, fieldLabel, Loading, Select, Table, toast } from '../ui/index.ts';
 
 // The history (audit log) as people read it: names instead of keys, rich text as its text, the changes
 // as before → after, and one row per user action (a save that wrote one entry per environment is one
@@ -263,12 +263,19 @@ function RevertButton({ projectKey, entry }: { projectKey: string; entry: AuditE
         `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(entry.environmentKey ?? '')}/flags/${encodeURIComponent(entry.entityId)}/revert`,
         { auditId: entry.id },
       ),
+    // A revert writes the flag in that environment, or opens a change request where it is protected.
+    meta: {
+      error: false,
+      invalidates: [['flags', projectKey], ['audit'], ['change-requests', projectKey], ['compare', projectKey], ['stale-flags', projectKey]],
+    },
+    onSuccess: (answer) =>
+      answer.changeRequest ? toast.info('The environment is protected: a change request awaits review') : toast.success('Reverted the change'),
   });
   return (
     <>
-      <button type="button" disabled={!canWrite || revert.isPending} onClick={() => revert.mutate()}>
+      <Button size="small" disabled={!canWrite} busy={revert.isPending} busyText="Reverting…" onClick={() => revert.mutate()}>
         Revert
-      </button>
+      </Button>
       <ErrorMessage error={revert.error} />
       {revert.data?.changeRequest && (
         <span role="status">

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useSearch } from 'wouter';
 import { api } from '../api.ts';
 import { setSessionHint } from '../session.ts';
+import { Button } from '../ui/index.ts';
 
 // Single sign-on on the sign-in page (docs/adr/0032-identity-and-sso.md): a button to the identity
 // provider when FLAGPOST_OIDC_ISSUER is set, and a note when passwords are off.
@@ -23,9 +24,8 @@ export function SingleSignOnButton() {
   if (!info.data?.enabled) return null;
   return (
     <div className="card">
-      <button
-        type="button"
-        className="primary"
+      <Button
+        variant="primary"
         onClick={() => {
           // The provider sends the browser back with a session cookie the page cannot see: the hint makes the
           // dashboard ask for the session on return (a refused sign-in answers 401 there, which drops it).
@@ -34,7 +34,7 @@ export function SingleSignOnButton() {
         }}
       >
         Sign in with {info.data.name ?? 'SSO'}
-      </button>
+      </Button>
       {info.data.passwordsOff && <p className="muted">Passwords are off on this Flagpost, except for the break-glass owner.</p>}
     </div>
   );

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type StaleReport, type StaleRule } from '../api.ts';
-import { ErrorMessage, Field, formatDate, Loading, Table } from '../ui.tsx';
+import { Badge, DateText, EmptyState, ErrorMessage, Field, Loading, plural, Table } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 /** What each rule of the report means, in the words of the screen. */
@@ -13,12 +13,14 @@ export const RULE_TEXT: Record<StaleRule, string> = {
   not_evaluated: 'Not evaluated',
 };
 
+const daysRule = (v: string) => (/^\d{1,4}$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 3650 ? undefined : 'Enter a whole number of days from 1 to 3650');
+
 /** The project's flags that look ready to clean up (GET /admin/v1/projects/:key/stale-flags). */
 export function StaleFlagsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
   const [days, setDays] = useState('30');
   const deferredDays = useDeferredValue(days);
-  const valid = /^\d{1,4}$/.test(deferredDays) && Number(deferredDays) >= 1 && Number(deferredDays) <= 3650;
+  const valid = !daysRule(deferredDays);
   const report = useQuery({
     queryKey: ['stale-flags', params.key, deferredDays],
     queryFn: () => api<StaleReport>('GET', `/projects/${encodeURIComponent(params.key)}/stale-flags?days=${encodeURIComponent(deferredDays)}`),
@@ -30,13 +32,9 @@ export function StaleFlagsScreen({ params }: { params: { key: string } }) {
     <>
       <ProjectHeader project={project.data} current="stale" />
       <div className="toolbar">
-        <Field label="Unchanged for at least (days)" type="number" value={days} onChange={setDays} hint="1 to 3650" />
+        <Field label="Unchanged for at least (days)" type="number" inputMode="numeric" value={days} onChange={setDays} validate={daysRule} hint="1 to 3650" />
       </div>
-      {!valid && (
-        <div role="alert" className="error">
-          <p>Enter a whole number of days from 1 to 3650.</p>
-        </div>
-      )}
+      {!valid && <p className="muted">The report shows once the number of days is a whole number from 1 to 3650.</p>}
       {report.isPending && valid && <Loading what="the report" />}
       <ErrorMessage error={report.error} />
       {report.data && !report.data.codeRefsUploaded && (
@@ -45,11 +43,13 @@ export function StaleFlagsScreen({ params }: { params: { key: string } }) {
           is not on npm yet) in CI to find where flags are used.
         </p>
       )}
-      {report.data && report.data.flags.length === 0 && <p>No stale flag: every flag is in use and changed recently.</p>}
+      {report.data && report.data.flags.length === 0 && (
+        <EmptyState title="No stale flag">Every flag is in use and changed within {plural(report.data.unchangedDays, 'day')}.</EmptyState>
+      )}
       {report.data && report.data.flags.length > 0 && (
-        <Table className="stale">
+        <Table className="stale" label="Stale flags">
           <caption>
-            {report.data.flags.length} stale flags (unchanged rule: {report.data.unchangedDays} days)
+            {plural(report.data.flags.length, 'stale flag')} (unchanged rule: {plural(report.data.unchangedDays, 'day')})
           </caption>
           <thead>
             <tr>
@@ -70,18 +70,25 @@ export function StaleFlagsScreen({ params }: { params: { key: string } }) {
                   <ul className="plain">
                     {flag.rules.map((rule) => (
                       <li key={rule}>
-                        <span className={rule === 'unchanged' ? 'badge' : 'badge warn'}>{RULE_TEXT[rule]}</span>
+                        <Badge tone={rule === 'unchanged' ? undefined : 'warn'}>{RULE_TEXT[rule]}</Badge>
                         {rule === 'expired_but_referenced' && ` in ${flag.expiredIn.map((e) => e.name).join(', ')}`}
                       </li>
                     ))}
                   </ul>
                 </td>
-                <td>{formatDate(flag.lastChangedAt)}</td>
                 <td>
-                  {flag.removedFromCodeAt && <p>Removed from code on {formatDate(flag.removedFromCodeAt)}</p>}
+                  <DateText iso={flag.lastChangedAt} />
+                </td>
+                <td>
+                  {flag.removedFromCodeAt && (
+                    <p>
+                      Removed from code on <DateText iso={flag.removedFromCodeAt} />
+                    </p>
+                  )}
                   {flag.references.length > 0 && (
                     <p>
-                      {flag.references.length} references in {new Set(flag.references.map((r) => `${r.projectName} · ${r.branch}`)).size} branches
+                      {plural(flag.references.length, 'reference')} in{' '}
+                      {plural(new Set(flag.references.map((r) => `${r.projectName} · ${r.branch}`)).size, 'branch', 'branches')}
                     </p>
                   )}
                   {flag.references.length === 0 && !flag.removedFromCodeAt && report.data.codeRefsUploaded && <p className="muted">Never seen in code</p>}

@@ -1,8 +1,27 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
 import { api } from '../api.ts';
 import { useCanWrite } from '../session.ts';
-import { Checkbox, ConfirmDelete, CopyButton, ErrorMessage, Field, formatDate, Loading, Section } from '../ui.tsx';
+import {
+  Badge,
+  Button,
+  Checkbox,
+  ConfirmDelete,
+  CopyButton,
+  DateText,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  Loading,
+  plural,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Select,
+  Table,
+  toast,
+} from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 // Issue 23: a project's webhooks on flag changes (docs/api.md, "project webhooks"): the list, a new
@@ -65,26 +84,41 @@ export function WebhooksScreen({ params }: { params: { key: string } }) {
   );
 }
 
+/** The host of a webhook's URL: what a person recognises it by (and types to confirm its deletion). */
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+
+const STATUS_TONE = { delivered: 'ok', failed: 'danger', pending: 'warn' } as const;
+
 function WebhookList({ projectKey, open, onOpen }: { projectKey: string; open: string | null; onOpen: (id: string | null) => void }) {
   const canWrite = useCanWrite();
-  const client = useQueryClient();
   const list = useQuery({ queryKey: ['webhooks', projectKey], queryFn: () => api<{ webhooks: Webhook[] }>('GET', pathOf(projectKey)) });
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const remove = useMutation({
     mutationFn: (id: string) => api<void>('DELETE', `${pathOf(projectKey)}/${encodeURIComponent(id)}`),
+    meta: { error: false, invalidates: [['webhooks', projectKey], ['audit']] },
     onSuccess: (_data, id) => {
+      toast.success(`Deleted the webhook to ${deleting ? hostOf(deleting.url) : 'its URL'}`);
       setDeleting(null);
       if (open === id) onOpen(null);
-      return client.invalidateQueries({ queryKey: ['webhooks', projectKey] });
     },
   });
   return (
     <Section title="Webhooks">
       {list.isPending && <Loading what="the webhooks" />}
       <ErrorMessage error={list.error} />
-      {list.data && list.data.webhooks.length === 0 && <p className="muted">No webhook: flag changes are not sent anywhere.</p>}
+      {list.data && list.data.webhooks.length === 0 && (
+        <EmptyState title="No webhook: flag changes are not sent anywhere.">
+          A webhook POSTs each flag change and change request of this project to a URL: your service, Slack, Microsoft Teams or Discord. Create one below.
+        </EmptyState>
+      )}
       {list.data && list.data.webhooks.length > 0 && (
-        <table>
+        <Table label="Webhooks" className="webhooks">
           <thead>
             <tr>
               <th scope="col">URL</th>
@@ -104,26 +138,30 @@ function WebhookList({ projectKey, open, onOpen }: { projectKey: string; open: s
                 </td>
                 <td>{PRESETS.find((p) => p.value === (w.preset ?? ''))?.label ?? w.preset}</td>
                 <td>{w.events.length === EVENTS.length ? 'All' : w.events.join(', ')}</td>
-                <td>{formatDate(w.createdAt)}</td>
-                <td className="actions">
-                  <button type="button" className="small" aria-pressed={open === w.id} onClick={() => onOpen(open === w.id ? null : w.id)}>
-                    Deliveries
-                  </button>
-                  {canWrite && (
-                    <button type="button" className="small danger" onClick={() => setDeleting(w)}>
-                      Delete
-                    </button>
-                  )}
+                <td>
+                  <DateText iso={w.createdAt} />
+                </td>
+                <td>
+                  <div className="actions">
+                    <Button size="small" aria-pressed={open === w.id} onClick={() => onOpen(open === w.id ? null : w.id)}>
+                      Deliveries
+                    </Button>
+                    {canWrite && (
+                      <Button size="small" variant="danger-text" onClick={() => setDeleting(w)}>
+                        Delete
+                      </Button>
+                    )}
+                  </div>
                 </td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       {deleting && (
         <ConfirmDelete
           what="webhook"
-          name={deleting.id}
+          name={hostOf(deleting.url)}
           action="Delete webhook"
           onConfirm={() => remove.mutate(deleting.id)}
           onCancel={() => {
@@ -132,7 +170,11 @@ function WebhookList({ projectKey, open, onOpen }: { projectKey: string; open: s
           }}
           pending={remove.isPending}
           error={remove.error}
-        />
+        >
+          <p>
+            Events stop going to <code>{deleting.url}</code>, and its deliveries are deleted with it. This cannot be undone.
+          </p>
+        </ConfirmDelete>
       )}
     </Section>
   );
@@ -140,26 +182,27 @@ function WebhookList({ projectKey, open, onOpen }: { projectKey: string; open: s
 
 function Deliveries({ projectKey, webhookId }: { projectKey: string; webhookId: string }) {
   const canWrite = useCanWrite();
-  const client = useQueryClient();
   const path = `${pathOf(projectKey)}/${encodeURIComponent(webhookId)}/deliveries`;
-  const list = useQuery({ queryKey: ['webhook-deliveries', projectKey, webhookId], queryFn: () => api<{ deliveries: WebhookDelivery[] }>('GET', path) });
+  const key = ['webhook-deliveries', projectKey, webhookId];
+  const list = useQuery({ queryKey: key, queryFn: () => api<{ deliveries: WebhookDelivery[] }>('GET', path) });
   const redeliver = useMutation({
     mutationFn: (deliveryId: string) => api<WebhookDelivery>('POST', `${path}/${encodeURIComponent(deliveryId)}/redeliver`),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['webhook-deliveries', projectKey, webhookId] }),
+    meta: { success: 'Queued the delivery again', error: 'Not redelivered', invalidates: [key, ['audit']] },
   });
   return (
-    <Section title="Deliveries">
-      <p>
-        <button type="button" className="small" onClick={() => list.refetch()} disabled={list.isFetching}>
-          {list.isFetching ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </p>
+    <Section
+      title="Deliveries"
+      actions={
+        <Button size="small" onClick={() => list.refetch()} busy={list.isFetching} busyText="Refreshing…">
+          Refresh
+        </Button>
+      }
+    >
       {list.isPending && <Loading what="the deliveries" />}
       <ErrorMessage error={list.error} />
-      <ErrorMessage error={redeliver.error} />
-      {list.data && list.data.deliveries.length === 0 && <p className="muted">No delivery yet.</p>}
+      {list.data && list.data.deliveries.length === 0 && <EmptyState title="No delivery yet">The next flag change of this project is sent here.</EmptyState>}
       {list.data && list.data.deliveries.length > 0 && (
-        <table>
+        <Table label="Deliveries" className="deliveries">
           <thead>
             <tr>
               <th scope="col">#</th>
@@ -180,23 +223,32 @@ function Deliveries({ projectKey, webhookId }: { projectKey: string; webhookId: 
                   <code>{d.event}</code>
                 </td>
                 <td>
-                  {d.status}
-                  {d.status === 'pending' && d.nextAttemptAt && <small className="muted"> (next {formatDate(d.nextAttemptAt)})</small>}
-                  {d.lastError && <small className="muted"> — {d.lastError}</small>}
+                  <Badge tone={STATUS_TONE[d.status]}>{d.status}</Badge>
+                  {d.status === 'pending' && d.nextAttemptAt && (
+                    <small className="muted">
+                      {' '}
+                      (next <DateText iso={d.nextAttemptAt} />)
+                    </small>
+                  )}
+                  {d.lastError && <small className="muted"> {d.lastError}</small>}
                 </td>
-                <td title={d.history.map((a) => `${a.attempt}: ${a.ok ? 'ok' : (a.error ?? 'failed')} ${a.statusCode ?? ''}`).join('\n')}>{d.attempts}</td>
-                <td>{formatDate(d.createdAt)}</td>
+                <td title={d.history.map((a) => `${a.attempt}: ${a.ok ? 'ok' : (a.error ?? 'failed')} ${a.statusCode ?? ''}`).join('\n')}>
+                  {plural(d.attempts, 'attempt')}
+                </td>
+                <td>
+                  <DateText iso={d.createdAt} />
+                </td>
                 <td>
                   {canWrite && d.status !== 'pending' && (
-                    <button type="button" className="small" disabled={redeliver.isPending} onClick={() => redeliver.mutate(d.id)}>
+                    <Button size="small" busy={redeliver.isPending && redeliver.variables === d.id} busyText="Queuing…" onClick={() => redeliver.mutate(d.id)}>
                       Redeliver
-                    </button>
+                    </Button>
                   )}
                 </td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </Section>
   );
@@ -204,61 +256,66 @@ function Deliveries({ projectKey, webhookId }: { projectKey: string; webhookId: 
 
 function NewWebhook({ projectKey }: { projectKey: string }) {
   const canWrite = useCanWrite();
-  const client = useQueryClient();
-  const presetId = useId();
   const [url, setUrl] = useState('');
   const [preset, setPreset] = useState('');
   const [events, setEvents] = useState<string[]>([...EVENTS]);
   const create = useMutation({
     mutationFn: () =>
       api<Webhook & { secret: string | null }>('POST', pathOf(projectKey), {
-        url,
+        url: url.trim(),
         ...(events.length === EVENTS.length ? {} : { events }),
         ...(preset ? { preset } : {}),
       }),
-    onSuccess: () => {
-      setUrl('');
-      return client.invalidateQueries({ queryKey: ['webhooks', projectKey] });
-    },
+    meta: { success: 'Created the webhook', error: false, invalidates: [['webhooks', projectKey], ['audit']] },
+    onSuccess: () => setUrl(''),
   });
   if (!canWrite) return null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    if (!rules.required(url) && !rules.url(url)) create.mutate();
   };
   const toggle = (name: string, on: boolean) =>
     setEvents((list) => (on ? EVENTS.filter((e) => e === name || list.includes(e)) : list.filter((e) => e !== name)));
   return (
     <Section title="New webhook">
-      <form onSubmit={submit}>
-        <Field label="URL" value={url} onChange={setUrl} type="url" required hint="Where each event is POSTed (https)" />
-        <div className="field">
-          <label htmlFor={presetId}>Format</label>
-          <select id={presetId} value={preset} onChange={(e) => setPreset(e.target.value)}>
+      <ProblemsProvider value={problemsOf(create.error)}>
+        <form onSubmit={submit} aria-label="New webhook">
+          <Field
+            label="URL"
+            path="url"
+            value={url}
+            onChange={setUrl}
+            type="url"
+            inputMode="url"
+            validate={(v) => rules.required(v) ?? rules.url(v)}
+            required
+            hint="Where each event is POSTed (https)"
+          />
+          <Select label="Format" path="preset" value={preset} onChange={setPreset}>
             {PRESETS.map((p) => (
               <option key={p.value} value={p.value}>
                 {p.label}
               </option>
             ))}
-          </select>
-        </div>
-        <fieldset>
-          <legend>Events</legend>
-          {EVENTS.map((name) => (
-            <Checkbox key={name} label={name} checked={events.includes(name)} onChange={(on) => toggle(name, on)} />
-          ))}
-        </fieldset>
-        <button type="submit" className="primary" disabled={create.isPending || events.length === 0}>
-          {create.isPending ? 'Creating…' : 'Create webhook'}
-        </button>
-      </form>
-      <ErrorMessage error={create.error} />
+          </Select>
+          <fieldset className="events">
+            <legend>Events</legend>
+            {EVENTS.map((name) => (
+              <Checkbox key={name} label={name} checked={events.includes(name)} onChange={(on) => toggle(name, on)} />
+            ))}
+          </fieldset>
+          <ErrorMessage error={create.error} inline={['url', 'preset']} />
+          <Button type="submit" variant="primary" busy={create.isPending} busyText="Creating…" disabled={events.length === 0}>
+            Create webhook
+          </Button>
+        </form>
+      </ProblemsProvider>
       {create.data?.secret && (
-        <div role="status" className="card">
+        <div role="status" className="notice">
           <p>
             Signing secret of the new webhook, shown this once: verify the <code>webhook-signature</code> header with it.
           </p>
-          <p>
+          <p className="secret">
             <code>{create.data.secret}</code> <CopyButton text={create.data.secret} label="Copy secret" />
           </p>
         </div>

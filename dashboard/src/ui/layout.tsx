@@ -78,11 +78,16 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** The API's message, with the field details of a 400 in words, where the failed action is. */
-export function ErrorMessage({ error }: { error: unknown }) {
+/**
+ * The API's message, with the field details of a 400 in words, where the failed action is. `inline`: the
+ * API paths whose problems the form's fields show themselves (through ProblemsProvider); those are not
+ * listed again here, the others are.
+ */
+export function ErrorMessage({ error, inline = [] }: { error: unknown; inline?: string[] }) {
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
-  const details = error instanceof ApiError ? humanProblems(error) : [];
+  const shownByField = (field: string) => inline.some((path) => field === path || field.startsWith(`${path}.`));
+  const details = error instanceof ApiError ? humanProblems(error).filter((d) => !shownByField(d.field)) : [];
   return (
     <div role="alert" className="error">
       <p>{message}</p>
