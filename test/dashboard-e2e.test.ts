@@ -143,7 +143,13 @@ for (const dialect of dialects()) {
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'checkout in production');
       await page.keyboard.press('Space');
       await page.waitForFunction(() => document.querySelector('[aria-label="checkout in production"]')?.getAttribute('aria-checked') === 'true');
-      assert.equal((await flagRead(project.key, production.key, 'checkout')).enabled, true);
+      // The switch moves at once (optimistic); the save lands a moment later.
+      let enabled = false;
+      for (let i = 0; i < 100 && !enabled; i++) {
+        enabled = (await flagRead(project.key, production.key, 'checkout')).enabled;
+        if (!enabled) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(enabled, true, 'saved on the server');
       const development = project.environments.find((e) => e.name === 'development')!;
       assert.equal((await flagRead(project.key, development.key, 'checkout')).enabled, false, 'only production changed');
       await page.getByLabel('Search flags').fill('nothing-matches');
