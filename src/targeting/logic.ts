@@ -12,7 +12,8 @@ import { createRequire } from 'node:module';
 // The packages flagd-core evaluates with, as direct dependencies pinned to the versions flagd-core 4.0.1
 // resolves to (package.json); they have no type declarations, hence require and the shapes below.
 const load = createRequire(import.meta.url);
-const MurmurHash3 = load('imurmurhash') as new (key: string) => { result(): number };
+// Called without `new`, imurmurhash hashes with one shared state instead of a new object (evaluation is synchronous).
+const MurmurHash3 = load('imurmurhash') as (key: string) => { result(): number };
 interface SemVerLike {
   major: number;
   minor: number;
@@ -528,18 +529,16 @@ function bucketsOf(from: unknown[]): Buckets | undefined {
 function compileFractional(args: unknown): Node {
   if (!Array.isArray(args)) return unsupported();
   const parts = args.map(compileNode);
-  // Constant bucket lists (what Flagpost emits) are checked once.
-  const constant = parts.every((p, i) => i === 0 || typeof p !== 'function');
-  const fixed = constant ? new Map<boolean, Buckets | undefined>() : undefined;
+  if (parts.length < 1) return () => null;
+  // Constant bucket lists (what Flagpost emits) are checked once, and not evaluated per call (they cannot throw).
+  if (parts.every((p, i) => i === 0 || typeof p !== 'function')) return compileFixedFractional(parts);
   const values = (ctx: Record<string, unknown>, scope: LogicScope, memo: Memo | undefined) => parts.map((p) => run(p, ctx, scope, memo));
   return (ctx, scope, memo) => {
-    if (parts.length < 1) return null;
     const data = values(ctx, scope, memo);
     let bucketBy: string;
     let from: unknown[];
-    const byString = typeof data[0] === 'string';
-    if (byString) {
-      bucketBy = data[0] as string;
+    if (typeof data[0] === 'string') {
+      bucketBy = data[0];
       from = data.slice(1);
     } else {
       const targetingKey = ctx.targetingKey;
@@ -547,19 +546,33 @@ function compileFractional(args: unknown): Node {
       bucketBy = `${scope.key}${targetingKey as string}`;
       from = data;
     }
-    let buckets: Buckets | undefined;
-    // Without a bucket key the first argument is a bucket too: cached only when it is constant.
-    if (fixed && (byString || typeof parts[0] !== 'function')) {
-      if (!fixed.has(byString)) fixed.set(byString, bucketsOf(from));
-      buckets = fixed.get(byString);
-    } else buckets = bucketsOf(from);
-    if (!buckets || buckets.total > MAX_WEIGHT) return null;
-    const bucket = bucketOf(new MurmurHash3(bucketBy).result() >>> 0, buckets.total);
-    let sum = 0;
-    for (let i = 0; i < buckets.weights.length; i++) {
-      sum += buckets.weights[i]!;
-      if (sum > bucket) return buckets.variants[i];
-    }
-    return null;
+    return pickBucket(bucketBy, bucketsOf(from));
   };
+}
+
+/** `fractional` whose arguments after the first are constants. */
+function compileFixedFractional(parts: Node[]): Program {
+  const [head, ...rest] = parts as [Node, ...Array<{ value: unknown }>];
+  const restValues = rest.map((p) => p.value);
+  // With a bucket key (a string first argument) the rest are the buckets; without one, every argument is.
+  const keyed = bucketsOf(restValues);
+  const unkeyed = typeof head === 'function' ? undefined : bucketsOf([head.value, ...restValues]);
+  return (ctx, scope, memo) => {
+    const first = run(head, ctx, scope, memo);
+    if (typeof first === 'string') return pickBucket(first, keyed);
+    const targetingKey = ctx.targetingKey;
+    if (!targetingKey) return null;
+    return pickBucket(`${scope.key}${targetingKey as string}`, typeof head === 'function' ? bucketsOf([first, ...restValues]) : unkeyed);
+  };
+}
+
+function pickBucket(bucketBy: string, buckets: Buckets | undefined): unknown {
+  if (!buckets || buckets.total > MAX_WEIGHT) return null;
+  const bucket = bucketOf(MurmurHash3(bucketBy).result() >>> 0, buckets.total);
+  let sum = 0;
+  for (let i = 0; i < buckets.weights.length; i++) {
+    sum += buckets.weights[i]!;
+    if (sum > bucket) return buckets.variants[i];
+  }
+  return null;
 }
