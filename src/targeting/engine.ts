@@ -3,7 +3,7 @@ import { FeatureFlag } from '@openfeature/flagd-core';
 import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
 import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
 import { prepareContext, type PrepareOptions } from './context.ts';
-import { compileLogic, type Memo, type Program, type SharedLogic } from './logic.ts';
+import { compileLogic, type Memo, type Program, SharedLogic } from './logic.ts';
 import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
 
 // The compiled, immutable snapshot of one environment's flags. Every targeted flag's JSON Logic is
@@ -100,7 +100,10 @@ export function compileEnvironment(flags: readonly TargetedFlag[], segments: rea
     else if (old && sameJson(old.source, flag) && sameDeps(old.deps, deps)) records.set(flag.key, { ...old, source: flag, deps });
     else records.set(flag.key, compileFlag(flag, env, deps));
   }
-  return new Environment(records, now);
+  // Subtrees compiled for the last snapshot stay shareable: its unchanged flags keep their programs,
+  // and a flag compiled now shares with them. The table is started again once it is full.
+  const shared = options.previous instanceof Environment && !options.previous.shared.full ? options.previous.shared : new SharedLogic();
+  return new Environment(records, now, shared);
 }
 
 /** The segments and prerequisite flags (transitively) a flag's compiled form depends on, in a fixed order. */
@@ -219,6 +222,8 @@ class Environment implements CompiledEnvironment {
   constructor(
     readonly records: ReadonlyMap<string, FlagRecord>,
     private readonly now: () => number,
+    /** The subtrees the flags compiled in this snapshot (and the last ones) have in common (logic.ts SharedLogic). */
+    readonly shared: SharedLogic,
   ) {
     this.keys = Object.freeze([...records.keys()]);
   }
@@ -265,8 +270,6 @@ class Environment implements CompiledEnvironment {
   }
 
   private extensionsOfAll?: Array<readonly [string, ExtensionTest]>;
-  /** The subtrees the flags compiled in this snapshot have in common (logic.ts SharedLogic). */
-  private readonly shared: SharedLogic = new Map();
 
   /** The prepared context with the results of every flag's extension conditions, for evaluating several flags. */
   contextFor(context: Record<string, unknown>): Record<string, unknown> {

@@ -45,7 +45,21 @@ export type Program = (context: Record<string, unknown>, scope: LogicScope, memo
  * context alone are shared: none that reads `$flagd` (the flag key, the clock) or buckets with
  * `fractional` (which hashes the flag key). Results are never kept beyond the memo they were made for.
  */
-export type SharedLogic = Map<string, Program>;
+export class SharedLogic {
+  readonly nodes = new Map<string, Program>();
+  /** The characters of the keys held. */
+  chars = 0;
+
+  /** True when no more subtrees are taken: those compiled then are not shared. */
+  get full(): boolean {
+    return this.nodes.size >= MAX_SHARED || this.chars >= MAX_SHARED_CHARS;
+  }
+
+  add(key: string, node: Program): void {
+    this.nodes.set(key, node);
+    this.chars += key.length;
+  }
+}
 
 class Unsupported extends Error {}
 
@@ -70,8 +84,9 @@ export function compileLogic(logic: unknown, shared?: SharedLogic): Program | un
   }
 }
 
-/** Shared subtrees kept per environment; past this, others are compiled unshared. */
-const MAX_SHARED = 100_000;
+/** Shared subtrees kept per table, and the characters of their keys; past either, others are compiled unshared. */
+const MAX_SHARED = 50_000;
+const MAX_SHARED_CHARS = 8_000_000;
 
 /**
  * A subtree's closure that evaluates once per memo. A result is kept only for the memo it was made
@@ -154,12 +169,12 @@ function compileNode(logic: unknown): Node {
   if (sharing === undefined || op === 'var') return compileOperator(op, args);
   const text = sharedKey(logic);
   if (text === null) return compileOperator(op, args);
-  const known = sharing.get(text);
+  const known = sharing.nodes.get(text);
   if (known) return known;
   const node = compileOperator(op, args);
-  if (typeof node !== 'function' || sharing.size >= MAX_SHARED) return node;
+  if (typeof node !== 'function' || sharing.full) return node;
   const shared = memoized(node);
-  sharing.set(text, shared);
+  sharing.add(text, shared);
   return shared;
 }
 
