@@ -339,10 +339,105 @@ describe('targeting engine: bad contexts never throw', () => {
     assert.equal(env.evaluate('t', hostile)!.reason, 'DEFAULT');
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
+  it('answers a context handed over from JSON.parse (parsed) exactly as a copied one, and never changes it', () => {
+    const texts = [
+      ...rows.map(([, context]) => JSON.stringify(context)),
+      '{"__proto__": {"email": "admin"}, "constructor": {"prototype": {"polluted": 1}}}',
+      '{"email": "ann", "$flagpost": {"x": true}, "nested": {"$flagd": {"timestamp": 1}}}',
+      '{"email": "ann", "targetingKey": "u-1", "list": [1, "a", null, {"b": [true]}]}',
+      '{"email": "a", "n": {"__proto__": 1}}',
+    ];
+    for (const text of texts) {
+      const handed = JSON.parse(text) as unknown;
+      for (const key of ['t', 's']) assert.deepEqual(env.evaluate(key, JSON.parse(text), { parsed: true }), env.evaluate(key, JSON.parse(text)), text);
+      const prepared = env.prepare(handed, { parsed: true });
+      const copied = env.prepare(JSON.parse(text));
+      assert.equal(prepared.problem, copied.problem, text);
+      if (prepared.evaluate) assert.deepEqual(prepared.evaluate('t'), copied.evaluate!('t'), text);
+      // Dropped keys are left out of a copy, never deleted from the caller's value.
+      assert.deepEqual(handed, JSON.parse(text), text);
+    }
+  });
   it('does not let a caller set extension results under $flagpost or flagd values under $flagd', () => {
     const forged = { $flagpost: new Proxy({}, { get: () => true }), email: 'zed' };
     assert.equal(env.evaluate('t', forged)!.reason, 'DEFAULT');
     const ts = compileEnvironment([boolFlag('late', [rule('r', [{ attribute: '$flagd.timestamp', operator: 'after', values: ['2999-01-01'] }])])], []);
     assert.equal(ts.evaluate('late', { $flagd: { timestamp: 4e10 } })!.reason, 'DEFAULT');
+  });
+});
+
+describe('targeting engine: what flags have in common is evaluated once per context', () => {
+  // Flags that share segments and conditions (compiled once, evaluated once per prepared context) must
+  // answer for every context exactly what each answers compiled alone, however evaluations interleave.
+  const segments: Segment[] = [
+    { key: 'beta', name: 'Beta', description: '', match: 'all', conditions: [{ attribute: 'plan', operator: 'in', values: ['pro', 'team'] }] },
+    {
+      key: 'staff',
+      name: 'Staff',
+      description: '',
+      match: 'any',
+      conditions: [
+        { attribute: 'email', operator: 'endsWith', values: ['@corp.com'] },
+        { attribute: 'ip', operator: 'inCidr', values: ['10.0.0.0/8'] },
+      ],
+    },
+  ];
+  const eu: Condition = { attribute: 'country', operator: 'in', values: ['DE', 'FR'] };
+  const app: Condition = { attribute: 'app.version', operator: 'semverGte', values: ['2.0.0'] };
+  const flags = Array.from({ length: 12 }, (_, i) =>
+    boolFlag(`f${i}`, [
+      rule(`a${i}`, i % 3 === 0 ? [eu, app] : [eu], { variant: 'on' }, i % 2 === 0 ? ['beta'] : ['staff']),
+      rule(
+        `b${i}`,
+        [{ attribute: 'device', operator: 'equals', values: ['mobile'] }],
+        split([
+          ['on', 30 + i],
+          ['off', 70],
+        ]),
+      ),
+      rule(
+        `c${i}`,
+        [app],
+        split(
+          [
+            ['on', 10],
+            ['off', 90],
+          ],
+          i % 4 === 0 ? 'company' : undefined,
+        ),
+        i % 5 === 0 ? ['staff'] : [],
+      ),
+    ]),
+  );
+  const env = compileEnvironment(flags, segments, { now: () => NOW });
+  const alone = new Map(flags.map((f) => [f.key, compileEnvironment([f], segments, { now: () => NOW })]));
+  const pick = <T>(xs: T[], n: number) => xs[n % xs.length]!;
+  const contextOf = (n: number): Record<string, unknown> => ({
+    targetingKey: `user-${n}`,
+    ...(n % 7 === 0 ? {} : { country: pick(['DE', 'FR', 'US'], n) }),
+    plan: pick(['pro', 'free', 'team'], n >> 2),
+    email: pick(['a@corp.com', 'b@example.com'], n >> 3),
+    ip: pick(['10.1.2.3', '192.168.0.1', 'nope'], n >> 1),
+    device: pick(['mobile', 'desktop'], n >> 4),
+    app: { version: pick(['2.3.1', '1.9.0', 'x'], n >> 5) },
+    company: pick(['Acme', 'Initech'], n),
+  });
+
+  it('answers each flag as compiled alone, for contexts evaluated one after the other and interleaved', () => {
+    for (let n = 0; n < 300; n += 2) {
+      const [a, b] = [contextOf(n), contextOf(n + 1)];
+      const pa = env.prepare(a);
+      const pb = env.prepare(b);
+      for (const f of flags) {
+        // Interleaved: every shared subtree is asked for two contexts in turn.
+        assert.deepEqual(pa.evaluate!(f.key), alone.get(f.key)!.evaluate(f.key, a), `${f.key} ${JSON.stringify(a)}`);
+        assert.deepEqual(pb.evaluate!(f.key), alone.get(f.key)!.evaluate(f.key, b), `${f.key} ${JSON.stringify(b)}`);
+        assert.deepEqual(env.evaluate(f.key, b), alone.get(f.key)!.evaluate(f.key, b));
+      }
+      assert.deepEqual(
+        env.evaluateAll(a),
+        flags.map((f) => alone.get(f.key)!.evaluate(f.key, a)!).filter((e) => e.value !== undefined),
+      );
+    }
   });
 });

@@ -2,8 +2,8 @@ import type { EvaluationContext, FlagValue } from '@openfeature/core';
 import { FeatureFlag } from '@openfeature/flagd-core';
 import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
 import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
-import { prepareContext } from './context.ts';
-import { compileLogic, type Program } from './logic.ts';
+import { prepareContext, type PrepareOptions } from './context.ts';
+import { compileLogic, type Memo, type Program, SharedLogic } from './logic.ts';
 import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
 
 // The compiled, immutable snapshot of one environment's flags. Every targeted flag's JSON Logic is
@@ -25,7 +25,7 @@ export interface CompiledEnvironment {
   /** Flag keys, in the order given. */
   readonly keys: readonly string[];
   /** One flag for one context; undefined when the key is unknown. Never throws. */
-  evaluate(key: string, context: unknown): Evaluation | undefined;
+  evaluate(key: string, context: unknown, options?: PrepareOptions): Evaluation | undefined;
   /**
    * Every flag for one context, with flagd's bulk semantics: DISABLED flags and flags that answer no
    * value (errors, no variant served) are left out; so, with an invalid context, are all targeted
@@ -38,7 +38,7 @@ export interface CompiledEnvironment {
    * The context checked and copied once (prepareContext) for evaluating several flags, or the problem
    * that makes every targeted flag answer INVALID_CONTEXT. Never throws.
    */
-  prepare(context: unknown): PreparedEvaluation;
+  prepare(context: unknown, options?: PrepareOptions): PreparedEvaluation;
   /**
    * An object that stays the same from one snapshot to the next as long as the flag's compiled form is
    * carried over (same flag, same segments and prerequisites it uses); undefined for an unknown key.
@@ -100,7 +100,10 @@ export function compileEnvironment(flags: readonly TargetedFlag[], segments: rea
     else if (old && sameJson(old.source, flag) && sameDeps(old.deps, deps)) records.set(flag.key, { ...old, source: flag, deps });
     else records.set(flag.key, compileFlag(flag, env, deps));
   }
-  return new Environment(records, now);
+  // Subtrees compiled for the last snapshot stay shareable: its unchanged flags keep their programs,
+  // and a flag compiled now shares with them. The table is started again once it is full.
+  const shared = options.previous instanceof Environment && !options.previous.shared.full ? options.previous.shared : new SharedLogic();
+  return new Environment(records, now, shared);
 }
 
 /** The segments and prerequisite flags (transitively) a flag's compiled form depends on, in a fixed order. */
@@ -219,6 +222,8 @@ class Environment implements CompiledEnvironment {
   constructor(
     readonly records: ReadonlyMap<string, FlagRecord>,
     private readonly now: () => number,
+    /** The subtrees the flags compiled in this snapshot (and the last ones) have in common (logic.ts SharedLogic). */
+    readonly shared: SharedLogic,
   ) {
     this.keys = Object.freeze([...records.keys()]);
   }
@@ -231,41 +236,33 @@ class Environment implements CompiledEnvironment {
     return this.records.get(key);
   }
 
-  prepare(context: unknown): PreparedEvaluation {
-    const prepared = prepareContext(context);
+  prepare(context: unknown, options?: PrepareOptions): PreparedEvaluation {
+    const prepared = prepareContext(context, options);
     if (prepared.problem !== undefined) return { problem: prepared.problem };
-    let shared: Record<string, unknown> | undefined;
-    return {
-      evaluate: (key) => {
-        const record = this.records.get(key);
-        if (!record) return undefined;
-        if (record.fixed) return record.fixed;
-        shared ??= withExtensions(prepared.context, this.allExtensions(), this.now());
-        return this.run(record, shared);
-      },
-    };
+    return new Prepared(this, prepared.context);
   }
 
-  evaluate(key: string, context: unknown): Evaluation | undefined {
+  evaluate(key: string, context: unknown, options?: PrepareOptions): Evaluation | undefined {
     const record = this.records.get(key);
     if (!record) return undefined;
     if (record.fixed) return record.fixed;
-    const prepared = prepareContext(context);
+    const prepared = prepareContext(context, options);
     if (prepared.problem !== undefined) return invalidContext(record, prepared.problem);
-    return this.run(record, withExtensions(prepared.context, record.extensions, this.now()));
+    return this.run(record, withExtensions(prepared.context, record.extensions, this.now()), {});
   }
 
   evaluateAll(context: unknown): Evaluation[] {
     const prepared = prepareContext(context);
     const out: Evaluation[] = [];
     let shared: Record<string, unknown> | undefined;
+    const memo: Memo = {};
     for (const record of this.records.values()) {
       let answer: Evaluation;
       if (record.fixed) answer = record.fixed;
       else if (prepared.problem !== undefined) continue;
       else {
-        shared ??= withExtensions(prepared.context, this.allExtensions(), this.now());
-        answer = this.run(record, shared);
+        shared ??= this.contextFor(prepared.context);
+        answer = this.run(record, shared, memo);
       }
       if (answer.value !== undefined && answer.reason !== 'DISABLED') out.push(answer);
     }
@@ -273,6 +270,11 @@ class Environment implements CompiledEnvironment {
   }
 
   private extensionsOfAll?: Array<readonly [string, ExtensionTest]>;
+
+  /** The prepared context with the results of every flag's extension conditions, for evaluating several flags. */
+  contextFor(context: Record<string, unknown>): Record<string, unknown> {
+    return withExtensions(context, this.allExtensions(), this.now());
+  }
 
   private allExtensions(): ReadonlyArray<readonly [string, ExtensionTest]> {
     if (!this.extensionsOfAll) {
@@ -283,9 +285,28 @@ class Environment implements CompiledEnvironment {
     return this.extensionsOfAll;
   }
 
-  private run(record: FlagRecord, context: Record<string, unknown>): Evaluation {
-    if (record.program === undefined) record.program = programOf(record);
-    const r = record.program ? evaluateProgram(record, record.program, context) : this.runFlagd(record, context);
+  /** One flag for a context (with its extension results); `memo` is the same for every flag evaluated for that context. */
+  run(record: FlagRecord, context: Record<string, unknown>, memo: Memo): Evaluation {
+    if (record.program === undefined) record.program = programOf(record, this.shared);
+    const program = record.program;
+    if (program && record.decode) {
+      // Flagpost's own rules: the (encoded) variant the program serves names the answer (decodeTable),
+      // which is what answer() finds through resolutionOf for every variant the table holds.
+      let result: unknown;
+      try {
+        result = program(context, record, memo);
+      } catch {
+        return this.answer(record, programError(record));
+      }
+      const none = result === null || result === undefined;
+      const variant = typeof result === 'string' ? result : none ? record.defaultVariant || undefined : undefined;
+      if (variant !== undefined) {
+        const decoded = record.decode.get(variant);
+        if (decoded) return decoded;
+      } else if (none) return record.noValue;
+      return this.answer(record, resolutionOf(record, result));
+    }
+    const r = program ? evaluateProgram(record, program, context, memo) : this.runFlagd(record, context);
     if (r === undefined)
       return { key: record.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: 'the flag could not be evaluated', metadata: record.metadata };
     return this.answer(record, r);
@@ -333,6 +354,28 @@ class Environment implements CompiledEnvironment {
   }
 }
 
+/**
+ * A context prepared for one environment: its flags evaluated for it share one memo, so that what they
+ * have in common (segments, conditions) is evaluated once for this context.
+ */
+class Prepared {
+  private shared: Record<string, unknown> | undefined;
+  private readonly memo: Memo = {};
+
+  constructor(
+    private readonly env: Environment,
+    private readonly context: Record<string, unknown>,
+  ) {}
+
+  evaluate(key: string): Evaluation | undefined {
+    const record = this.env.records.get(key);
+    if (!record) return undefined;
+    if (record.fixed) return record.fixed;
+    this.shared ??= this.env.contextFor(this.context);
+    return this.env.run(record, this.shared, this.memo);
+  }
+}
+
 /** Answers remembered per flag of imported JSON Logic: variants times reasons, bounded should a flag have more. */
 const MAX_ANSWERS = 1024;
 
@@ -346,14 +389,14 @@ interface Resolution {
 }
 
 /** The flag's logic as closures when logic.ts reproduces all of it; null to evaluate it with flagd-core. */
-function programOf(record: FlagRecord): Program | null {
+function programOf(record: FlagRecord, shared: SharedLogic): Program | null {
   const logic = record.logic;
   // flagd-core refuses a default variant missing from the variants when it builds the flag: leave that to it.
   if (record.defaultVariant && !Object.prototype.hasOwnProperty.call(record.variants, record.defaultVariant)) return null;
   if (logic === null || typeof logic !== 'object' || Array.isArray(logic) || Object.keys(logic).length !== 1) return null;
   let program: Program | undefined;
   try {
-    program = compileLogic(logic);
+    program = compileLogic(logic, shared);
   } catch {
     program = undefined; // never expected; flagd-core then answers, as for logic outside the subset
   }
@@ -363,20 +406,34 @@ function programOf(record: FlagRecord): Program | null {
 }
 
 /** FeatureFlag.evaluate of flagd-core with the targeting evaluated by a compiled program. */
-function evaluateProgram(record: FlagRecord, program: Program, context: Record<string, unknown>): Resolution {
+function evaluateProgram(record: FlagRecord, program: Program, context: Record<string, unknown>, memo: Memo): Resolution {
+  let result: unknown;
+  try {
+    result = program(context, record, memo);
+  } catch {
+    return programError(record);
+  }
+  return resolutionOf(record, result);
+}
+
+function programError(record: FlagRecord): Resolution {
+  return { reason: 'ERROR', errorCode: 'GENERAL', errorMessage: `Error evaluating targeting rule for flag '${record.key}'` };
+}
+
+/** What flagd-core makes of what the targeting answered. */
+function resolutionOf(record: FlagRecord, result: unknown): Resolution {
   let variant: string | undefined;
   let reason: string;
-  try {
-    const result = program(context, record);
-    if (result === null || result === undefined) {
-      variant = record.defaultVariant || undefined;
-      reason = 'DEFAULT';
-    } else {
+  if (result === null || result === undefined) {
+    variant = record.defaultVariant || undefined;
+    reason = 'DEFAULT';
+  } else {
+    try {
       variant = (result as { toString(): string }).toString();
-      reason = 'TARGETING_MATCH';
+    } catch {
+      return programError(record);
     }
-  } catch {
-    return { reason: 'ERROR', errorCode: 'GENERAL', errorMessage: `Error evaluating targeting rule for flag '${record.key}'` };
+    reason = 'TARGETING_MATCH';
   }
   if (variant === undefined) return { reason: 'DEFAULT' };
   const value = record.variantMap!.get(variant);

@@ -12,7 +12,8 @@ import { createRequire } from 'node:module';
 // The packages flagd-core evaluates with, as direct dependencies pinned to the versions flagd-core 4.0.1
 // resolves to (package.json); they have no type declarations, hence require and the shapes below.
 const load = createRequire(import.meta.url);
-const MurmurHash3 = load('imurmurhash') as new (key: string) => { result(): number };
+// Called without `new`, imurmurhash hashes with one shared state instead of a new object (evaluation is synchronous).
+const MurmurHash3 = load('imurmurhash') as (key: string) => { result(): number };
 interface SemVerLike {
   major: number;
   minor: number;
@@ -29,19 +30,83 @@ export interface LogicScope {
   readonly key: string;
 }
 
-export type Program = (context: Record<string, unknown>, scope: LogicScope) => unknown;
+/**
+ * One evaluation's memo: any object, new for each context evaluated (CompiledEnvironment.prepare makes
+ * one per request). Shared subtrees (see SharedLogic) remember their result for the last memo they saw.
+ */
+export type Memo = object;
+
+export type Program = (context: Record<string, unknown>, scope: LogicScope, memo?: Memo) => unknown;
+
+/**
+ * The compiled subtrees of one environment's flags by their JSON text, so that a subtree that several
+ * flags hold (a segment, a condition, a rule's conditions) is one closure, evaluated once per memo: for
+ * the same context it answers what it answered last time. Only subtrees whose result follows from the
+ * context alone are shared: none that reads `$flagd` (the flag key, the clock) or buckets with
+ * `fractional` (which hashes the flag key). Results are never kept beyond the memo they were made for.
+ */
+export class SharedLogic {
+  readonly nodes = new Map<string, Program>();
+  /** The characters of the keys held. */
+  chars = 0;
+
+  /** True when no more subtrees are taken: those compiled then are not shared. */
+  get full(): boolean {
+    return this.nodes.size >= MAX_SHARED || this.chars >= MAX_SHARED_CHARS;
+  }
+
+  add(key: string, node: Program): void {
+    this.nodes.set(key, node);
+    this.chars += key.length;
+  }
+}
 
 class Unsupported extends Error {}
 
-/** The logic as closures, or undefined when it uses anything this evaluator does not reproduce exactly. */
-export function compileLogic(logic: unknown): Program | undefined {
+/** The table of shared subtrees during one compileLogic call. */
+let sharing: SharedLogic | undefined;
+
+/**
+ * The logic as closures, or undefined when it uses anything this evaluator does not reproduce exactly.
+ * Given `shared`, subtrees that flags have in common are compiled once and evaluated once per memo.
+ */
+export function compileLogic(logic: unknown, shared?: SharedLogic): Program | undefined {
+  sharing = shared;
   try {
     const node = compileNode(logic);
     return typeof node === 'function' ? node : () => node.value;
   } catch (e) {
     if (e instanceof Unsupported) return undefined;
     throw e;
+  } finally {
+    sharing = undefined;
+    keys = undefined;
   }
+}
+
+/** Shared subtrees kept per table, and the characters of their keys; past either, others are compiled unshared. */
+const MAX_SHARED = 50_000;
+const MAX_SHARED_CHARS = 8_000_000;
+
+/**
+ * A subtree's closure that evaluates once per memo. A result is kept only for the memo it was made
+ * for (one evaluation context): a later evaluation brings another memo and evaluates again. Only
+ * primitive results are kept (conditions answer booleans), so that no part of a context outlives its
+ * request; a subtree that throws keeps nothing (it throws again).
+ */
+function memoized(inner: Program): Program {
+  let lastMemo: Memo | undefined;
+  let last: unknown;
+  return (ctx, scope, memo) => {
+    if (memo === undefined) return inner(ctx, scope, memo);
+    if (memo === lastMemo) return last;
+    const value = inner(ctx, scope, memo);
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+      last = value;
+      lastMemo = memo;
+    }
+    return value;
+  };
 }
 
 type Node = Program | { readonly value: unknown };
@@ -49,7 +114,8 @@ const unsupported = (): never => {
   throw new Unsupported();
 };
 const isPrimitive = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-const run = (n: Node, ctx: Record<string, unknown>, scope: LogicScope): unknown => (typeof n === 'function' ? n(ctx, scope) : n.value);
+const run = (n: Node, ctx: Record<string, unknown>, scope: LogicScope, memo: Memo | undefined): unknown =>
+  typeof n === 'function' ? n(ctx, scope, memo) : n.value;
 
 /** json-logic-engine's truthiness (engine.truthy). */
 export function truthy(value: unknown): unknown {
@@ -91,7 +157,7 @@ function compileNode(logic: unknown): Node {
   if (Array.isArray(logic)) {
     const items = logic.map(compileNode);
     if (items.every((i) => typeof i !== 'function')) return { value: Object.freeze(items.map((i) => (i as { value: unknown }).value)) };
-    return (ctx, scope) => items.map((i) => run(i, ctx, scope));
+    return (ctx, scope, memo) => items.map((i) => run(i, ctx, scope, memo));
   }
   if (typeof logic !== 'object') return unsupported();
   const keys = Object.keys(logic as object);
@@ -99,6 +165,74 @@ function compileNode(logic: unknown): Node {
   const op = keys[0]!;
   const args = (logic as Record<string, unknown>)[op];
   if (!readsData(logic) && !constantSafe(logic)) return unsupported();
+  // `var` reads cost less than a memo; everything else that reads the context alone may be shared.
+  if (sharing === undefined || op === 'var') return compileOperator(op, args);
+  const text = sharedKey(logic);
+  if (text === null) return compileOperator(op, args);
+  const known = sharing.nodes.get(text);
+  if (known) return known;
+  const node = compileOperator(op, args);
+  if (typeof node !== 'function' || sharing.full) return node;
+  const shared = memoized(node);
+  sharing.add(text, shared);
+  return shared;
+}
+
+/** Longest key of a shared subtree: larger subtrees (rare, imported JSON Logic) are compiled unshared. */
+const MAX_SHARED_KEY = 16 * 1024;
+/** Keys of the subtrees of the logic being compiled, so that each is made once (null: not shareable). */
+let keys: WeakMap<object, string | null> | undefined;
+
+/**
+ * The text that identifies a subtree's logic (its JSON, with -0 told from 0), or null when it may not be
+ * shared: it reads `$flagd` (any string that starts with it), buckets (`fractional`), holds a number JSON
+ * cannot spell, or is longer than MAX_SHARED_KEY.
+ */
+function sharedKey(v: unknown): string | null {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return v.startsWith('$flagd') ? null : JSON.stringify(v);
+    case 'number':
+      return !Number.isFinite(v) ? null : Object.is(v, -0) ? '-0' : String(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return null;
+  }
+  keys ??= new WeakMap();
+  const known = keys.get(v);
+  if (known !== undefined) return known;
+  let text: string | null;
+  if (Array.isArray(v)) {
+    const items: string[] = [];
+    for (const item of v) {
+      const key = sharedKey(item);
+      if (key === null) break;
+      items.push(key);
+    }
+    text = items.length === v.length ? `[${items.join(',')}]` : null;
+  } else {
+    const entries: string[] = [];
+    let ok = true;
+    for (const [k, item] of Object.entries(v)) {
+      const key = k === 'fractional' || k.startsWith('$flagd') ? null : sharedKey(item);
+      if (key === null) {
+        ok = false;
+        break;
+      }
+      entries.push(`${JSON.stringify(k)}:${key}`);
+    }
+    text = ok ? `{${entries.join(',')}}` : null;
+  }
+  if (text !== null && text.length > MAX_SHARED_KEY) text = null;
+  keys.set(v, text);
+  return text;
+}
+
+function compileOperator(op: string, args: unknown): Node {
   switch (op) {
     case 'var':
       return compileVar(args);
@@ -111,16 +245,16 @@ function compileNode(logic: unknown): Node {
       return compileAndOr(op, args);
     case '!': {
       const inner = compileNode(Array.isArray(args) ? args[0] : args);
-      return (ctx, scope) => !truthy(run(inner, ctx, scope));
+      return (ctx, scope, memo) => !truthy(run(inner, ctx, scope, memo));
     }
     case 'in': {
       if (!Array.isArray(args) || args.length !== 2 || unbracketed(args[1])) return unsupported();
       const item = compileNode(args[0]);
       const list = compileNode(args[1]);
       // Compiled as `(list || []).includes(item)`: a string list is a substring test, anything else throws.
-      return (ctx, scope) => {
-        const l = (run(list, ctx, scope) || []) as { includes(x: unknown): boolean };
-        return l.includes(run(item, ctx, scope));
+      return (ctx, scope, memo) => {
+        const l = (run(list, ctx, scope, memo) || []) as { includes(x: unknown): boolean };
+        return l.includes(run(item, ctx, scope, memo));
       };
     }
     case '===':
@@ -136,9 +270,9 @@ function compileNode(logic: unknown): Node {
       if (!Array.isArray(args) || args.some(unbracketed)) return unsupported();
       const parts = args.map(compileNode);
       // Compiled as `'' + a + b ...` (null is "null").
-      return (ctx, scope) => {
+      return (ctx, scope, memo) => {
         let out = '';
-        for (const p of parts) out += run(p, ctx, scope) as string;
+        for (const p of parts) out += run(p, ctx, scope, memo) as string;
         return out;
       };
     }
@@ -147,10 +281,10 @@ function compileNode(logic: unknown): Node {
       if (!Array.isArray(args)) return unsupported();
       const parts = args.map(compileNode);
       const starts = op === 'starts_with';
-      return (ctx, scope) => {
+      return (ctx, scope, memo) => {
         if (parts.length !== 2) return null;
-        const a = run(parts[0]!, ctx, scope);
-        const b = run(parts[1]!, ctx, scope);
+        const a = run(parts[0]!, ctx, scope, memo);
+        const b = run(parts[1]!, ctx, scope, memo);
         if (typeof a !== 'string' || typeof b !== 'string') return null;
         return starts ? a.startsWith(b) : a.endsWith(b);
       };
@@ -188,7 +322,7 @@ function compileVar(args: unknown): Node {
     const read = compileVar(args[0]) as Program;
     const fallback = args.length === 2 ? args[1] : null;
     if (fallback === null) return read;
-    return (ctx, scope) => read(ctx, scope) ?? fallback;
+    return (ctx, scope, memo) => read(ctx, scope, memo) ?? fallback;
   }
   const parts = splitPath(args);
   if (parts[0] === '$flagd') {
@@ -240,9 +374,9 @@ function compileIf(args: unknown): Node {
   const items = args.map(compileNode);
   if (items.length % 2 !== 1) items.push({ value: null });
   const otherwise = items[items.length - 1]!;
-  return (ctx, scope) => {
-    for (let i = 0; i < items.length - 1; i += 2) if (truthy(run(items[i]!, ctx, scope))) return run(items[i + 1]!, ctx, scope);
-    return run(otherwise, ctx, scope);
+  return (ctx, scope, memo) => {
+    for (let i = 0; i < items.length - 1; i += 2) if (truthy(run(items[i]!, ctx, scope, memo))) return run(items[i + 1]!, ctx, scope, memo);
+    return run(otherwise, ctx, scope, memo);
   };
 }
 
@@ -251,10 +385,10 @@ function compileAndOr(op: 'and' | 'or', args: unknown): Node {
   if (args.length === 0) return { value: null };
   const items = args.map(compileNode);
   const and = op === 'and';
-  return (ctx, scope) => {
+  return (ctx, scope, memo) => {
     let item: unknown;
     for (const n of items) {
-      item = run(n, ctx, scope);
+      item = run(n, ctx, scope, memo);
       if (and ? !truthy(item) : truthy(item)) return item;
     }
     return item;
@@ -308,9 +442,9 @@ function compileComparison(op: string, args: unknown): Node {
   const left = compileNode(args[0]);
   const right = compileNode(args[1]);
   const compare = COMPARE[op]!;
-  return (ctx, scope) => {
-    const a = run(left, ctx, scope);
-    const b = run(right, ctx, scope);
+  return (ctx, scope, memo) => {
+    const a = run(left, ctx, scope, memo);
+    const b = run(right, ctx, scope, memo);
     return compare(a, compareCheck(b, rightIsVar ? b : a, strict));
   };
 }
@@ -333,33 +467,41 @@ export function normalizeVersion(raw: unknown): SemVerLike | null {
 function compileSemVer(args: unknown): Node {
   if (!Array.isArray(args)) return unsupported();
   const parts = args.map(compileNode);
-  return (ctx, scope) => {
-    if (parts.length !== 3) return null;
-    const a = normalizeVersion(run(parts[0]!, ctx, scope));
-    const operator = String(run(parts[1]!, ctx, scope));
-    const b = normalizeVersion(run(parts[2]!, ctx, scope));
+  if (parts.length !== 3) return () => null;
+  const [left, op, right] = parts as [Node, Node, Node];
+  // Constant operators and versions (what Flagpost emits) are read once.
+  const fixedOperator = typeof op === 'function' ? undefined : String(op.value);
+  const fixedVersion = typeof right === 'function' ? undefined : normalizeVersion(right.value);
+  return (ctx, scope, memo) => {
+    const a = normalizeVersion(run(left, ctx, scope, memo));
+    const operator = fixedOperator ?? String(run(op, ctx, scope, memo));
+    const b = fixedVersion === undefined ? normalizeVersion(run(right, ctx, scope, memo)) : fixedVersion;
     if (!a || !b) return null;
-    const result = semver.compare(a, b);
-    switch (operator) {
-      case '=':
-        return result === 0;
-      case '!=':
-        return result !== 0;
-      case '<':
-        return result < 0;
-      case '<=':
-        return result <= 0;
-      case '>=':
-        return result >= 0;
-      case '>':
-        return result > 0;
-      case '^':
-        return a.major === b.major;
-      case '~':
-        return a.major === b.major && a.minor === b.minor;
-    }
-    return null;
+    return semverHolds(a, operator, b);
   };
+}
+
+function semverHolds(a: SemVerLike, operator: string, b: SemVerLike): boolean | null {
+  const result = semver.compare(a, b);
+  switch (operator) {
+    case '=':
+      return result === 0;
+    case '!=':
+      return result !== 0;
+    case '<':
+      return result < 0;
+    case '<=':
+      return result <= 0;
+    case '>=':
+      return result >= 0;
+    case '>':
+      return result > 0;
+    case '^':
+      return a.major === b.major;
+    case '~':
+      return a.major === b.major && a.minor === b.minor;
+  }
+  return null;
 }
 
 const MAX_WEIGHT = 2147483647;
@@ -402,18 +544,16 @@ function bucketsOf(from: unknown[]): Buckets | undefined {
 function compileFractional(args: unknown): Node {
   if (!Array.isArray(args)) return unsupported();
   const parts = args.map(compileNode);
-  // Constant bucket lists (what Flagpost emits) are checked once.
-  const constant = parts.every((p, i) => i === 0 || typeof p !== 'function');
-  const fixed = constant ? new Map<boolean, Buckets | undefined>() : undefined;
-  const values = (ctx: Record<string, unknown>, scope: LogicScope) => parts.map((p) => run(p, ctx, scope));
-  return (ctx, scope) => {
-    if (parts.length < 1) return null;
-    const data = values(ctx, scope);
+  if (parts.length < 1) return () => null;
+  // Constant bucket lists (what Flagpost emits) are checked once, and not evaluated per call (they cannot throw).
+  if (parts.every((p, i) => i === 0 || typeof p !== 'function')) return compileFixedFractional(parts);
+  const values = (ctx: Record<string, unknown>, scope: LogicScope, memo: Memo | undefined) => parts.map((p) => run(p, ctx, scope, memo));
+  return (ctx, scope, memo) => {
+    const data = values(ctx, scope, memo);
     let bucketBy: string;
     let from: unknown[];
-    const byString = typeof data[0] === 'string';
-    if (byString) {
-      bucketBy = data[0] as string;
+    if (typeof data[0] === 'string') {
+      bucketBy = data[0];
       from = data.slice(1);
     } else {
       const targetingKey = ctx.targetingKey;
@@ -421,19 +561,33 @@ function compileFractional(args: unknown): Node {
       bucketBy = `${scope.key}${targetingKey as string}`;
       from = data;
     }
-    let buckets: Buckets | undefined;
-    // Without a bucket key the first argument is a bucket too: cached only when it is constant.
-    if (fixed && (byString || typeof parts[0] !== 'function')) {
-      if (!fixed.has(byString)) fixed.set(byString, bucketsOf(from));
-      buckets = fixed.get(byString);
-    } else buckets = bucketsOf(from);
-    if (!buckets || buckets.total > MAX_WEIGHT) return null;
-    const bucket = bucketOf(new MurmurHash3(bucketBy).result() >>> 0, buckets.total);
-    let sum = 0;
-    for (let i = 0; i < buckets.weights.length; i++) {
-      sum += buckets.weights[i]!;
-      if (sum > bucket) return buckets.variants[i];
-    }
-    return null;
+    return pickBucket(bucketBy, bucketsOf(from));
   };
+}
+
+/** `fractional` whose arguments after the first are constants. */
+function compileFixedFractional(parts: Node[]): Program {
+  const [head, ...rest] = parts as [Node, ...Array<{ value: unknown }>];
+  const restValues = rest.map((p) => p.value);
+  // With a bucket key (a string first argument) the rest are the buckets; without one, every argument is.
+  const keyed = bucketsOf(restValues);
+  const unkeyed = typeof head === 'function' ? undefined : bucketsOf([head.value, ...restValues]);
+  return (ctx, scope, memo) => {
+    const first = run(head, ctx, scope, memo);
+    if (typeof first === 'string') return pickBucket(first, keyed);
+    const targetingKey = ctx.targetingKey;
+    if (!targetingKey) return null;
+    return pickBucket(`${scope.key}${targetingKey as string}`, typeof head === 'function' ? bucketsOf([first, ...restValues]) : unkeyed);
+  };
+}
+
+function pickBucket(bucketBy: string, buckets: Buckets | undefined): unknown {
+  if (!buckets || buckets.total > MAX_WEIGHT) return null;
+  const bucket = bucketOf(MurmurHash3(bucketBy).result() >>> 0, buckets.total);
+  let sum = 0;
+  for (let i = 0; i < buckets.weights.length; i++) {
+    sum += buckets.weights[i]!;
+    if (sum > bucket) return buckets.variants[i];
+  }
+  return null;
 }

@@ -265,12 +265,12 @@ export class FlagFastPath {
   private send(res: ServerResponse, request: FlagReadHeaders, answer: CachedAnswer, kind: AnswerKind, ready: boolean, counted: Counted | undefined): void {
     const variable = kind !== 'ofrep' && ready && compressible(answer);
     const representation = representationOf(answer, variable ? chooseEncoding(request.acceptEncoding) : undefined);
-    let prefix = ready ? this.prefixes.get(representation.bytes) : undefined;
-    if (!prefix) {
-      prefix = prefixOf(kind, variable, representation.etag);
-      if (ready) this.prefixes.set(representation.bytes, prefix);
-    }
-    const headers = prefix.slice();
+    let headers: string[];
+    if (ready) {
+      let prefix = this.prefixes.get(representation.bytes);
+      if (!prefix) this.prefixes.set(representation.bytes, (prefix = prefixOf(kind, variable, representation.etag)));
+      headers = prefix.slice();
+    } else headers = prefixOf(kind, variable, representation.etag);
     if (counted) counted.limiter.appendHeaders(headers, counted.state);
     headers.push('x-request-id', chooseRequestId(request.requestId));
     if (kind !== 'ofrep' && answer.status === 200 && etagMatches(request.ifNoneMatch, answer.etag)) {

@@ -10,8 +10,14 @@ import { ofrepEvaluation, ofrepPayloadEvaluation } from './ofrep.answers.ts';
 // evaluated by the compiled engine for the request's context. The context is checked only when a flag
 // reads it (src/targeting/context.ts): a bad one is OFREP's 400 INVALID_CONTEXT, never a 5xx.
 
-/** An OpenFeature evaluation context as a client sent it: any JSON object. */
+/**
+ * An OpenFeature evaluation context as a client sent it: any JSON object, as parseOfrepRequest reads
+ * it. The evaluations below are handed it (they may read it without copying it): do not change it after.
+ */
 export type EvaluationContext = Record<string, unknown>;
+
+/** Contexts here are the request's own values from JSON.parse (see EvaluationContext). */
+const HANDED_OVER = Object.freeze({ parsed: true });
 
 /** A parsed request: its context (empty when none was sent), or the 400 answer OFREP gives for it. */
 export type OfrepRequest = { context: EvaluationContext; problem?: undefined } | { context?: undefined; problem: CachedAnswer };
@@ -68,7 +74,7 @@ export interface OfrepBulkAnswer extends OfrepAnswer {
 export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, context: EvaluationContext): OfrepFlagAnswer {
   const entry = snapshot.ofrep.get(key)!;
   if (entry.ready) return { answer: entry.ready, ready: true, reason: entry.readyReason };
-  const evaluation = snapshot.compiled.evaluate(entry.flag.slug, context)!;
+  const evaluation = snapshot.compiled.evaluate(entry.flag.slug, context, HANDED_OVER)!;
   const reason = reasonSlotOf(evaluation);
   if (evaluation.errorCode) {
     // OFREP: a single evaluation that fails is a 400 naming the key.
@@ -79,51 +85,83 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
 
 /**
  * The bulk evaluation of every flag of the snapshot, for a context. The body is copied together from
- * bytes made once: runs of ready answers, and per evaluated flag the pair of answers (value and payload)
- * of its outcome. Its ETag is the snapshot's part (a SHA-1 of everything but the evaluated flags) and a
- * 64-bit hash of the SHA-1s of the evaluated pairs, so that it covers the context as well as the
- * configuration: a client whose attributes change never gets a 304 for an answer that would differ.
+ * bytes made once: the ready bytes between evaluated flags (ready answers, commas, the opening and the
+ * tail), and per evaluated flag the pair of answers (value and payload) of its outcome. Its ETag is the
+ * snapshot's part (a SHA-1 of everything but the evaluated flags) and a 64-bit hash of the SHA-1s of the
+ * evaluated pairs, so that it covers the context as well as the configuration: a client whose
+ * attributes change never gets a 304 for an answer that would differ.
  */
 export function evaluateOfrepBulk(snapshot: EnvironmentSnapshot, context: EvaluationContext): OfrepBulkAnswer {
   if (snapshot.ofrepBulk) return { answer: snapshot.ofrepBulk, ready: true, reasons: snapshot.readyReasons };
-  const prepared = snapshot.compiled.prepare(context);
+  const prepared = snapshot.compiled.prepare(context, HANDED_OVER);
   if (prepared.problem !== undefined) {
     return { answer: answer(400, { errorCode: 'INVALID_CONTEXT', errorDetails: prepared.problem }), ready: false, reasons: snapshot.readyReasons };
   }
   const plan = planOf(snapshot);
   // The ready flags' reasons, and each evaluated flag's.
   const reasons = snapshot.readyReasons.slice();
-  const parts: Buffer[] = [];
-  let length = 0;
+  const { steps, fixed } = plan;
+  const chosen: Buffer[] = new Array(steps.length);
+  let length = plan.fixedLength;
   let h1 = 0x2545f491;
   let h2 = 0x9e3779b9;
-  for (const step of plan.steps) {
-    let bytes: Buffer;
-    if (!('value' in step)) bytes = step;
-    else {
-      const evaluation = prepared.evaluate(step.value.flag.slug)!;
-      reasons[reasonSlotOf(evaluation)]!++;
-      const piece = pairPiece(step.value, step.payload, evaluation);
-      bytes = piece.bytes;
-      if (step.comma) {
-        parts.push(COMMA);
-        length++;
-      }
-      // Each step is a bijection of the state for a given piece: bodies that differ in one flag never share a tag.
-      h1 = Math.imul(h1 ^ piece.h1, 0x85ebca6b);
-      h1 ^= h1 >>> 13;
-      h2 = Math.imul(h2 ^ piece.h2, 0xc2b2ae35);
-      h2 ^= h2 >>> 16;
-    }
-    parts.push(bytes);
+  for (let k = 0; k < steps.length; k++) {
+    const step = steps[k]!;
+    const evaluation = prepared.evaluate(step.slug)!;
+    reasons[reasonSlotOf(evaluation)]!++;
+    const piece = pairPiece(step, evaluation);
+    // A piece starts with the comma that separates it from what comes before, unless it comes first.
+    const bytes = step.first ? piece.bytes.subarray(1) : piece.bytes;
+    chosen[k] = bytes;
     length += bytes.length;
+    // Each step is a bijection of the state for a given piece: bodies that differ in one flag never share a tag.
+    h1 = Math.imul(h1 ^ piece.h1, 0x85ebca6b);
+    h1 ^= h1 >>> 13;
+    h2 = Math.imul(h2 ^ piece.h2, 0xc2b2ae35);
+    h2 ^= h2 >>> 16;
   }
-  const body = Buffer.allocUnsafe(plan.open.length + length + plan.tail.length);
-  let at = plan.open.copy(body, 0);
-  for (const part of parts) at += part.copy(body, at);
-  plan.tail.copy(body, at);
-  const etag = `"${plan.tag}${(h1 >>> 0).toString(16).padStart(8, '0')}${(h2 >>> 0).toString(16).padStart(8, '0')}"`;
+  const body = bodyBuffer(length);
+  let at = 0;
+  for (let k = 0; k < steps.length; k++) {
+    const before = fixed[k]!;
+    if (before.length > 0) {
+      body.set(before, at);
+      at += before.length;
+    }
+    const bytes = chosen[k]!;
+    body.set(bytes, at);
+    at += bytes.length;
+  }
+  body.set(fixed[steps.length]!, at);
+  const etag = `"${plan.tag}${hex8(h1)}${hex8(h2)}"`;
   return { answer: new EvaluatedAnswer(body, etag), ready: false, reasons };
+}
+
+/** Two hex digits per byte value. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** A 32-bit number as 8 hex digits: `(n >>> 0).toString(16).padStart(8, '0')`, without the number formatting. */
+const hex8 = (n: number) => HEX[(n >>> 24) & 255]! + HEX[(n >>> 16) & 255]! + HEX[(n >>> 8) & 255]! + HEX[n & 255]!;
+
+/**
+ * Evaluated bodies are cut from shared slabs, as Node cuts small buffers from its pool
+ * (Buffer.allocUnsafe), so that a body of a few kilobytes costs no allocation of its own: every byte of
+ * it is written before it is sent, and no slab range is handed out twice. A slab lives as long as a body
+ * cut from it does. Bodies larger than an eighth of a slab get their own memory.
+ */
+const SLAB_BYTES = 256 * 1024;
+let slab: ArrayBuffer | undefined;
+let slabUsed = 0;
+
+function bodyBuffer(length: number): Buffer {
+  if (length > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(length);
+  if (slab === undefined || slabUsed + length > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES).buffer as ArrayBuffer;
+    slabUsed = 0;
+  }
+  const body = Buffer.from(slab, slabUsed, length);
+  // The next body starts 8-aligned, as Node's pool does.
+  slabUsed = (slabUsed + length + 7) & ~7;
+  return body;
 }
 
 /** An evaluated bulk answer: sent as bytes, its text decoded only if someone asks. */
@@ -139,13 +177,14 @@ class EvaluatedAnswer implements CachedAnswer {
   }
 }
 
-const COMMA = Buffer.from(',');
-
-/** A flag to evaluate in a bulk answer: its two entries, and whether a comma goes before them. */
+/** A flag to evaluate in a bulk answer: its two entries, and the pieces of its outcomes made so far. */
 interface EvaluatedStep {
+  readonly slug: string;
+  /** True for the body's first flag: no comma before it. */
+  readonly first: boolean;
   readonly value: OfrepEntry;
   readonly payload: OfrepEntry;
-  readonly comma: boolean;
+  readonly pieces: Map<Evaluation, BulkPiece>;
 }
 
 /**
@@ -165,14 +204,15 @@ export function countOfrepRead(
 }
 
 /**
- * How a snapshot's evaluated bulk answer is put together, made on its first bulk evaluation: the
- * opening, then steps (ready bytes, commas included, or a flag to evaluate), then the tail; and the
- * snapshot's part of the ETag.
+ * How a snapshot's evaluated bulk answer is put together, made on its first bulk evaluation: the flags
+ * to evaluate, in order, and the ready bytes around them (fixed[k] before step k, often empty; the last
+ * one ends with the tail); and the snapshot's part of the ETag.
  */
 interface BulkPlan {
-  readonly open: Buffer;
-  readonly steps: ReadonlyArray<Buffer | EvaluatedStep>;
-  readonly tail: Buffer;
+  readonly steps: readonly EvaluatedStep[];
+  readonly fixed: readonly Buffer[];
+  /** The length of all the fixed bytes. */
+  readonly fixedLength: number;
   readonly tag: string;
 }
 
@@ -182,8 +222,9 @@ function planOf(snapshot: EnvironmentSnapshot): BulkPlan {
   let plan = plans.get(snapshot);
   if (plan) return plan;
   const digest = createHash('sha1');
-  const steps: Array<Buffer | EvaluatedStep> = [];
-  let run: string[] = [];
+  const steps: EvaluatedStep[] = [];
+  const fixed: Buffer[] = [];
+  let run: string[] = ['{"flags":['];
   const parts = snapshot.bulkParts;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
@@ -195,19 +236,23 @@ function planOf(snapshot: EnvironmentSnapshot): BulkPlan {
     }
     // The payload entry follows its value entry and answers for the same evaluation (buildSnapshot).
     if (part.payload) continue;
-    if (run.length > 0) steps.push(Buffer.from(run.join('')));
+    fixed.push(Buffer.from(run.join('')));
     run = [];
-    steps.push({ value: part, payload: parts[i + 1]!, comma: i > 0 });
+    // Pieces are kept per value entry, which a snapshot takes over from the last one while the flag is unchanged.
+    let pieces = piecesOf.get(part);
+    if (!pieces) piecesOf.set(part, (pieces = new Map()));
+    steps.push({ slug: part.flag.slug, first: i === 0, value: part, payload: parts[i + 1]!, pieces });
     digest.update(`?${part.flag.slug}${separator}\n`);
   }
-  if (run.length > 0) steps.push(Buffer.from(run.join('')));
   const tail = `]${snapshot.bulkTail}`;
-  plan = { open: Buffer.from('{"flags":['), steps, tail: Buffer.from(tail), tag: digest.update(tail).digest('base64url') };
+  run.push(tail);
+  fixed.push(Buffer.from(run.join('')));
+  plan = { steps, fixed, fixedLength: fixed.reduce((n, b) => n + b.length, 0), tag: digest.update(tail).digest('base64url') };
   plans.set(snapshot, plan);
   return plan;
 }
 
-/** One evaluated flag's part of a bulk body, `<value answer>,<payload answer>`, and its SHA-1 as two 32-bit numbers. */
+/** One evaluated flag's part of a bulk body, `,<value answer>,<payload answer>`, and the SHA-1 of all but its first comma as two 32-bit numbers. */
 interface BulkPiece {
   readonly bytes: Buffer;
   readonly h1: number;
@@ -215,19 +260,17 @@ interface BulkPiece {
 }
 
 /** Pieces by value entry (its payload entry is made and kept with it: buildSnapshot), then by outcome; errors are made per request. */
-const pieces = new WeakMap<OfrepEntry, Map<Evaluation, BulkPiece>>();
+const piecesOf = new WeakMap<OfrepEntry, Map<Evaluation, BulkPiece>>();
 
-function pairPiece(value: OfrepEntry, payload: OfrepEntry, evaluation: Evaluation): BulkPiece {
-  let byOutcome = pieces.get(value);
-  const known = byOutcome?.get(evaluation);
+function pairPiece(step: EvaluatedStep, evaluation: Evaluation): BulkPiece {
+  const known = step.pieces.get(evaluation);
   if (known) return known;
   const text = (entry: OfrepEntry) => (evaluation.errorCode ? JSON.stringify(answerOf(entry, evaluation)) : outcomeAnswer(entry, evaluation).body);
-  const bytes = Buffer.from(`${text(value)},${text(payload)}`);
-  const sha = hash('sha1', bytes, 'buffer') as unknown as Buffer;
+  const bytes = Buffer.from(`,${text(step.value)},${text(step.payload)}`);
+  const sha = hash('sha1', bytes.subarray(1), 'buffer') as unknown as Buffer;
   const piece = { bytes, h1: sha.readInt32LE(0), h2: sha.readInt32LE(4) };
   if (evaluation.errorCode) return piece;
-  if (!byOutcome) pieces.set(value, (byOutcome = new Map()));
-  if (byOutcome.size < MAX_OUTCOMES) byOutcome.set(evaluation, piece);
+  if (step.pieces.size < MAX_OUTCOMES) step.pieces.set(evaluation, piece);
   return piece;
 }
 
