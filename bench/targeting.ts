@@ -55,27 +55,34 @@ async function inParallel<T>(items: T[], width: number, task: (item: T) => Promi
   );
 }
 
-/** Three rules: conditions and a segment, a split for mobile users, a split for everyone. */
+const COUNTRIES = ['DE', 'FR', 'IT', 'ES', 'NL', 'PL', 'SE', 'AT'];
+
+/**
+ * Three rules, different in each flag, as a project's flags are: conditions (four of eight countries, a
+ * minimum app version) and the shared segment; a split for one device; a split for everyone. With the
+ * bench's context about a third of the flags match the first rule, and the others are served by one of
+ * the two splits (bucketed per request: every request has a new targetingKey).
+ */
 const rules = (i: number) => [
   {
     id: `eu-beta-${i}`,
     name: 'EU beta testers',
     conditions: [
-      { attribute: 'country', operator: 'in', values: ['DE', 'FR', 'IT', 'ES'] },
-      { attribute: 'app.version', operator: 'semverGte', values: ['2.0.0'] },
+      { attribute: 'country', operator: 'in', values: Array.from({ length: 4 }, (_, k) => COUNTRIES[(i + k) % COUNTRIES.length]!) },
+      { attribute: 'app.version', operator: 'semverGte', values: [`${1 + (i % 3)}.0.0`] },
     ],
     segments: ['beta'],
     serve: { variant: 'on' },
   },
   {
-    id: `mobile-${i}`,
-    name: 'Mobile rollout',
-    conditions: [{ attribute: 'device', operator: 'equals', values: ['mobile'] }],
+    id: `device-${i}`,
+    name: 'Device rollout',
+    conditions: [{ attribute: 'device', operator: 'equals', values: [i % 4 === 0 ? 'tablet' : 'mobile'] }],
     serve: {
       split: {
         weights: [
-          { variant: 'on', weight: 25 },
-          { variant: 'off', weight: 75 },
+          { variant: 'on', weight: 25 + (i % 5) },
+          { variant: 'off', weight: 75 - (i % 5) },
         ],
       },
     },
@@ -161,7 +168,9 @@ async function main() {
       body: '{"context":{"targetingKey":"user-7","country":"DE","plan":"pro","email":"a@example.com","device":"mobile","app":{"version":"2.3.1"}}}',
     });
     const reasons = ((await sample.json()) as { flags: Array<{ reason: string }> }).flags.map((f) => f.reason);
-    console.log(`   (targeted bulk answers: ${[...new Set(reasons)].join(', ')})`);
+    const byReason = new Map<string, number>();
+    for (const reason of reasons) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+    console.log(`   (targeted bulk answers: ${[...byReason].map(([reason, n]) => `${n} ${reason}`).join(', ')})`);
 
     // Server CPU time per request of each run: on a busy machine throughput also measures how much of a
     // core the server got, CPU time per request what a request costs it.
