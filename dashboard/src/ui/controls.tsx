@@ -27,19 +27,7 @@ export function Button({
   );
 }
 
-/**
- * An on/off switch (role="switch"). With `label`, a visible label beside it; with `ariaLabel` only, a
- * compact switch for tables. Changes at once: the caller applies them (optimistically) or holds them.
- */
-export function Switch({
-  checked,
-  onChange,
-  label,
-  ariaLabel,
-  disabled,
-  describedBy,
-  hint,
-}: {
+interface SwitchProps {
   checked: boolean;
   onChange: (checked: boolean) => void;
   label?: ReactNode;
@@ -47,9 +35,34 @@ export function Switch({
   disabled?: boolean;
   describedBy?: string;
   hint?: string;
-}) {
+}
+
+/**
+ * An on/off switch (role="switch"). With `label`, a visible label beside it; with `ariaLabel` only, a
+ * compact switch for tables. Changes at once: the caller applies them (optimistically) or holds them.
+ * The compact switch uses no hook and renders one element: the flag list has thousands.
+ */
+export function Switch(props: SwitchProps) {
+  return props.label || props.hint ? <LabelledSwitch {...props} /> : switchButton(props, undefined);
+}
+
+function LabelledSwitch(props: SwitchProps) {
   const id = useId();
-  const button = (
+  return (
+    <div className="check switch-field">
+      {switchButton(props, id)}
+      {props.label && <label htmlFor={id}>{props.label}</label>}
+      {props.hint && (
+        <small id={`${id}-hint`} className="muted">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+function switchButton({ checked, onChange, ariaLabel, disabled, describedBy, hint }: SwitchProps, id: string | undefined) {
+  return (
     <button
       id={id}
       type="button"
@@ -64,18 +77,6 @@ export function Switch({
       {/* The track and thumb are the button's ::before and ::after: one element per switch, for lists of thousands. */}
       {checked ? 'On' : 'Off'}
     </button>
-  );
-  if (!label) return button;
-  return (
-    <div className="check switch-field">
-      {button}
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-    </div>
   );
 }
 
