@@ -2,13 +2,26 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type CSSProperties, type FormEvent, memo, useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type EnvFlag, type Environment, type FlagEntry, type FlagType } from '../api.ts';
-import { Badge, ConfirmDelete, EmptyState, ErrorMessage, Field, Loading, rules, Section, Select, Switch, Table, toast } from '../ui/index.ts';
+import {
+  Badge,
+  ConfirmDelete,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  Loading,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Select,
+  Switch,
+  Table,
+  toast,
+} from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { useCanWrite } from '../session.ts';
 import { isTargeted } from '../targeting/v1-note.tsx';
 import { fromVariantDrafts, toVariantDrafts, type VariantDraft, VariantsEditor } from '../targeting/variants.tsx';
-import { problemsOf, ProblemsProvider } from '../targeting/problems.tsx';
-import { SelectInput } from '../targeting/fields.tsx';
 
 export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
@@ -298,17 +311,17 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
               hint="Letters, digits, . _ - (created off in every environment)"
             />
             <Field label="Description" path="description" value={description} onChange={setDescription} />
-            <SelectInput label="Type" value={type} onChange={(v) => chooseType(v as FlagType)} hint="What OpenFeature's get…Value returns">
+            <Select label="Type" value={type} onChange={(v) => chooseType(v as FlagType)} hint="What OpenFeature's get…Value returns">
               <option value="boolean">boolean (on/off)</option>
               <option value="string">string</option>
               <option value="number">number</option>
               <option value="object">object (JSON)</option>
-            </SelectInput>
+            </Select>
           </div>
           {type !== 'boolean' && (
             <>
               <VariantsEditor type={type} variants={variants} onChange={setVariants} owner="the new flag" />
-              <SelectInput
+              <Select
                 label="Default serve"
                 path="defaultVariant"
                 value={defaultVariant}
@@ -321,7 +334,7 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
                     {n}
                   </option>
                 ))}
-              </SelectInput>
+              </Select>
             </>
           )}
           {local.length > 0 && (

@@ -122,7 +122,8 @@ export function Field({
   disabled,
   className,
   inputMode,
-}: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search' }) {
+  step,
+}: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search'; step?: string }) {
   const id = useId();
   const [touched, setTouched] = useState(false);
   const reasons = useFieldProblems(path, value, validate, touched);
@@ -139,6 +140,7 @@ export function Field({
         placeholder={placeholder}
         disabled={disabled}
         inputMode={inputMode}
+        step={step}
         aria-invalid={reasons.length > 0 || undefined}
         aria-describedby={describedBy}
         onBlur={() => value !== '' && setTouched(true)}
@@ -155,7 +157,20 @@ export function Field({
   );
 }
 
-export function TextArea({ label, value, onChange, rows = 3, hint, path, validate, disabled, className }: FieldProps & { rows?: number }) {
+/** A labelled textarea; `spellCheck={false}` for JSON and code, `readOnly` to show without editing. */
+export function TextArea({
+  label,
+  value,
+  onChange,
+  rows = 3,
+  hint,
+  path,
+  validate,
+  disabled,
+  className,
+  readOnly,
+  spellCheck,
+}: FieldProps & { rows?: number; readOnly?: boolean; spellCheck?: boolean }) {
   const id = useId();
   const [touched, setTouched] = useState(false);
   const reasons = useFieldProblems(path, value, validate, touched);
@@ -168,6 +183,8 @@ export function TextArea({ label, value, onChange, rows = 3, hint, path, validat
         value={value}
         rows={rows}
         disabled={disabled}
+        readOnly={readOnly}
+        spellCheck={spellCheck}
         aria-invalid={reasons.length > 0 || undefined}
         aria-describedby={describedBy}
         onBlur={() => value !== '' && setTouched(true)}
