@@ -107,6 +107,49 @@ interface FieldProps {
   className?: string;
 }
 
+/** One field's id, its problems, the aria attributes of its control, and `touch` (left, or a submit tried). */
+function useField(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, hint: string | undefined) {
+  const id = useId();
+  const [touched, setTouched] = useState(false);
+  const reasons = useFieldProblems(path, value, validate, touched);
+  const aria = {
+    id,
+    'aria-invalid': reasons.length > 0 || undefined,
+    'aria-describedby': [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined,
+  };
+  return { id, reasons, aria, touch: () => setTouched(true) };
+}
+
+/** The label, the control (children), the hint and the problems of one field. */
+function FieldFrame({
+  id,
+  label,
+  hint,
+  reasons,
+  className,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint: string | undefined;
+  reasons: string[];
+  className: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      <FieldProblems id={`${id}-problem`} reasons={reasons} />
+    </div>
+  );
+}
+
 /** A labelled text input with its hint and inline problems. */
 export function Field({
   label,
@@ -124,15 +167,11 @@ export function Field({
   inputMode,
   step,
 }: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search'; step?: string }) {
-  const id = useId();
-  const [touched, setTouched] = useState(false);
-  const reasons = useFieldProblems(path, value, validate, touched);
-  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  const { id, reasons, aria, touch } = useField(path, value, validate, hint);
   return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
+    <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
       <input
-        id={id}
+        {...aria}
         type={type}
         value={value}
         required={required}
@@ -141,19 +180,11 @@ export function Field({
         disabled={disabled}
         inputMode={inputMode}
         step={step}
-        aria-invalid={reasons.length > 0 || undefined}
-        aria-describedby={describedBy}
-        onBlur={() => value !== '' && setTouched(true)}
-        onInvalid={() => setTouched(true)}
+        onBlur={() => value !== '' && touch()}
+        onInvalid={touch}
         onChange={(e) => onChange(e.target.value)}
       />
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      <FieldProblems id={`${id}-problem`} reasons={reasons} />
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -171,60 +202,32 @@ export function TextArea({
   readOnly,
   spellCheck,
 }: FieldProps & { rows?: number; readOnly?: boolean; spellCheck?: boolean }) {
-  const id = useId();
-  const [touched, setTouched] = useState(false);
-  const reasons = useFieldProblems(path, value, validate, touched);
-  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  const { id, reasons, aria, touch } = useField(path, value, validate, hint);
   return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
+    <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
       <textarea
-        id={id}
+        {...aria}
         value={value}
         rows={rows}
         disabled={disabled}
         readOnly={readOnly}
         spellCheck={spellCheck}
-        aria-invalid={reasons.length > 0 || undefined}
-        aria-describedby={describedBy}
-        onBlur={() => value !== '' && setTouched(true)}
+        onBlur={() => value !== '' && touch()}
         onChange={(e) => onChange(e.target.value)}
       />
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      <FieldProblems id={`${id}-problem`} reasons={reasons} />
-    </div>
+    </FieldFrame>
   );
 }
 
 /** A labelled select; options are its children. */
 export function Select({ label, value, onChange, hint, path, children, disabled, className }: Omit<FieldProps, 'validate'> & { children: ReactNode }) {
-  const id = useId();
-  const reasons = useFieldProblems(path, value, undefined, false);
-  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  const { id, reasons, aria } = useField(path, value, undefined, hint);
   return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
-      <select
-        id={id}
-        value={value}
-        disabled={disabled}
-        aria-invalid={reasons.length > 0 || undefined}
-        aria-describedby={describedBy}
-        onChange={(e) => onChange(e.target.value)}
-      >
+    <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
+      <select {...aria} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
         {children}
       </select>
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      <FieldProblems id={`${id}-problem`} reasons={reasons} />
-    </div>
+    </FieldFrame>
   );
 }
 
