@@ -13,14 +13,15 @@ import { ADMIN_TOKEN, createTestContext, startInstance } from '../test/support/c
 //
 // Baseline in the same run: the dashboard as built from BENCH_BASELINE_REF (default efde0e6, the dashboard
 // before issue 22, which issue 22's done-when compares with; taken with `git archive` and built with this
-// checkout's node_modules) is served by a second instance on the same database. For a fair comparison
-// (identical code gives ratios near 1.00; docs/performance.md): one uncounted warm-up round per side,
+// checkout's node_modules) and this checkout's are served by two instances started alike on the same
+// database. For a fair comparison (identical code gives ratios near 1.00; docs/performance.md): the
+// flags are made through a third instance, one uncounted warm-up round per side,
 // then rounds whose order alternates (AB, BA, ...); before each measurement the page has no request under
 // way, two idle periods and a full GC; the search waits for its render however the screen defers it.
 // BENCH_BASELINE_REF=none measures this checkout alone; BENCH_BASELINE_REF=HEAD checks the fairness.
 
 const FLAGS = Number(process.env.BENCH_FLAGS ?? 1000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const BASELINE = 'efde0e6';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -156,9 +157,10 @@ async function main() {
   await buildDashboard(web);
   const baseline = await baselineWeb();
   const port = 23_000 + Math.floor(Math.random() * 1000);
-  const base = `http://127.0.0.1:${port}`;
-  const ctx = await createTestContext('sqlite', { FLAGPOST_PUBLIC_URL: base, FLAGPOST_DASHBOARD_DIR: web, FLAGPOST_RATE_LIMIT_MAX: '0' });
-  await ctx.app.listen({ port, host: '127.0.0.1' });
+  // The flags are made through an instance that serves neither side; then one instance per build, both
+  // started the same way on the same database, with the same history (the one that made the flags would
+  // otherwise have its caches and compiled paths warm).
+  const ctx = await createTestContext('sqlite', { FLAGPOST_RATE_LIMIT_MAX: '0' });
   const project = (await ctx.admin('POST', '/admin/v1/projects', { name: 'Big' })).json() as { key: string };
   for (let i = 0; i < FLAGS; i++) {
     await ctx.admin('POST', `/admin/v1/projects/${project.key}/flags`, {
@@ -167,11 +169,16 @@ async function main() {
       enabled: i % 2 === 0,
     });
   }
-  // The baseline: a second instance on the same database, serving the other build.
-  const other = baseline
-    ? await startInstance(ctx.database, { FLAGPOST_PUBLIC_URL: `http://127.0.0.1:${port + 1}`, FLAGPOST_DASHBOARD_DIR: baseline, FLAGPOST_RATE_LIMIT_MAX: '0' })
-    : undefined;
-  if (other) await other.app.listen({ port: port + 1, host: '127.0.0.1' });
+  const servers: Array<Awaited<ReturnType<typeof startInstance>>> = [];
+  for (const [i, dir] of [web, ...(baseline ? [baseline] : [])].entries()) {
+    const server = await startInstance(ctx.database, {
+      FLAGPOST_PUBLIC_URL: `http://127.0.0.1:${port + i}`,
+      FLAGPOST_DASHBOARD_DIR: dir,
+      FLAGPOST_RATE_LIMIT_MAX: '0',
+    });
+    await server.app.listen({ port: port + i, host: '127.0.0.1' });
+    servers.push(server);
+  }
   // --expose-gc: each measurement starts after a full collection (settle), so neither side pays for the
   // other's or its own earlier garbage.
   const browser = await chromium.launch({
@@ -180,8 +187,8 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--js-flags=--expose-gc'],
   });
   try {
-    const runs = [{ name: 'this checkout', base, times: { loads: [], renders: [], searches: [], toggles: [] } as Times }];
-    if (other)
+    const runs = [{ name: 'this checkout', base: `http://127.0.0.1:${port}`, times: { loads: [], renders: [], searches: [], toggles: [] } as Times }];
+    if (baseline)
       runs.push({
         name: `baseline (${process.env.BENCH_BASELINE_REF ?? BASELINE})`,
         base: `http://127.0.0.1:${port + 1}`,
@@ -240,10 +247,10 @@ async function main() {
     }
   } finally {
     await browser.close();
-    if (other) {
-      await other.app.close();
-      await other.services.stop();
-      await other.handle.close();
+    for (const server of servers) {
+      await server.app.close();
+      await server.services.stop();
+      await server.handle.close();
     }
     await ctx.close();
     fs.rmSync(web, { recursive: true, force: true });
