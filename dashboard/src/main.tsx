@@ -13,11 +13,8 @@ declare module '@tanstack/react-query' {
       success?: string;
       /** What failed, before the reason, in the error toast ("Not saved"); false: the screen shows it inline. */
       error?: string | false;
-      /**
-       * The queries this write changed, invalidated once it settles. Without it, every query is (the old
-       * behaviour, for screens that do not say yet); with [], none.
-       */
-      invalidates?: QueryKey[];
+      /** The queries this write changed, invalidated once it settles ([]: none). Every write says. */
+      invalidates: QueryKey[];
     };
   }
 }
@@ -43,9 +40,8 @@ const queryClient: QueryClient = new QueryClient({
     },
     // After a write, what it changed is fetched again, so that the screen agrees with the server.
     onSettled: async (_data, _error, _variables, _context, mutation): Promise<void> => {
-      const keys = mutation.meta?.invalidates;
-      if (keys === undefined) await queryClient.invalidateQueries();
-      else await Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+      const keys = mutation.meta?.invalidates ?? [];
+      await Promise.all(keys.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
     },
   }),
 });

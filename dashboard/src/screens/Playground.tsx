@@ -2,9 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type FlagEntry } from '../api.ts';
-import { ErrorMessage, Loading, Section } from '../ui.tsx';
-import { SelectInput, TextBox, TextInput } from '../targeting/fields.tsx';
-import { problemsOf, ProblemsProvider } from '../targeting/problems.tsx';
+import { ErrorMessage, Field, Loading, problemsOf, ProblemsProvider, Section, Select, TextArea } from '../ui/index.ts';
 import { Explanation, type PlaygroundAnswer } from '../targeting/Explanation.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
@@ -41,6 +39,8 @@ export default function PlaygroundScreen({ projectKey }: { projectKey: string })
   const evaluate = useMutation({
     mutationFn: ({ env, body }: { env: string; body: Record<string, unknown> }) =>
       api<PlaygroundAnswer>('POST', `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env)}/evaluate`, body),
+    // Evaluating changes nothing; a refusal shows at its field and under the form.
+    meta: { error: false, invalidates: [] },
   });
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
@@ -70,22 +70,22 @@ export default function PlaygroundScreen({ projectKey }: { projectKey: string })
       <ProblemsProvider value={[...local, ...problemsOf(evaluate.error)]}>
         <form onSubmit={submit} className="card" aria-label="Playground">
           <div className="row">
-            <SelectInput label="Environment" value={env?.key ?? ''} onChange={setEnvKey}>
+            <Select label="Environment" value={env?.key ?? ''} onChange={setEnvKey}>
               {environments.map((e) => (
                 <option key={e.key} value={e.key}>
                   {e.name}
                 </option>
               ))}
-            </SelectInput>
-            <SelectInput label="Flag" path="flag" value={flag} onChange={setFlag}>
+            </Select>
+            <Select label="Flag" path="flag" value={flag} onChange={setFlag}>
               <option value="">All flags</option>
               {(flags.data?.flags ?? []).map((f) => (
                 <option key={f.slug} value={f.slug}>
                   {f.slug}
                 </option>
               ))}
-            </SelectInput>
-            <TextInput
+            </Select>
+            <Field
               className="grow"
               label="Targeting key"
               value={targetingKey}
@@ -94,12 +94,13 @@ export default function PlaygroundScreen({ projectKey }: { projectKey: string })
               hint={parsed.context ? 'The user id: splits keep each key in its bucket' : 'Fix the JSON below to change it here'}
             />
           </div>
-          <TextBox
+          <TextArea
             label="Evaluation context (JSON)"
             path="context"
             value={text}
             onChange={setText}
             rows={Math.max(6, Math.min(20, text.split('\n').length + 1))}
+            spellCheck={false}
           />
           <ErrorMessage error={evaluate.error} />
           <button type="submit" className="primary" disabled={evaluate.isPending || !parsed.context}>

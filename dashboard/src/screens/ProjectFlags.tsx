@@ -1,14 +1,27 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, memo, useDeferredValue, useMemo, useState } from 'react';
+import { type CSSProperties, type FormEvent, memo, useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type EnvFlag, type Environment, type FlagEntry, type FlagType } from '../api.ts';
-import { Badge, ConfirmDelete, EmptyState, ErrorMessage, Field, Loading, rules, Section, Select, Switch, Table, toast } from '../ui/index.ts';
+import {
+  Badge,
+  ConfirmDelete,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  Loading,
+  problemsOf,
+  ProblemsProvider,
+  rules,
+  Section,
+  Select,
+  Switch,
+  Table,
+  toast,
+} from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { useCanWrite } from '../session.ts';
 import { isTargeted } from '../targeting/v1-note.tsx';
 import { fromVariantDrafts, toVariantDrafts, type VariantDraft, VariantsEditor } from '../targeting/variants.tsx';
-import { problemsOf, ProblemsProvider } from '../targeting/problems.tsx';
-import { SelectInput } from '../targeting/fields.tsx';
 
 export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
@@ -74,10 +87,17 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
     );
   }, [flags.data, deferred, tag, archived]);
 
+  // Stable callbacks, so that a row whose flag did not change is not rendered again (FlagRow is memo'd):
+  // a toggle renders the one row it changed, not 3,000 switches.
+  const { mutate } = toggle;
+  const onToggle = useCallback((slug: string, env: string, enabled: boolean) => mutate({ slug, env, enabled }), [mutate]);
+  const environmentCount = project.data?.environments.length ?? 0;
+  const columns = useMemo(() => ({ '--env-columns': environmentCount }) as CSSProperties, [environmentCount]);
+
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorMessage error={project.error} />;
   const environments = project.data.environments;
-  const pending = toggle.isPending ? `${toggle.variables.slug}\n${toggle.variables.env}` : undefined;
+  const pending = toggle.isPending ? toggle.variables : undefined;
 
   return (
     <>
@@ -128,7 +148,7 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
       {flags.data && flags.data.flags.length > 0 && visible.length === 0 && <p className="muted">No flag matches “{deferred}”.</p>}
       {visible.length > 0 && (
         <Table className="flags" label="Flags">
-          <thead>
+          <thead style={columns}>
             <tr>
               <th scope="col">Flag</th>
               {environments.map((e) => (
@@ -141,17 +161,17 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
               </th>
             </tr>
           </thead>
-          <tbody>
+          <tbody style={columns}>
             {visible.map((flag) => (
               <FlagRow
                 key={flag.slug}
                 projectKey={params.key}
                 flag={flag}
                 environments={environments}
-                pending={pending?.startsWith(`${flag.slug}\n`) ? pending : undefined}
+                pendingEnv={pending?.slug === flag.slug ? pending.env : undefined}
                 canWrite={canWrite}
-                onToggle={(env, enabled) => toggle.mutate({ slug: flag.slug, env, enabled })}
-                onDelete={() => setDeleting(flag.slug)}
+                onToggle={onToggle}
+                onDelete={setDeleting}
               />
             ))}
           </tbody>
@@ -165,7 +185,7 @@ const FlagRow = memo(function FlagRow({
   projectKey,
   flag,
   environments,
-  pending,
+  pendingEnv,
   canWrite,
   onToggle,
   onDelete,
@@ -173,10 +193,11 @@ const FlagRow = memo(function FlagRow({
   projectKey: string;
   flag: FlagEntry;
   environments: Environment[];
-  pending: string | undefined;
+  /** The environment whose switch of this flag is being saved, if any. */
+  pendingEnv: string | undefined;
   canWrite: boolean;
-  onToggle: (env: string, enabled: boolean) => void;
-  onDelete: () => void;
+  onToggle: (slug: string, env: string, enabled: boolean) => void;
+  onDelete: (slug: string) => void;
 }) {
   const byEnv = new Map(flag.environments.map((e) => [e.environment.key, e]));
   const now = Date.now();
@@ -199,7 +220,7 @@ const FlagRow = memo(function FlagRow({
       </th>
       {environments.map((env) => {
         const value = byEnv.get(env.key);
-        const busy = pending === `${flag.slug}\n${env.key}`;
+        const busy = pendingEnv === env.key;
         const targeted = value !== undefined && isTargeted(value);
         const noteId = `rules-${flag.slug}-${env.key}`;
         return (
@@ -210,7 +231,7 @@ const FlagRow = memo(function FlagRow({
                 ariaLabel={`${flag.slug} in ${env.name}`}
                 describedBy={targeted ? noteId : undefined}
                 disabled={!canWrite}
-                onChange={(enabled) => !busy && onToggle(env.key, enabled)}
+                onChange={(enabled) => !busy && onToggle(flag.slug, env.key, enabled)}
               />
             )}
             {targeted && (
@@ -223,7 +244,7 @@ const FlagRow = memo(function FlagRow({
       })}
       <td>
         {canWrite && (
-          <button type="button" className="small danger-text" onClick={onDelete}>
+          <button type="button" className="small danger-text" onClick={() => onDelete(flag.slug)}>
             Delete <span className="sr-only">{flag.slug}</span>
           </button>
         )}
@@ -290,17 +311,17 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
               hint="Letters, digits, . _ - (created off in every environment)"
             />
             <Field label="Description" path="description" value={description} onChange={setDescription} />
-            <SelectInput label="Type" value={type} onChange={(v) => chooseType(v as FlagType)} hint="What OpenFeature's get…Value returns">
+            <Select label="Type" value={type} onChange={(v) => chooseType(v as FlagType)} hint="What OpenFeature's get…Value returns">
               <option value="boolean">boolean (on/off)</option>
               <option value="string">string</option>
               <option value="number">number</option>
               <option value="object">object (JSON)</option>
-            </SelectInput>
+            </Select>
           </div>
           {type !== 'boolean' && (
             <>
               <VariantsEditor type={type} variants={variants} onChange={setVariants} owner="the new flag" />
-              <SelectInput
+              <Select
                 label="Default serve"
                 path="defaultVariant"
                 value={defaultVariant}
@@ -313,7 +334,7 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
                     {n}
                   </option>
                 ))}
-              </SelectInput>
+              </Select>
             </>
           )}
           {local.length > 0 && (

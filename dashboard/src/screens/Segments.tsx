@@ -1,12 +1,23 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { api, type Condition, type FieldProblem, type Segment } from '../api.ts';
-import { ConfirmDelete, ErrorMessage, formatDate, Loading, Section, Table } from '../ui.tsx';
+import {
+  ConfirmDelete,
+  EmptyState,
+  ErrorMessage,
+  Field,
+  formatDate,
+  Loading,
+  problemsOf,
+  ProblemsProvider,
+  Section,
+  Select,
+  Table,
+  TextArea,
+} from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { type ConditionDraft, describeCondition, emptyCondition, fromDraft, toDraft } from '../targeting/conditions.ts';
 import { ConditionsEditor } from '../targeting/ConditionsEditor.tsx';
-import { SelectInput, TextBox, TextInput } from '../targeting/fields.tsx';
-import { problemsOf, ProblemsProvider } from '../targeting/problems.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 /** A project's segments: reusable groups of conditions that rules of any flag and environment name. */
@@ -18,6 +29,8 @@ export default function SegmentsScreen({ projectKey }: { projectKey: string }) {
   const [deleting, setDeleting] = useState<string | undefined>();
   const remove = useMutation({
     mutationFn: (key: string) => api('DELETE', `/projects/${encodeURIComponent(projectKey)}/segments/${encodeURIComponent(key)}`),
+    // A segment in use cannot be deleted (409), so no flag changes; the dialog shows a refusal.
+    meta: { success: deleting && `Deleted segment ${deleting}`, error: false, invalidates: [['segments', projectKey], ['audit']] },
     onSuccess: () => setDeleting(undefined),
   });
   if (project.isPending) return <Loading what="the project" />;
@@ -52,7 +65,9 @@ export default function SegmentsScreen({ projectKey }: { projectKey: string }) {
       )}
       {segments.isPending && <Loading what="segments" />}
       <ErrorMessage error={segments.error} />
-      {segments.data && list.length === 0 && <p className="muted">No segment yet: create the first one below.</p>}
+      {segments.data && list.length === 0 && (
+        <EmptyState title="No segment yet">Create the first one below: a name and the conditions its users meet.</EmptyState>
+      )}
       {list.length > 0 && (
         <Table>
           <caption className="sr-only">Segments of {project.data.name}</caption>
@@ -131,6 +146,12 @@ function SegmentForm({ projectKey, segment, onDone }: { projectKey: string; segm
     : `/projects/${encodeURIComponent(projectKey)}/segments`;
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) => api<Segment>(segment ? 'PATCH' : 'POST', path, body),
+    // The flag list carries each flag's flagd portability, which depends on the segments its rules name.
+    meta: {
+      success: segment ? `Saved segment ${segment.key}` : `Created segment ${key.trim()}`,
+      error: false,
+      invalidates: [['segments', projectKey], ['flags', projectKey], ['audit']],
+    },
     onSuccess: () => {
       if (segment) return onDone();
       setKey('');
@@ -169,16 +190,14 @@ function SegmentForm({ projectKey, segment, onDone }: { projectKey: string; segm
       <ProblemsProvider value={[...local, ...problemsOf(save.error)]}>
         <form onSubmit={submit} id={formId}>
           <div className="row">
-            {!segment && (
-              <TextInput label="Segment key" path="key" value={key} onChange={setKey} hint="Letters, digits, . _ - (used by rules and flagd's $ref)" />
-            )}
-            <TextInput label="Segment name" path="name" value={name} onChange={setName} />
-            <SelectInput label="Users match when" path="match" value={match} onChange={(v) => setMatch(v as 'all' | 'any')}>
+            {!segment && <Field label="Segment key" path="key" value={key} onChange={setKey} hint="Letters, digits, . _ - (used by rules and flagd's $ref)" />}
+            <Field label="Segment name" path="name" value={name} onChange={setName} />
+            <Select label="Users match when" path="match" value={match} onChange={(v) => setMatch(v as 'all' | 'any')}>
               <option value="all">all conditions hold</option>
               <option value="any">any condition holds</option>
-            </SelectInput>
+            </Select>
           </div>
-          <TextBox label="Segment description" path="description" value={description} onChange={setDescription} rows={2} />
+          <TextArea label="Segment description" path="description" value={description} onChange={setDescription} rows={2} />
           <h3>Conditions</h3>
           <ConditionsEditor conditions={conditions} onChange={setConditions} path="conditions" owner={owner} disabled={!canWrite} />
           {local.length > 0 && (

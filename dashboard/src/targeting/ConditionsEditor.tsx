@@ -1,5 +1,5 @@
 import { CASE_OPERATORS, type ConditionDraft, emptyCondition, LIST_OPERATORS, OPERATORS, typeOf, type ValueType } from './conditions.ts';
-import { GroupProblems, SelectInput, TextInput, Toggle } from './fields.tsx';
+import { Checkbox, Field, GroupProblems, Select } from '../ui/index.ts';
 
 // The condition editor shared by rules and segments: attribute (dot path), not, operator, case, values.
 
@@ -41,27 +41,27 @@ export function ConditionsEditor({
               Condition {i + 1} of {owner}
             </legend>
             <div className="row">
-              <TextInput label="Attribute" path={`${at}.attribute`} value={c.attribute} onChange={(v) => set(i, { attribute: v })} placeholder="user.country" />
-              <Toggle label="not" checked={c.negate} onChange={(v) => set(i, { negate: v })} />
-              <SelectInput label="Operator" path={`${at}.operator`} value={c.operator} onChange={(v) => set(i, { operator: v as ConditionDraft['operator'] })}>
+              <Field label="Attribute" path={`${at}.attribute`} value={c.attribute} onChange={(v) => set(i, { attribute: v })} placeholder="user.country" />
+              <Checkbox label="not" checked={c.negate} onChange={(v) => set(i, { negate: v })} />
+              <Select label="Operator" path={`${at}.operator`} value={c.operator} onChange={(v) => set(i, { operator: v as ConditionDraft['operator'] })}>
                 {OPERATORS.map((o) => (
                   <option key={o.value} value={o.value}>
                     {o.label}
                   </option>
                 ))}
-              </SelectInput>
+              </Select>
               {CASE_OPERATORS.has(c.operator) && type === 'string' && (
-                <Toggle label="any case" checked={c.caseInsensitive} onChange={(v) => set(i, { caseInsensitive: v })} />
+                <Checkbox label="any case" checked={c.caseInsensitive} onChange={(v) => set(i, { caseInsensitive: v })} />
               )}
               {(c.operator === 'equals' || c.operator === 'in') && (
-                <SelectInput label="Values are" value={c.valueType} onChange={(v) => set(i, { valueType: v as ValueType })}>
+                <Select label="Values are" value={c.valueType} onChange={(v) => set(i, { valueType: v as ValueType })}>
                   <option value="string">text</option>
                   <option value="number">numbers</option>
                   <option value="boolean">true/false</option>
-                </SelectInput>
+                </Select>
               )}
               {c.operator !== 'exists' && (
-                <TextInput
+                <Field
                   className="grow"
                   label={LIST_OPERATORS.has(c.operator) ? 'Values' : 'Value'}
                   path={`${at}.values`}

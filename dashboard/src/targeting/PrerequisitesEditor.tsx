@@ -1,5 +1,5 @@
 import type { FlagEntry, Prerequisite } from '../api.ts';
-import { GroupProblems, SelectInput, Toggle } from './fields.tsx';
+import { Checkbox, GroupProblems, Select } from '../ui/index.ts';
 
 // Flags this flag depends on: it serves its default unless each of them evaluates, for the same
 // context, to one of the variants chosen here.
@@ -34,7 +34,7 @@ export function PrerequisitesEditor({
           <fieldset key={i} className="prerequisite">
             <legend>Prerequisite {i + 1}</legend>
             <div className="row">
-              <SelectInput label="Flag" path={`${at}.flag`} value={p.flag} onChange={(flag) => set(i, { flag, variants: [] })}>
+              <Select label="Flag" path={`${at}.flag`} value={p.flag} onChange={(flag) => set(i, { flag, variants: [] })}>
                 {p.flag === '' && <option value="">Choose a flag</option>}
                 {!candidates.some((f) => f.slug === p.flag) && p.flag !== '' && <option value={p.flag}>{p.flag}</option>}
                 {candidates.map((f) => (
@@ -42,13 +42,13 @@ export function PrerequisitesEditor({
                     {f.slug}
                   </option>
                 ))}
-              </SelectInput>
+              </Select>
               <fieldset className="checks">
                 <legend>Serves one of (prerequisite {i + 1})</legend>
                 <GroupProblems path={`${at}.variants`} />
                 {names.length === 0 && <p className="muted">Choose a flag first.</p>}
                 {[...names, ...p.variants.filter((v) => !names.includes(v))].map((v) => (
-                  <Toggle
+                  <Checkbox
                     key={v}
                     label={v}
                     checked={p.variants.includes(v)}

@@ -2,7 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import type { Segment } from '../api.ts';
 import { ConditionsEditor } from './ConditionsEditor.tsx';
-import { GroupProblems, SelectInput, TextInput, Toggle } from './fields.tsx';
+import { Checkbox, Field, GroupProblems, Select } from '../ui/index.ts';
 import { emptyRule, percentTotal, type RuleDraft, type SplitDraft } from './rules.ts';
 
 // Ordered rules of a flag in one environment: the first that matches serves. Each can be switched off,
@@ -65,7 +65,7 @@ export function RulesEditor({
                 </legend>
                 <GroupProblems path={at} />
                 <div className="row">
-                  <TextInput
+                  <Field
                     className="grow"
                     label="Rule name"
                     path={`${at}.name`}
@@ -73,7 +73,7 @@ export function RulesEditor({
                     onChange={(name) => set(i, { name })}
                     hint="Optional: the playground and OFREP metadata name the rule with it"
                   />
-                  <Toggle label="Rule on" checked={rule.enabled} onChange={(enabled) => set(i, { enabled })} />
+                  <Checkbox label="Rule on" checked={rule.enabled} onChange={(enabled) => set(i, { enabled })} />
                   <div className="rule-actions">
                     <button id={`${base}-${rule.key}-up`} type="button" className="small" disabled={disabled || i === 0} onClick={() => move(i, -1)}>
                       Move up<span className="sr-only"> rule {i + 1}</span>
@@ -160,7 +160,7 @@ function SegmentPicker({
         {keys.map((key) => {
           const segment = segments.find((s) => s.key === key);
           return (
-            <Toggle
+            <Checkbox
               key={key}
               label={segment ? `${segment.name} (${key})` : `${key} (not in the project)`}
               checked={chosen.includes(key)}
@@ -204,14 +204,14 @@ function ServeEditor({
         </div>
       </div>
       {rule.serve === 'variant' && (
-        <SelectInput label={`Variant served by ${owner}`} path={`${path}.variant`} value={rule.variant} onChange={(variant) => onChange({ variant })}>
+        <Select label={`Variant served by ${owner}`} path={`${path}.variant`} value={rule.variant} onChange={(variant) => onChange({ variant })}>
           {!variantNames.includes(rule.variant) && <option value={rule.variant}>{rule.variant || 'Choose a variant'}</option>}
           {variantNames.map((v) => (
             <option key={v} value={v}>
               {v}
             </option>
           ))}
-        </SelectInput>
+        </Select>
       )}
       {rule.serve === 'split' && (
         <fieldset className="split">
@@ -220,7 +220,7 @@ function ServeEditor({
           <GroupProblems path={`${path}.split.weights`} />
           <div className="row">
             {split.rows.map((row, i) => (
-              <TextInput
+              <Field
                 key={row.variant}
                 className="percent"
                 label={`${row.variant} %`}
@@ -235,7 +235,7 @@ function ServeEditor({
           <p className={total === 100 ? 'muted' : 'field-error'} aria-live="polite">
             Total {total ?? '?'} %{total === 100 ? '' : ' (must be 100 %)'}
           </p>
-          <TextInput
+          <Field
             label="Bucket by (attribute)"
             path={`${path}.split.bucketBy`}
             value={split.bucketBy}

@@ -1,11 +1,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type EnvFlag, type FieldProblem, type FlagEntry, type Prerequisite, type Segment } from '../api.ts';
-import { ErrorMessage } from '../ui.tsx';
+import { ErrorMessage, GroupProblems, problemsOf, ProblemsProvider, Select, TextArea } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
-import { GroupProblems, SelectInput, TextBox } from './fields.tsx';
 import { PrerequisitesEditor } from './PrerequisitesEditor.tsx';
-import { problemsOf, ProblemsProvider } from './problems.tsx';
 import { addVariantToSplits, followVariant, fromRuleDraft, type RuleDraft, toRuleDraft } from './rules.ts';
 import { RulesEditor } from './RulesEditor.tsx';
 import { fromVariantDrafts, toVariantDrafts, type VariantDraft, VariantsEditor } from './variants.tsx';
@@ -58,6 +56,12 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
         `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env.key)}/flags/${encodeURIComponent(value.slug)}`,
         body,
       ),
+    // The targeting is part of the flag list's entries, the audit, staleness and the environments' comparison.
+    meta: {
+      success: `Saved targeting in ${env.name}`,
+      error: false,
+      invalidates: [['flags', projectKey], ['audit'], ['stale-flags', projectKey], ['compare', projectKey]],
+    },
     onSuccess: (saved) => setEditing({ base: targetingVersion(saved), dirty: false, draft: initialDraft(saved) }),
   });
   const names = draft.variants.map((v) => v.name.trim());
@@ -129,7 +133,7 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
             </p>
           </>
         ) : (
-          <SelectInput
+          <Select
             label={`Default serve in ${env.name}`}
             path="defaultVariant"
             value={draft.defaultVariant ?? ''}
@@ -143,7 +147,7 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
               </option>
             ))}
             {draft.defaultVariant !== null && !names.includes(draft.defaultVariant) && <option value={draft.defaultVariant}>{draft.defaultVariant}</option>}
-          </SelectInput>
+          </Select>
         )}
 
         {draft.jsonLogic !== null ? (
@@ -153,13 +157,14 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
               This flag's targeting came from a flagd definition as JSON Logic that the rule editor cannot show. Flagpost evaluates it as it is. Edit it as
               JSON, or remove it to write rules instead.
             </p>
-            <TextBox
+            <TextArea
               label={`JSON Logic in ${env.name}`}
               path="jsonLogic"
               value={draft.jsonLogic}
               onChange={(jsonLogic) => setDraft({ ...draft, jsonLogic })}
               rows={Math.min(24, draft.jsonLogic.split('\n').length + 1)}
               readOnly={!canWrite}
+              spellCheck={false}
             />
             <button type="button" className="small danger-text" disabled={!canWrite} onClick={() => setDraft({ ...draft, jsonLogic: null })}>
               Remove the JSON Logic and write rules
@@ -226,11 +231,6 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
           >
             Discard changes
           </button>
-          {save.isSuccess && (
-            <span className="muted" role="status">
-              Saved
-            </span>
-          )}
         </div>
       </form>
     </ProblemsProvider>

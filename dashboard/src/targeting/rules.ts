@@ -4,11 +4,12 @@ import { type ConditionDraft, fromDraft, toDraft } from './conditions.ts';
 // A rule being edited, and its way back to the API's shape. Percentages of a split become integer
 // weights; a split left untouched keeps its weights as they were (the same users stay in each bucket).
 
-export const CURRENT_BUCKETING = 'flagd-fractional-v2';
+export const CURRENT_BUCKETING: Bucketing = 'flagd-fractional-v2';
+type Bucketing = NonNullable<Split['bucketing']>;
 
 export interface SplitDraft {
   bucketBy: string;
-  bucketing: string;
+  bucketing: Bucketing;
   /** Variants in the split's order, each with its percentage as typed. */
   rows: Array<{ variant: string; percent: string }>;
   /** The weights as loaded: sent back as they are while no percentage was edited. */
@@ -41,17 +42,18 @@ export function splitRows(variantNames: string[], split?: Split): SplitDraft['ro
   return rows;
 }
 
+/** A stored rule as a draft (the API's defaults where a field is absent: enabled, no name, no conditions). */
 export function toRuleDraft(rule: Rule, variantNames: string[]): RuleDraft {
-  const split = 'split' in rule.serve ? rule.serve.split : undefined;
+  const split = rule.serve.split;
   return {
     key: nextKey++,
     id: rule.id,
-    name: rule.name,
-    enabled: rule.enabled,
-    conditions: rule.conditions.map(toDraft),
-    segments: [...rule.segments],
+    name: rule.name ?? '',
+    enabled: rule.enabled ?? true,
+    conditions: (rule.conditions ?? []).map(toDraft),
+    segments: [...(rule.segments ?? [])],
     serve: split ? 'split' : 'variant',
-    variant: 'variant' in rule.serve ? rule.serve.variant : (variantNames[0] ?? ''),
+    variant: rule.serve.variant ?? variantNames[0] ?? '',
     split: {
       bucketBy: split?.bucketBy ?? '',
       bucketing: split?.bucketing ?? CURRENT_BUCKETING,

@@ -1,6 +1,5 @@
 import type { FieldProblem, FlagType, VariantValue, Variants } from '../api.ts';
-import { SelectInput, TextBox, TextInput } from './fields.tsx';
-import { GroupProblems } from './fields.tsx';
+import { Field, GroupProblems, Select, TextArea } from '../ui/index.ts';
 
 // Named variants of a flag, values typed by the flag's type: text, number, true/false, or a JSON object.
 
@@ -83,15 +82,15 @@ export function VariantsEditor({
             Variant {i + 1} of {owner}
           </legend>
           <div className="row">
-            <TextInput label="Name" path={pathOf(v, i)} value={v.name} onChange={(name) => set(i, { name })} disabled={disabled} />
+            <Field label="Name" path={pathOf(v, i)} value={v.name} onChange={(name) => set(i, { name })} disabled={disabled} />
             {type === 'boolean' && (
-              <SelectInput label="Value" value={v.text} onChange={(text) => set(i, { text })} disabled={disabled}>
+              <Select label="Value" value={v.text} onChange={(text) => set(i, { text })} disabled={disabled}>
                 <option value="true">true</option>
                 <option value="false">false</option>
-              </SelectInput>
+              </Select>
             )}
             {(type === 'string' || type === 'number') && (
-              <TextInput
+              <Field
                 className="grow"
                 label="Value"
                 type={type === 'number' ? 'number' : 'text'}
@@ -103,7 +102,7 @@ export function VariantsEditor({
             )}
             {type === 'object' && (
               <div className="grow">
-                <TextBox label="Value (JSON object)" value={v.text} onChange={(text) => set(i, { text })} rows={3} />
+                <TextArea label="Value (JSON object)" value={v.text} onChange={(text) => set(i, { text })} rows={3} spellCheck={false} disabled={disabled} />
               </div>
             )}
             <button

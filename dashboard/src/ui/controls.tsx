@@ -27,19 +27,7 @@ export function Button({
   );
 }
 
-/**
- * An on/off switch (role="switch"). With `label`, a visible label beside it; with `ariaLabel` only, a
- * compact switch for tables. Changes at once: the caller applies them (optimistically) or holds them.
- */
-export function Switch({
-  checked,
-  onChange,
-  label,
-  ariaLabel,
-  disabled,
-  describedBy,
-  hint,
-}: {
+interface SwitchProps {
   checked: boolean;
   onChange: (checked: boolean) => void;
   label?: ReactNode;
@@ -47,9 +35,34 @@ export function Switch({
   disabled?: boolean;
   describedBy?: string;
   hint?: string;
-}) {
+}
+
+/**
+ * An on/off switch (role="switch"). With `label`, a visible label beside it; with `ariaLabel` only, a
+ * compact switch for tables. Changes at once: the caller applies them (optimistically) or holds them.
+ * The compact switch uses no hook and renders one element: the flag list has thousands.
+ */
+export function Switch(props: SwitchProps) {
+  return props.label || props.hint ? <LabelledSwitch {...props} /> : switchButton(props, undefined);
+}
+
+function LabelledSwitch(props: SwitchProps) {
   const id = useId();
-  const button = (
+  return (
+    <div className="check switch-field">
+      {switchButton(props, id)}
+      {props.label && <label htmlFor={id}>{props.label}</label>}
+      {props.hint && (
+        <small id={`${id}-hint`} className="muted">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+function switchButton({ checked, onChange, ariaLabel, disabled, describedBy, hint }: SwitchProps, id: string | undefined) {
+  return (
     <button
       id={id}
       type="button"
@@ -64,18 +77,6 @@ export function Switch({
       {/* The track and thumb are the button's ::before and ::after: one element per switch, for lists of thousands. */}
       {checked ? 'On' : 'Off'}
     </button>
-  );
-  if (!label) return button;
-  return (
-    <div className="check switch-field">
-      {button}
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-    </div>
   );
 }
 
@@ -106,6 +107,49 @@ interface FieldProps {
   className?: string;
 }
 
+/** One field's id, its problems, the aria attributes of its control, and `touch` (left, or a submit tried). */
+function useField(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, hint: string | undefined) {
+  const id = useId();
+  const [touched, setTouched] = useState(false);
+  const reasons = useFieldProblems(path, value, validate, touched);
+  const aria = {
+    id,
+    'aria-invalid': reasons.length > 0 || undefined,
+    'aria-describedby': [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined,
+  };
+  return { id, reasons, aria, touch: () => setTouched(true) };
+}
+
+/** The label, the control (children), the hint and the problems of one field. */
+function FieldFrame({
+  id,
+  label,
+  hint,
+  reasons,
+  className,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint: string | undefined;
+  reasons: string[];
+  className: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      <FieldProblems id={`${id}-problem`} reasons={reasons} />
+    </div>
+  );
+}
+
 /** A labelled text input with its hint and inline problems. */
 export function Field({
   label,
@@ -121,16 +165,13 @@ export function Field({
   disabled,
   className,
   inputMode,
-}: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search' }) {
-  const id = useId();
-  const [touched, setTouched] = useState(false);
-  const reasons = useFieldProblems(path, value, validate, touched);
-  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  step,
+}: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search'; step?: string }) {
+  const { id, reasons, aria, touch } = useField(path, value, validate, hint);
   return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
+    <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
       <input
-        id={id}
+        {...aria}
         type={type}
         value={value}
         required={required}
@@ -138,75 +179,55 @@ export function Field({
         placeholder={placeholder}
         disabled={disabled}
         inputMode={inputMode}
-        aria-invalid={reasons.length > 0 || undefined}
-        aria-describedby={describedBy}
-        onBlur={() => value !== '' && setTouched(true)}
-        onInvalid={() => setTouched(true)}
+        step={step}
+        onBlur={() => value !== '' && touch()}
+        onInvalid={touch}
         onChange={(e) => onChange(e.target.value)}
       />
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      <FieldProblems id={`${id}-problem`} reasons={reasons} />
-    </div>
+    </FieldFrame>
   );
 }
 
-export function TextArea({ label, value, onChange, rows = 3, hint, path, validate, disabled, className }: FieldProps & { rows?: number }) {
-  const id = useId();
-  const [touched, setTouched] = useState(false);
-  const reasons = useFieldProblems(path, value, validate, touched);
-  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+/** A labelled textarea; `spellCheck={false}` for JSON and code, `readOnly` to show without editing. */
+export function TextArea({
+  label,
+  value,
+  onChange,
+  rows = 3,
+  hint,
+  path,
+  validate,
+  disabled,
+  className,
+  readOnly,
+  spellCheck,
+}: FieldProps & { rows?: number; readOnly?: boolean; spellCheck?: boolean }) {
+  const { id, reasons, aria, touch } = useField(path, value, validate, hint);
   return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
+    <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
       <textarea
-        id={id}
+        {...aria}
         value={value}
         rows={rows}
         disabled={disabled}
-        aria-invalid={reasons.length > 0 || undefined}
-        aria-describedby={describedBy}
-        onBlur={() => value !== '' && setTouched(true)}
+        readOnly={readOnly}
+        spellCheck={spellCheck}
+        onBlur={() => value !== '' && touch()}
         onChange={(e) => onChange(e.target.value)}
       />
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      <FieldProblems id={`${id}-problem`} reasons={reasons} />
-    </div>
+    </FieldFrame>
   );
 }
 
 /** A labelled select; options are its children. */
 export function Select({ label, value, onChange, hint, path, children, disabled, className }: Omit<FieldProps, 'validate'> & { children: ReactNode }) {
-  const id = useId();
-  const reasons = useFieldProblems(path, value, undefined, false);
-  const describedBy = [hint ? `${id}-hint` : '', reasons.length ? `${id}-problem` : ''].filter(Boolean).join(' ') || undefined;
+  const { id, reasons, aria } = useField(path, value, undefined, hint);
   return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id}>{label}</label>
-      <select
-        id={id}
-        value={value}
-        disabled={disabled}
-        aria-invalid={reasons.length > 0 || undefined}
-        aria-describedby={describedBy}
-        onChange={(e) => onChange(e.target.value)}
-      >
+    <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
+      <select {...aria} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
         {children}
       </select>
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      <FieldProblems id={`${id}-problem`} reasons={reasons} />
-    </div>
+    </FieldFrame>
   );
 }
 

@@ -6,4 +6,4 @@ export { dismiss, toast, Toaster } from './toast.tsx';
 export { applyTheme, storedTheme, ThemeSwitch } from './theme.tsx';
 export { DateText, formatDate, formatFullDate, plural } from './format.tsx';
 export { errorText, fieldLabel, humanProblems, humanReason } from './errors.ts';
-export { FieldProblems, problemsOf, ProblemsProvider, useProblems } from './problems.tsx';
+export { FieldProblems, GroupProblems, problemsOf, ProblemsProvider, useProblems } from './problems.tsx';

@@ -26,3 +26,14 @@ export function FieldProblems({ id, reasons }: { id: string; reasons: string[] }
     </small>
   );
 }
+
+/** Problems that name a group (a list, a rule, a split's weights) rather than one input, where the group starts. */
+export function GroupProblems({ path }: { path: string }) {
+  const reasons = useProblems(path, false);
+  if (reasons.length === 0) return null;
+  return (
+    <p className="field-error" role="alert">
+      {reasons.join('; ')}
+    </p>
+  );
+}
