@@ -59,7 +59,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const limiter = await createRateLimiter(config, services.log, services.worker);
   // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
   const trustProxy = trustProxyOf(config.trustProxy);
-  const fastPath = new FlagFastPath(services.reads, limiter, trustProxy);
+  const fastPath = new FlagFastPath(services.reads, limiter, trustProxy, { streams: services.streams, tokens: services.streamTokens });
   const app = Fastify({
     // While tracing, every read goes through Fastify, where it gets its span and evaluation events.
     serverFactory: config.flagFastPath && !services.tracing ? fastPath.serverFactory : undefined,

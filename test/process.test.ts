@@ -94,6 +94,33 @@ describe('the server process', () => {
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0);
   });
+
+  const canReplace = fs.existsSync('/proc/self/cmdline') && typeof (process as { execve?: unknown }).execve === 'function';
+  it('runs with the young generation of Node 20 (src/boot.ts), in the process it was started as, unless one is given', { skip: !canReplace }, async (t) => {
+    // 16 MB at most (a heap limit of 2 GB or more), less on smaller machines.
+    const cases: Array<[Record<string, string>, RegExp | undefined]> = [
+      [{}, /^--max-semi-space-size=([1-9]|1[0-6])$/],
+      [{ NODE_OPTIONS: '--max-semi-space-size=8' }, undefined],
+    ];
+    for (const [env, flag] of cases) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
+      dirs.push(dataDir);
+      const port = freePort();
+      const server = start(t, { PORT: String(port), FLAGPOST_DATA_DIR: dataDir, ...env });
+      await waitForHealth(port);
+      // The process that answers is the child that was started (same pid), now with the flag.
+      const args = fs.readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+      const given = args.find((arg) => arg.startsWith('--max-semi-space-size'));
+      if (flag) assert.match(given ?? '', flag, args.join(' '));
+      else assert.equal(given, undefined, args.join(' '));
+      assert.ok(
+        args.some((arg) => arg.endsWith('dist/main.js')),
+        args.join(' '),
+      );
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
+    }
+  });
 });
 
 for (const dialect of dialects()) {

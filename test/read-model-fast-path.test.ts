@@ -259,3 +259,102 @@ forEachDialect(
   },
   limits,
 );
+
+forEachDialect('flag read fast path opens OFREP event streams as the route does', (ctx) => {
+  let project: ProjectFixture;
+  let fast: FastifyInstance;
+  let reference: FastifyInstance;
+  let fastBase: string;
+  let referenceBase: string;
+  const logged: string[] = [];
+  const open: AbortController[] = [];
+  /** Reads each open stream to its end. */
+  const ends: Array<() => Promise<void>> = [];
+
+  before(async () => {
+    project = await createProject(ctx());
+    await createFlag(ctx(), project.key, { slug: 'checkout', enabled: true });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        logged.push(String(chunk));
+        done();
+      },
+    });
+    const { services } = ctx();
+    fast = await buildApp(services, { logger: { level: 'info', stream } });
+    reference = await buildApp({ ...services, config: { ...services.config, flagFastPath: false } }, { logger: false });
+    fastBase = await fast.listen({ port: 0, host: '127.0.0.1' });
+    referenceBase = await reference.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    for (const controller of open) controller.abort();
+    await fast?.close();
+    await reference?.close();
+  });
+
+  const routedByFastify = (requestId: string) => logged.some((line) => line.includes(`"reqId":"${requestId}"`));
+
+  /** Opens a stream and reads it until `until` is in its text; the connection stays open (closed in after()). */
+  async function openStream(base: string, path: string, headers: Record<string, string>, until: string): Promise<Answer> {
+    const controller = new AbortController();
+    open.push(controller);
+    const res = await fetch(base + path, { headers, signal: controller.signal });
+    const answer: Answer = { status: res.status, headers: {}, body: '' };
+    res.headers.forEach((value, name) => {
+      answer.headers[name] = value;
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    while (!answer.body.includes(until)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      answer.body += decoder.decode(value, { stream: true });
+    }
+    ends.push(async () => {
+      while (!(await reader.read()).done);
+    });
+    return answer;
+  }
+
+  it('answers a stream of a warm snapshot itself, with the same status, headers and first events', async () => {
+    // Every request goes to both servers, so that their rate limit counters agree.
+    const bulk = { method: 'POST', headers: { ...keys(project), 'content-type': 'application/json' }, body: '{}' };
+    await call(referenceBase, '/ofrep/v1/evaluate/flags', bulk);
+    const uri = (JSON.parse((await call(fastBase, '/ofrep/v1/evaluate/flags', bulk)).body) as { eventStreams: Array<{ endpoint: { requestUri: string } }> })
+      .eventStreams[0]!.endpoint.requestUri;
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['sse-fast-1', {}, ': flagpost event stream\n\n'],
+      ['sse-fast-2', { 'last-event-id': 'an-older-version' }, 'refetchEvaluation'],
+    ];
+    for (const [id, extra, until] of cases) {
+      const headers = { 'x-request-id': id, ...extra };
+      const a = await openStream(fastBase, uri, headers, until);
+      const b = await openStream(referenceBase, uri, headers, until);
+      assert.deepEqual(comparable(a), comparable(b), id);
+      assert.equal(a.status, 200);
+      assert.equal(a.headers['content-type'], 'text/event-stream; charset=utf-8');
+      assert.equal(a.headers['x-request-id'], id);
+    }
+    // Left to Fastify: a query the router would decode, a wrong token, no token.
+    for (const base of [fastBase, referenceBase]) await openStream(base, `${uri}&x=1`, { 'x-request-id': 'sse-slow-1' }, ': flagpost event stream\n\n');
+    for (const [i, path] of [`${uri.slice(0, -2)}xx`, '/ofrep/v1/events'].entries()) {
+      const id = `sse-slow-${i + 2}`;
+      const answer = await same(path, id);
+      assert.equal(answer.status, 401);
+      assert.equal(routedByFastify(id), true, `${path} went to Fastify`);
+    }
+    // Fastify logs a stream's line when the server ends it (as on shutdown).
+    ctx().services.streams.closeAll();
+    for (const end of ends) await end();
+    assert.equal(routedByFastify('sse-slow-1'), true, 'the stream with another query went to Fastify');
+    assert.equal(routedByFastify('sse-fast-1'), false, 'answered by the fast path');
+    assert.equal(routedByFastify('sse-fast-2'), false, 'answered by the fast path');
+  });
+
+  async function same(path: string, id: string): Promise<Answer> {
+    const a = await call(fastBase, path, { headers: { 'x-request-id': id } });
+    const b = await call(referenceBase, path, { headers: { 'x-request-id': id } });
+    assert.deepEqual(comparable(a), comparable(b), path);
+    return a;
+  }
+});

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
 import { message } from '../errors.ts';
+import { loadGrpc, loadProtoLoader } from '../optional-packages.ts';
 import { type FlagUsageTally, type ReasonCounts, reasonCounts } from '../flags/index.ts';
 import { clientKey } from '../http/client-key.ts';
 import type { SyncGrant } from './flagd-sync-token.ts';
@@ -15,6 +15,8 @@ import { SyncRefusals } from './sync-refusals.ts';
 // (h2c), one server stream per provider, each answered with its environment's flagd definition and
 // again after every change of that environment. Changes come from the read model's watchers, which hear
 // this instance's writes and, on PostgreSQL, the other instances' through the one LISTEN connection.
+// gRPC (@grpc/grpc-js, @grpc/proto-loader) is loaded when the service starts listening, so that a
+// deployment without FLAGPOST_FLAGD_SYNC_PORT never loads it (src/optional-packages.ts).
 
 const PROTO = path.join(import.meta.dirname, 'flagd-sync.proto');
 const SELECTOR_HEADER = 'flagd-selector';
@@ -49,10 +51,12 @@ interface StatusError {
   details: string;
 }
 
-const statusError = (code: grpc.status, details: string): StatusError & Error => Object.assign(new Error(details), { code, details });
+const statusError = (status: keyof typeof grpc.status, details: string): StatusError & Error =>
+  Object.assign(new Error(details), { code: loadGrpc().status[status], details });
 
 export class FlagdSyncServer {
-  private readonly server: grpc.Server;
+  /** Built by the first listen(). */
+  private server: grpc.Server | undefined;
   private readonly environments: SyncEnvironments;
   /** Refused selectors per address: the same window counter as sign-in failures. */
   private readonly refusals: SyncRefusals;
@@ -66,23 +70,6 @@ export class FlagdSyncServer {
     this.environments = new SyncEnvironments(options.service, options.log, options.recheckMs ?? 5000);
     this.refusals = new SyncRefusals(options.maxFailures ?? 10, options.failureWindowMs ?? 60_000);
     options.watch((environmentId) => this.environments.changed(environmentId));
-    const definition = protoLoader.loadSync(PROTO, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
-    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-      flagd: { sync: { v1: { FlagSyncService: grpc.ServiceClientConstructor } } };
-    };
-    this.server = new grpc.Server({
-      // Idle providers are pinged, so that a half-open connection (a vanished host) ends its stream.
-      'grpc.keepalive_time_ms': 60_000,
-      'grpc.keepalive_timeout_ms': 20_000,
-      // flagd providers ping every keepAliveTime ms when configured; allow it down to 10 s.
-      'grpc.http2.min_ping_interval_without_data_ms': 10_000,
-    });
-    this.server.addService(loaded.flagd.sync.v1.FlagSyncService.service, {
-      SyncFlags: (call: grpc.ServerWritableStream<RequestWithSelector, unknown>) => void this.syncFlags(call),
-      FetchAllFlags: (call: grpc.ServerUnaryCall<RequestWithSelector, unknown>, callback: grpc.sendUnaryData<unknown>) =>
-        void this.fetchAllFlags(call, callback),
-      GetMetadata: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => void this.getMetadata(call, callback),
-    });
   }
 
   /** Open sync streams of this process (metrics). */
@@ -92,10 +79,33 @@ export class FlagdSyncServer {
 
   /** Listens on host and port (0: any free port); answers the port bound. */
   listen(host: string, port: number): Promise<number> {
+    const server = (this.server ??= this.build());
     return new Promise((resolve, reject) => {
       const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+      server.bindAsync(address, loadGrpc().ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
     });
+  }
+
+  private build(): grpc.Server {
+    const runtime = loadGrpc();
+    const definition = loadProtoLoader().loadSync(PROTO, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+    const loaded = runtime.loadPackageDefinition(definition) as unknown as {
+      flagd: { sync: { v1: { FlagSyncService: grpc.ServiceClientConstructor } } };
+    };
+    const server = new runtime.Server({
+      // Idle providers are pinged, so that a half-open connection (a vanished host) ends its stream.
+      'grpc.keepalive_time_ms': 60_000,
+      'grpc.keepalive_timeout_ms': 20_000,
+      // flagd providers ping every keepAliveTime ms when configured; allow it down to 10 s.
+      'grpc.http2.min_ping_interval_without_data_ms': 10_000,
+    });
+    server.addService(loaded.flagd.sync.v1.FlagSyncService.service, {
+      SyncFlags: (call: grpc.ServerWritableStream<RequestWithSelector, unknown>) => void this.syncFlags(call),
+      FetchAllFlags: (call: grpc.ServerUnaryCall<RequestWithSelector, unknown>, callback: grpc.sendUnaryData<unknown>) =>
+        void this.fetchAllFlags(call, callback),
+      GetMetadata: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => void this.getMetadata(call, callback),
+    });
+    return server;
   }
 
   /** Streams open now. */
@@ -115,14 +125,19 @@ export class FlagdSyncServer {
 
   private async shutdown(): Promise<void> {
     this.closing = true;
-    this.environments.closeAll(statusError(grpc.status.UNAVAILABLE, message('flagdSyncShuttingDown')));
+    const server = this.server;
+    if (!server) {
+      this.environments.closeAll(new Error(message('flagdSyncShuttingDown'))); // never listened: no stream to end
+      return;
+    }
+    this.environments.closeAll(statusError('UNAVAILABLE', message('flagdSyncShuttingDown')));
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
-        this.server.forceShutdown();
+        server.forceShutdown();
         resolve();
       }, 2000);
       force.unref();
-      this.server.tryShutdown(() => {
+      server.tryShutdown(() => {
         clearTimeout(force);
         resolve();
       });
@@ -140,7 +155,7 @@ export class FlagdSyncServer {
     }
     if (call.cancelled) return;
     if ((this.perClient.get(client) ?? 0) >= this.options.perClient) {
-      call.emit('error', statusError(grpc.status.RESOURCE_EXHAUSTED, message('flagdSyncTooManyStreams')));
+      call.emit('error', statusError('RESOURCE_EXHAUSTED', message('flagdSyncTooManyStreams')));
       return;
     }
     this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
@@ -166,7 +181,7 @@ export class FlagdSyncServer {
     );
     if (!opened) {
       release();
-      call.emit('error', statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable')));
+      call.emit('error', statusError('UNAVAILABLE', message('flagdSyncUnavailable')));
       return;
     }
     const closeStream = () => {
@@ -182,7 +197,7 @@ export class FlagdSyncServer {
     try {
       const grant = await this.admit(clientOf(call.getPeer()), call.metadata, call.request);
       const document = await this.environments.current(grant);
-      if (document === undefined) throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable'));
+      if (document === undefined) throw statusError('UNAVAILABLE', message('flagdSyncUnavailable'));
       this.countDelivery(grant.environmentId, document);
       callback(null, { flagConfiguration: document });
     } catch (error) {
@@ -215,9 +230,9 @@ export class FlagdSyncServer {
 
   /** The environment the caller's selector names; refusals are counted per address and throttled. */
   private async admit(client: string, metadata: grpc.Metadata, request: RequestWithSelector): Promise<SyncGrant> {
-    if (this.closing) throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncShuttingDown'));
+    if (this.closing) throw statusError('UNAVAILABLE', message('flagdSyncShuttingDown'));
     const wait = this.refusals.retryAfter(client);
-    if (wait > 0) throw statusError(grpc.status.RESOURCE_EXHAUSTED, message('flagdSyncThrottled', { seconds: wait }));
+    if (wait > 0) throw statusError('RESOURCE_EXHAUSTED', message('flagdSyncThrottled', { seconds: wait }));
     const header = metadata.get(SELECTOR_HEADER)[0];
     const selector = typeof header === 'string' && header !== '' ? header : (request.selector ?? '');
     let grant: SyncGrant | undefined;
@@ -225,11 +240,11 @@ export class FlagdSyncServer {
       grant = await this.environments.grantOf(selector);
     } catch (error) {
       this.options.log.warn({ err: error }, 'flagd sync: a selector could not be checked');
-      throw statusError(grpc.status.UNAVAILABLE, message('flagdSyncUnavailable'));
+      throw statusError('UNAVAILABLE', message('flagdSyncUnavailable'));
     }
     if (!grant) {
       this.refusals.failed(client);
-      throw statusError(grpc.status.UNAUTHENTICATED, message('flagdSyncRefused'));
+      throw statusError('UNAUTHENTICATED', message('flagdSyncRefused'));
     }
     return grant;
   }

@@ -1,6 +1,6 @@
-import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { message } from '../errors.ts';
+import { loadGrpc } from '../optional-packages.ts';
 import { hashSyncToken, type SyncGrant, tokenOfSelector } from './flagd-sync-token.ts';
 import type { FlagdSyncService } from './flagd-sync.service.ts';
 
@@ -186,7 +186,7 @@ export class SyncEnvironments {
       if (live.has(env.grant.tokenHash)) continue;
       this.grants.delete(env.grant.tokenHash);
       this.documents.delete(id);
-      const error = Object.assign(new Error(message('flagdSyncRefused')), { code: grpc.status.UNAUTHENTICATED, details: message('flagdSyncRefused') });
+      const error = Object.assign(new Error(message('flagdSyncRefused')), { code: loadGrpc().status.UNAUTHENTICATED, details: message('flagdSyncRefused') });
       clearTimeout(env.retry);
       this.byId.delete(id);
       for (const stream of env.streams) stream.fail(error);

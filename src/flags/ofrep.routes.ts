@@ -196,15 +196,15 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
         throw new OfrepError(429, { errorCode: 'GENERAL', errorDetails: 'Too many open event streams from this address' });
       }
       const lastEventId = request.headers['last-event-id'];
-      // Like every other answer (the onSend hook does not run for a hijacked reply).
-      reply.raw.setHeader('x-request-id', request.id);
       reply.hijack();
+      // With x-request-id like every other answer (the onSend hook does not run for a hijacked reply).
       streams.open(
         reply.raw,
         { client: request.ip, ...keys },
         snapshot.environmentId,
         snapshot.version,
         typeof lastEventId === 'string' ? lastEventId : undefined,
+        request.id,
       );
     },
   );

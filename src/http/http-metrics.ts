@@ -53,6 +53,7 @@ type RefusedRequest = FastifyRequest & { [REFUSAL]?: string };
 /** The route template of a request the flag fast path answered (it answers only these paths). */
 function fastPathRoute(url: string): string {
   const path = url.indexOf('?') === -1 ? url : url.slice(0, url.indexOf('?'));
+  if (path === '/ofrep/v1/events') return path;
   if (path.startsWith('/ofrep/')) return path.length > '/ofrep/v1/evaluate/flags/'.length ? '/ofrep/v1/evaluate/flags/:key' : '/ofrep/v1/evaluate/flags';
   if (path === '/v1/flags' || path === '/v1/flags/') return '/v1/flags';
   return path === '/v1/flags/preview' ? '/v1/flags/preview' : '/v1/flags/:slug';

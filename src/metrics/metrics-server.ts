@@ -1,6 +1,7 @@
 import http from 'node:http';
 import cluster from 'node:cluster';
-import client from 'prom-client';
+import type * as client from 'prom-client';
+import { loadPromClient } from '../optional-packages.ts';
 
 /** Where the listener takes the exposition from: this process's registry, or every worker's (cluster). */
 export interface MetricsSource {
@@ -15,15 +16,16 @@ export interface MetricsSource {
  * worker answers the primary's request with its registry (`register` it with forWorker()).
  */
 export class ClusterMetrics implements MetricsSource {
-  private readonly aggregator = new client.AggregatorRegistry();
-  readonly contentType = client.AggregatorRegistry.PROMETHEUS_CONTENT_TYPE;
+  private readonly aggregator = new (loadPromClient().AggregatorRegistry)();
+  readonly contentType = loadPromClient().AggregatorRegistry.PROMETHEUS_CONTENT_TYPE;
 
   /** In a worker: the registry the primary's ClusterMetrics collects from this process. */
   static forWorker(registry: client.Registry): void {
     if (!cluster.isWorker) return;
-    client.AggregatorRegistry.setRegistries([registry]);
+    const { AggregatorRegistry } = loadPromClient();
+    AggregatorRegistry.setRegistries([registry]);
     // prom-client starts answering the primary's requests when an AggregatorRegistry is built.
-    new client.AggregatorRegistry();
+    new AggregatorRegistry();
   }
 
   async text(): Promise<string> {

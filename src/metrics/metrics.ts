@@ -1,4 +1,5 @@
-import client from 'prom-client';
+import type * as client from 'prom-client';
+import { loadPromClient } from '../optional-packages.ts';
 
 // Prometheus metrics (issue 23, docs/adr/0036-metrics-and-traces.md) with prom-client: one registry per
 // process, served on a listener of its own (metrics-server.ts), never on the public port. What happens
@@ -43,7 +44,7 @@ interface HttpChild {
 }
 
 export class Metrics {
-  readonly registry = new client.Registry();
+  readonly registry: client.Registry;
   private readonly httpRequests: client.Counter;
   private readonly httpDuration: client.Histogram;
   private readonly http = new Map<string, HttpChild>();
@@ -52,15 +53,18 @@ export class Metrics {
   private readonly submissions: client.Counter;
 
   constructor(sources: MetricSources) {
+    // prom-client is loaded with the first Metrics (FLAGPOST_METRICS_PORT set), never otherwise.
+    const prom = loadPromClient();
+    this.registry = new prom.Registry();
     const registers = [this.registry];
-    client.collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new client.Counter({
+    prom.collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new prom.Counter({
       name: 'flagpost_http_requests_total',
       help: 'HTTP requests answered, by method, route template (never the raw path) and status class',
       labelNames: ['method', 'route', 'status_class'],
       registers,
     });
-    this.httpDuration = new client.Histogram({
+    this.httpDuration = new prom.Histogram({
       name: 'flagpost_http_request_duration_seconds',
       help: 'Time to answer an HTTP request, by method, route template and status class',
       labelNames: ['method', 'route', 'status_class'],
@@ -68,7 +72,7 @@ export class Metrics {
       registers,
     });
     // Counted by the read path in plain numbers (no prom-client call per read), published at scrape time.
-    new client.Counter({
+    new prom.Counter({
       name: 'flagpost_flag_reads_total',
       help: 'Flag evaluations answered (a list or bulk read: one per flag), by surface (ofrep_single, ofrep_bulk, v1_single, v1_list, flagd_sync) and OpenFeature reason (STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED, ERROR; UNKNOWN for flagd_sync deliveries)',
       labelNames: ['surface', 'reason'],
@@ -78,7 +82,7 @@ export class Metrics {
         for (const { surface, reason, count } of sources.reads.usage.evaluationCounts()) this.inc({ surface, reason }, count);
       },
     });
-    new client.Gauge({
+    new prom.Gauge({
       name: 'flagpost_event_streams_open',
       help: 'Open event streams of this process, by kind: ofrep (SSE), flagd_sync (gRPC)',
       labelNames: ['kind'],
@@ -88,13 +92,13 @@ export class Metrics {
         this.set({ kind: 'flagd_sync' }, sources.flagdSync.streamCount);
       },
     });
-    this.rebuildDuration = new client.Histogram({
+    this.rebuildDuration = new prom.Histogram({
       name: 'flagpost_read_model_rebuild_duration_seconds',
       help: "Time to load and compile an environment's snapshot of the read model (its _count: the rebuilds)",
       buckets: REBUILD_BUCKETS,
       registers,
     });
-    this.propagationDelay = new client.Histogram({
+    this.propagationDelay = new prom.Histogram({
       name: 'flagpost_change_propagation_delay_seconds',
       help: "From another instance's NOTIFY of a flag change to this instance applying it (PostgreSQL; hosts' clocks must agree)",
       buckets: PROPAGATION_BUCKETS,
@@ -102,7 +106,7 @@ export class Metrics {
     });
     // One count/min query per queue table, gauge and scrape. While the database is away the scrape still
     // answers (that is when it matters), with NaN for these two.
-    new client.Gauge({
+    new prom.Gauge({
       name: 'flagpost_outbox_pending_deliveries',
       help: "Deliveries waiting: the submissions' outbox, project webhooks and change-request e-mails (every instance's: the tables are shared)",
       registers,
@@ -110,7 +114,7 @@ export class Metrics {
         this.set((await sources.outbox.queueStats().catch(() => undefined))?.pending ?? Number.NaN);
       },
     });
-    new client.Gauge({
+    new prom.Gauge({
       name: 'flagpost_outbox_oldest_pending_age_seconds',
       help: 'Age of the oldest delivery waiting in any of those queues, 0 when none waits',
       registers,
@@ -118,7 +122,7 @@ export class Metrics {
         this.set((await sources.outbox.queueStats().catch(() => undefined))?.oldestPendingSeconds ?? Number.NaN);
       },
     });
-    new client.Counter({
+    new prom.Counter({
       name: 'flagpost_outbox_deliveries_total',
       help: "Delivery attempts of this process by outcome (the submissions' outbox, project webhooks, change-request e-mails): delivered, retry (failed, tried again later), failed (given up)",
       labelNames: ['outcome'],
@@ -128,13 +132,13 @@ export class Metrics {
         for (const [outcome, n] of Object.entries(sources.outbox.outcomes)) this.inc({ outcome }, n);
       },
     });
-    this.submissions = new client.Counter({
+    this.submissions = new prom.Counter({
       name: 'flagpost_submissions_total',
       help: 'Form submissions by outcome (accepted, refused) and cause of a refusal (none for accepted)',
       labelNames: ['outcome', 'cause'],
       registers,
     });
-    new client.Gauge({
+    new prom.Gauge({
       name: 'flagpost_db_pool_connections',
       help: 'PostgreSQL pool connections by state: open, idle, waiting (clients waiting for one), max',
       labelNames: ['state'],

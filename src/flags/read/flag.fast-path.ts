@@ -7,6 +7,7 @@ import { chooseEncoding, compressible, representationOf } from './compression.ts
 import { etagMatches, FLAG_CACHE_CONTROL, FLAG_VARY, FLAG_VARY_ENCODED } from './flag.cache-headers.ts';
 import type { CachedAnswer, EnvironmentSnapshot, FlagReadModel } from './flag.read-model.ts';
 import { countOfrepRead, type EvaluationContext, evaluateOfrepBulk, evaluateOfrepFlag, ofrepKnows, parseOfrepRequest } from './ofrep.evaluation.ts';
+import type { OfrepStreams, StreamTokens } from './ofrep.streams.ts';
 
 // The flag read fast path: a deliberate bypass of Fastify (style.md "Layers"; docs/performance.md).
 // Flag GETs are most of the traffic and their answers are already bytes in the read model, so the
@@ -16,10 +17,13 @@ import { countOfrepRead, type EvaluationContext, evaluateOfrepBulk, evaluateOfre
 // /ofrep/v1/evaluate/flags[/<key>] (src/flags/ofrep.routes.ts, through the same parser and evaluator,
 // ofrep.evaluation.ts), with both key headers, a warm snapshot of known keys, an existing flag and a
 // client within its rate limit (contract D20); with the same status, body, Cache-Control, Vary, ETag
-// and 304 (D6), CORS headers (D7), RateLimit-* headers and x-request-id. Everything else (missing
-// headers, unknown keys or flags, a cold snapshot, a client over its limit, HEAD, OPTIONS, encoded
-// paths, large or chunked OFREP bodies) goes to Fastify untouched. What it gives up: Fastify's
-// per-request log lines and hooks. test/read-model-fast-path.test.ts checks it against the routes
+// and 304 (D6), CORS headers (D7), RateLimit-* headers and x-request-id. It also opens OFREP event
+// streams (GET /ofrep/v1/events?stream=<token> with a valid token of a warm snapshot, for a client within
+// its stream cap and rate limit) as the route does: a stream held open for hours then holds no Fastify
+// request, reply and child logger, about 2 kB of each of thousands of streams (docs/performance.md).
+// Everything else (missing headers, unknown keys or flags, a cold snapshot, a client over its limit,
+// HEAD, OPTIONS, encoded paths or queries, large or chunked OFREP bodies) goes to Fastify untouched.
+// What it gives up: Fastify's per-request log lines and hooks. test/read-model-fast-path.test.ts checks it against the routes
 // byte for byte; FLAGPOST_FLAG_FAST_PATH=false turns it off.
 
 /** GET routes under /v1/flags that the fast path stands in for; any other one there disables it. */
@@ -35,6 +39,8 @@ const FLAG_PATH = /^\/v1\/flags(?:\/|\/([\w.~-]{1,256}))?$/;
  */
 const OFREP_PATH = /^\/ofrep\/v1\/evaluate\/flags(?:\/([\w.~:-]{1,300}))?$/;
 const OFREP_MAX_BODY = 16 * 1024;
+/** An event stream's URL as the bulk answer gives it (StreamTokens.uriOf): nothing to decode in the token. */
+const STREAM_URL = /^\/ofrep\/v1\/events\?stream=([\w.-]{1,1000})$/;
 /** Sent by @fastify/cors for `origin: '*'` with `exposedHeaders: ['ETag']` on a non-preflight request (D7). */
 const CORS_HEADERS = ['access-control-allow-origin', '*', 'access-control-expose-headers', 'ETag'];
 
@@ -45,6 +51,7 @@ interface FlagReadHeaders {
   ifNoneMatch?: string;
   acceptEncoding?: string;
   requestId?: string;
+  lastEventId?: string;
   contentLength?: string;
   transferEncoding?: string;
 }
@@ -59,8 +66,10 @@ function readFlagHeaders(raw: string[]): FlagReadHeaders | undefined {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     let field: keyof FlagReadHeaders | undefined;
-    if (name.length === 13) field = name.toLowerCase() === 'x-project-key' ? 'projectKey' : name.toLowerCase() === 'if-none-match' ? 'ifNoneMatch' : undefined;
-    else if (name.length === 17) {
+    if (name.length === 13) {
+      const lower = name.toLowerCase();
+      field = lower === 'x-project-key' ? 'projectKey' : lower === 'if-none-match' ? 'ifNoneMatch' : lower === 'last-event-id' ? 'lastEventId' : undefined;
+    } else if (name.length === 17) {
       const lower = name.toLowerCase();
       field = lower === 'x-environment-key' ? 'environmentKey' : lower === 'transfer-encoding' ? 'transferEncoding' : undefined;
     } else if (name.length === 12) field = name.toLowerCase() === 'x-request-id' ? 'requestId' : undefined;
@@ -102,6 +111,8 @@ export class FlagFastPath {
     private readonly limiter: RateLimiter | undefined,
     /** The same trust function Fastify's request.ip uses; undefined when no proxy is trusted. */
     private readonly trustProxy: TrustProxy | undefined,
+    /** The OFREP event streams and their URL tokens; undefined: streams are opened by the route only. */
+    private readonly events?: { streams: OfrepStreams; tokens: StreamTokens },
   ) {}
 
   /**
@@ -148,7 +159,7 @@ export class FlagFastPath {
   /** Answers the request and returns true, or returns false having touched nothing. */
   answer(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
     if (!this.active) return false;
-    if (req.method === 'GET') return this.answerRead(req, res, fastify);
+    if (req.method === 'GET') return this.answerRead(req, res, fastify) || this.answerEvents(req, res, fastify);
     if (req.method === 'POST') return this.answerOfrep(req, res, fastify);
     return false;
   }
@@ -173,6 +184,28 @@ export class FlagFastPath {
       else this.reads.usage.all('v1_list', snapshot.environmentId, snapshot.previewFlags, snapshot.previewReasons);
       this.send(res, headers, cached, 'flag', true, counted);
     });
+    return true;
+  }
+
+  /**
+   * GET /ofrep/v1/events?stream=<token>: an event stream of a warm snapshot, opened as the route opens it
+   * (src/flags/ofrep.routes.ts); false having touched nothing for anything the route would refuse.
+   */
+  private answerEvents(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
+    const events = this.events;
+    const url = req.url ?? '';
+    if (!events || !url.startsWith('/ofrep/v1/events?')) return false;
+    const match = STREAM_URL.exec(url);
+    const keys = match && events.tokens.parse(match[1]!);
+    if (!keys) return false;
+    const snapshot = this.warmSnapshot(keys);
+    const headers = snapshot && readFlagHeaders(req.rawHeaders);
+    if (!headers) return false;
+    const client = this.trustProxy ? clientAddress(req, this.trustProxy) : (req.socket.remoteAddress ?? '');
+    if (!events.streams.admits(client)) return false;
+    this.count(req, res, fastify, () =>
+      events.streams.open(res, { client, ...keys }, snapshot.environmentId, snapshot.version, headers.lastEventId, chooseRequestId(headers.requestId)),
+    );
     return true;
   }
 
@@ -233,7 +266,7 @@ export class FlagFastPath {
   }
 
   /** The snapshot of the request's keys when it is in memory; undefined when unknown, cold or keys are missing. */
-  private warmSnapshot(headers: FlagReadHeaders): EnvironmentSnapshot | undefined {
+  private warmSnapshot(headers: Pick<FlagReadHeaders, 'projectKey' | 'environmentKey'>): EnvironmentSnapshot | undefined {
     const { projectKey, environmentKey } = headers;
     if (!projectKey || !environmentKey) return undefined;
     const snapshot = this.reads.get(projectKey, environmentKey);
