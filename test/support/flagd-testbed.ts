@@ -7,9 +7,14 @@ import { readFeatures, type Scenario } from './gherkin.ts';
 // the details must be. Shared by the engine's test and the OFREP one.
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-/** FLAGD_TESTBED_DIR, else `../shared/...` beside the project (or beside the folder of git worktrees). */
+/** FLAGD_TESTBED_DIR, else `../shared/...` beside the project (or beside the folder of git worktrees), else the copy in test/fixtures. */
 export const TESTBED_DIR =
-  [process.env.FLAGD_TESTBED_DIR, path.join(ROOT, '../shared/conformance/flagd-testbed'), path.join(ROOT, '../../shared/conformance/flagd-testbed')]
+  [
+    process.env.FLAGD_TESTBED_DIR,
+    path.join(ROOT, '../shared/conformance/flagd-testbed'),
+    path.join(ROOT, '../../shared/conformance/flagd-testbed'),
+    path.join(ROOT, 'test/fixtures/flagd-testbed'),
+  ]
     .filter((d): d is string => d !== undefined && d !== '')
     .map((d) => path.join(d, 'evaluator'))
     .find((d) => fs.existsSync(d)) ?? path.join(ROOT, '../shared/conformance/flagd-testbed/evaluator');
