@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { ISO_DATE, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 import * as L from './limits.ts';
+import { buildIndex, extensionConditions } from './compile.ts';
+import { logicCostProblem, regexWorkProblem } from './cost.ts';
 import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
 import { CURRENT_BUCKETING, FLAG_TYPES, OPERATORS, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
@@ -139,7 +141,8 @@ function conditionsProblem(conditions: unknown, path: string, min: number): Targ
     const p = conditionProblem(c as Condition);
     if (p) return problem(`${path}/${i}${p.path}`, p.message);
   }
-  return undefined;
+  const regex = regexWorkProblem(conditions as Condition[], 'the');
+  return regex ? problem(path, regex) : undefined;
 }
 
 /** The first problem of a segment (its key, name, match and conditions), or undefined. */
@@ -205,6 +208,8 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
     if (logic) return problem(`/jsonLogic${logic.path}`, logic.message);
     if (JSON.stringify(t.jsonLogic).length > 100 * L.MAX_VALUE_LENGTH)
       return problem('/jsonLogic', `the JSON Logic is longer than ${100 * L.MAX_VALUE_LENGTH} characters`);
+    const cost = logicCostProblem(t.jsonLogic);
+    if (cost) return problem(`/jsonLogic${cost.path}`, cost.message);
   }
   if (t.prerequisites.length > L.MAX_PREREQUISITES) return problem('/prerequisites', `more than ${L.MAX_PREREQUISITES} prerequisites`);
   for (const [i, p] of t.prerequisites.entries()) {
@@ -300,6 +305,13 @@ export function environmentProblem(flags: readonly TargetedFlag[], segments: rea
           return { flagKey: flag.key, path: `/prerequisites/${i}/variants/${j}`, message: `${pre.flag} has no variant ${v}` };
       }
     }
+  }
+  const index = buildIndex(flags, segments);
+  for (const flag of flags) {
+    // Disabled rules count too: enabling one must not take the flag past the limit.
+    const disabled = flag.targeting.rules.filter((r) => !r.enabled).flatMap((r) => r.conditions);
+    const regex = regexWorkProblem([...extensionConditions(flag, index), ...disabled], "the flag's (with its segments' and prerequisites')");
+    if (regex) return { flagKey: flag.key, path: '/rules', message: regex };
   }
   const depth = new Map<string, number>();
   const visiting = new Set<string>();
