@@ -1,4 +1,12 @@
-import { MAX_CONDITIONS, MAX_CONTEXT_ENTRIES, MAX_ITERATOR_NESTING, MAX_LOGIC_COST, MAX_MATCH_INPUT_LENGTH, MAX_REGEX_STATES } from './limits.ts';
+import {
+  MAX_CONDITIONS,
+  MAX_CONTEXT_ENTRIES,
+  MAX_ITERATOR_NESTING,
+  MAX_LOGIC_COST,
+  MAX_FLAG_CIDRS,
+  MAX_MATCH_INPUT_LENGTH,
+  MAX_REGEX_STATES,
+} from './limits.ts';
 import { regexStates } from './regex.ts';
 import type { Condition } from './targeting.ts';
 
@@ -74,7 +82,10 @@ export function logicCostProblem(logic: unknown): CostProblem | undefined {
   const result = logicCost(logic);
   if ('message' in result) return result;
   if (result.cost > MAX_LOGIC_COST)
-    return { path: '', message: `evaluating this JSON Logic may take ${Math.round(result.cost)} operations, more than ${MAX_LOGIC_COST} (nested iterators over large arrays)` };
+    return {
+      path: '',
+      message: `evaluating this JSON Logic may take ${Math.round(result.cost)} operations, more than ${MAX_LOGIC_COST} (nested iterators over large arrays)`,
+    };
   return undefined;
 }
 
@@ -125,8 +136,7 @@ function varBound(raw: unknown, scope: Scope, at: string): Bound {
 function iteratorBound(op: string, raw: unknown, scope: Scope, at: string): Bound {
   if (!Array.isArray(raw) || raw.length < 2) return { cost: 1, weight: 0 };
   const [selector, body, initial] = raw as [unknown, unknown, unknown];
-  if (!(Array.isArray(selector) || (isOperation(selector) && 'var' in selector)))
-    throw new Refused(`${at}/0`, `${op} iterates over a var or a literal array`);
+  if (!(Array.isArray(selector) || (isOperation(selector) && 'var' in selector))) throw new Refused(`${at}/0`, `${op} iterates over a var or a literal array`);
   if (scope.depth >= MAX_ITERATOR_NESTING) throw new Refused(at, `iterators nest at most ${MAX_ITERATOR_NESTING} deep`);
   const over = bound(selector, scope, `${at}/0`);
   const n = over.weight;
@@ -150,21 +160,38 @@ function iteratorBound(op: string, raw: unknown, scope: Scope, at: string): Boun
 
 /** The states of the distinct `matches` patterns among conditions (regexStates), added up. */
 export function regexStatesOf(conditions: readonly Condition[]): number {
-  const seen = new Set<string>();
   let total = 0;
-  for (const c of conditions) {
-    if (c.operator !== 'matches' || typeof c.values[0] !== 'string') continue;
-    const key = `${c.caseInsensitive === true ? 'i' : ''}:${c.values[0]}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    total += regexStates(c.values[0]);
-  }
+  for (const c of distinct(conditions, 'matches')) total += typeof c.values[0] === 'string' ? regexStates(c.values[0]) : 0;
   return total;
 }
 
-/** Why conditions need more regular-expression work than one flag may, or undefined. */
-export function regexWorkProblem(conditions: readonly Condition[], whose: string): string | undefined {
+/** The CIDRs of the distinct `inCidr` conditions among conditions, added up (each costs one test). */
+export function cidrsOf(conditions: readonly Condition[]): number {
+  let total = 0;
+  for (const c of distinct(conditions, 'inCidr')) total += c.values.length;
+  return total;
+}
+
+function distinct(conditions: readonly Condition[], operator: string): Condition[] {
+  const seen = new Set<string>();
+  return conditions.filter((c) => {
+    if (c.operator !== operator) return false;
+    const key = JSON.stringify([c.attribute, c.values, c.caseInsensitive === true]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Why conditions need more work than one flag's evaluation may (the conditions Flagpost evaluates
+ * itself: regular expressions and CIDR lists, all of them before the rules run), or undefined.
+ */
+export function extensionWorkProblem(conditions: readonly Condition[], whose: string): string | undefined {
   const states = regexStatesOf(conditions);
-  if (states <= MAX_REGEX_STATES) return undefined;
-  return `${whose} regular expressions have ${states} states together, more than ${MAX_REGEX_STATES} (each is matched against up to ${MAX_MATCH_INPUT_LENGTH} characters)`;
+  if (states > MAX_REGEX_STATES)
+    return `${whose} regular expressions have ${states} states together, more than ${MAX_REGEX_STATES} (each is matched against up to ${MAX_MATCH_INPUT_LENGTH} characters)`;
+  const cidrs = cidrsOf(conditions);
+  if (cidrs > MAX_FLAG_CIDRS) return `${whose} inCidr conditions list ${cidrs} CIDRs together, more than ${MAX_FLAG_CIDRS}`;
+  return undefined;
 }

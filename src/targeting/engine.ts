@@ -2,8 +2,8 @@ import type { EvaluationContext, FlagValue } from '@openfeature/core';
 import { FeatureFlag } from '@openfeature/flagd-core';
 import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
 import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
-import { logicCost, regexStatesOf } from './cost.ts';
-import { MAX_LOGIC_COST, MAX_REGEX_STATES } from './limits.ts';
+import { extensionWorkProblem, logicCost } from './cost.ts';
+import { MAX_LOGIC_COST } from './limits.ts';
 import { prepareContext, type PrepareOptions } from './context.ts';
 import { compileLogic, type Memo, type Program, SharedLogic } from './logic.ts';
 import type { Condition, Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
@@ -203,12 +203,13 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
  * what a segment edit took past them: the flag answers GENERAL at once instead of running.
  */
 function budgetProblem(flag: TargetedFlag, conditions: readonly Condition[]): string | undefined {
-  const states = regexStatesOf(conditions);
-  if (states > MAX_REGEX_STATES) return `the flag's regular expressions need more work (${states} states) than one evaluation allows (${MAX_REGEX_STATES})`;
+  const work = extensionWorkProblem(conditions, "the flag's");
+  if (work) return `the flag needs more work than one evaluation allows: ${work}`;
   if (flag.targeting.jsonLogic === undefined) return undefined;
   const bound = logicCost(flag.targeting.jsonLogic);
   if ('message' in bound) return `the flag's JSON Logic has no cost bound: ${bound.message}`;
-  if (bound.cost > MAX_LOGIC_COST) return `the flag's JSON Logic may need more operations (${Math.round(bound.cost)}) than one evaluation allows (${MAX_LOGIC_COST})`;
+  if (bound.cost > MAX_LOGIC_COST)
+    return `the flag's JSON Logic may need more operations (${Math.round(bound.cost)}) than one evaluation allows (${MAX_LOGIC_COST})`;
   return undefined;
 }
 

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { ISO_DATE, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 import * as L from './limits.ts';
 import { buildIndex, extensionConditions } from './compile.ts';
-import { logicCostProblem, regexWorkProblem } from './cost.ts';
+import { logicCostProblem, extensionWorkProblem } from './cost.ts';
 import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
 import { CURRENT_BUCKETING, FLAG_TYPES, OPERATORS, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
@@ -141,7 +141,7 @@ function conditionsProblem(conditions: unknown, path: string, min: number): Targ
     const p = conditionProblem(c as Condition);
     if (p) return problem(`${path}/${i}${p.path}`, p.message);
   }
-  const regex = regexWorkProblem(conditions as Condition[], 'the');
+  const regex = extensionWorkProblem(conditions as Condition[], 'the');
   return regex ? problem(path, regex) : undefined;
 }
 
@@ -310,7 +310,7 @@ export function environmentProblem(flags: readonly TargetedFlag[], segments: rea
   for (const flag of flags) {
     // Disabled rules count too: enabling one must not take the flag past the limit.
     const disabled = flag.targeting.rules.filter((r) => !r.enabled).flatMap((r) => r.conditions);
-    const regex = regexWorkProblem([...extensionConditions(flag, index), ...disabled], "the flag's (with its segments' and prerequisites')");
+    const regex = extensionWorkProblem([...extensionConditions(flag, index), ...disabled], "the flag's (with its segments' and prerequisites')");
     if (regex) return { flagKey: flag.key, path: '/rules', message: regex };
   }
   const depth = new Map<string, number>();
