@@ -109,6 +109,8 @@ function bound(logic: unknown, scope: Scope, path: string): Bound {
   // Inside an iterator the operator runs once per entry: what it reads counts each time.
   const reads = scope.kind === 'top' ? 0 : read;
   if (op === 'merge' || op === 'missing' || op === 'missing_some') return { cost: cost + reads, weight: read };
+  // A string weighs like the entries it was made of, so that an accumulator concatenated with itself is seen to double.
+  if (op === 'cat') return { cost: cost + reads, weight: read + 1 };
   return { cost: cost + reads, weight: 0 };
 }
 
