@@ -150,8 +150,10 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
   const list = [...segments.values()];
   const problem = environmentProblem(flags, list);
   if (problem) {
+    // The document spells a flag's JSON Logic `targeting`.
+    const inFlag = problem.path.replace(/^\/jsonLogic(?=\/|$)/, '/targeting');
     const path =
-      problem.flagKey !== undefined ? `/flags/${escape(problem.flagKey)}${problem.path}` : `/$evaluators/${escape(problem.segmentKey ?? '')}${problem.path}`;
+      problem.flagKey !== undefined ? `/flags/${escape(problem.flagKey)}${inFlag}` : `/$evaluators/${escape(problem.segmentKey ?? '')}${problem.path}`;
     return fail(path, problem.message, problem.flagKey);
   }
   return { flags, segments: list };

@@ -208,6 +208,8 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
     if (logic) return problem(`/jsonLogic${logic.path}`, logic.message);
     if (JSON.stringify(t.jsonLogic).length > 100 * L.MAX_VALUE_LENGTH)
       return problem('/jsonLogic', `the JSON Logic is longer than ${100 * L.MAX_VALUE_LENGTH} characters`);
+    const ref = unknownRef(t.jsonLogic, known.segments, '/jsonLogic');
+    if (ref) return ref;
     const cost = logicCostProblem(t.jsonLogic);
     if (cost) return problem(`/jsonLogic${cost.path}`, cost.message);
   }
@@ -246,6 +248,25 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
       const p = splitProblem(rule.serve.split, exists);
       if (p) return problem(`${at}/serve/split${p.path}`, p.message);
     } else return problem(`${at}/serve`, 'a rule serves a variant or a split');
+  }
+  return undefined;
+}
+
+/** The first `{"$ref": key}` naming no segment (flagd: no evaluator of that name), or undefined. */
+function unknownRef(logic: unknown, segments: ReadonlySet<string>, path: string): TargetingProblem | undefined {
+  if (Array.isArray(logic)) {
+    for (const [i, item] of logic.entries()) {
+      const p = unknownRef(item, segments, `${path}/${i}`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (!isObject(logic)) return undefined;
+  for (const [k, v] of Object.entries(logic)) {
+    if (k === '$ref' && typeof v === 'string' && !segments.has(v))
+      return problem(`${path}/$ref`, `$ref names ${v}, which is neither an evaluator of the document nor a segment`);
+    const p = unknownRef(v, segments, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (p) return p;
   }
   return undefined;
 }
