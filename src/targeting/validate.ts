@@ -5,6 +5,7 @@ import { buildIndex, extensionConditions } from './compile.ts';
 import { logicCostProblem, extensionWorkProblem } from './cost.ts';
 import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
+import { drain, type Steps } from './slices.ts';
 import { CURRENT_BUCKETING, FLAG_TYPES, OPERATORS, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
 
 // What a flag's targeting, a segment and a whole environment must satisfy before they are stored or
@@ -301,6 +302,11 @@ function splitProblem(split: Split, exists: (v: unknown) => boolean): TargetingP
  * no prerequisite cycle and chains at most MAX_PREREQUISITE_DEPTH deep.
  */
 export function environmentProblem(flags: readonly TargetedFlag[], segments: readonly Segment[]): EnvironmentProblem | undefined {
+  return drain(environmentSteps(flags, segments));
+}
+
+/** environmentProblem in steps, one per flag checked (slices.ts runs them between turns of the event loop). */
+export function* environmentSteps(flags: readonly TargetedFlag[], segments: readonly Segment[]): Steps<EnvironmentProblem | undefined> {
   const segmentKeys = new Set<string>();
   for (const s of segments) {
     const p = segmentProblem(s);
@@ -311,6 +317,7 @@ export function environmentProblem(flags: readonly TargetedFlag[], segments: rea
   const byKey = new Map(flags.map((f) => [f.key, f]));
   const known: KnownKeys = { segments: segmentKeys, flags: new Map(flags.map((f) => [f.key, f.type])) };
   for (const flag of flags) {
+    yield;
     const p = targetingProblem(flag, known);
     if (p) return { ...p, flagKey: flag.key };
     for (const [i, pre] of flag.targeting.prerequisites.entries()) {
@@ -329,6 +336,7 @@ export function environmentProblem(flags: readonly TargetedFlag[], segments: rea
   }
   const index = buildIndex(flags, segments);
   for (const flag of flags) {
+    yield;
     // Disabled rules count too: enabling one must not take the flag past the limit.
     const disabled = flag.targeting.rules.filter((r) => !r.enabled).flatMap((r) => r.conditions);
     const regex = extensionWorkProblem([...extensionConditions(flag, index), ...disabled], "the flag's (with its segments' and prerequisites')");
