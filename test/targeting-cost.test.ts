@@ -36,7 +36,7 @@ forEachDialect('targeting cost bounds (issue 29)', (ctx) => {
       headers: { 'content-type': 'application/json', ...keys(project) },
       payload: JSON.stringify({ context }),
     });
-    return { status: res.statusCode, body: res.json() as { value?: unknown; reason?: string; errorCode?: string; errorDetails?: string } };
+    return { status: res.statusCode, body: res.json() as { key?: string; value?: unknown; reason?: string; errorCode?: string; errorDetails?: string } };
   };
 
   before(async () => {
@@ -121,9 +121,19 @@ forEachDialect('targeting cost bounds (issue 29)', (ctx) => {
 
   it('answers GENERAL at once for targeting stored before the limits, and keeps answering other flags', async () => {
     const answer = await evaluate('stored', { country: 'fr' });
-    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.key, 'stored');
     assert.equal(answer.body.errorCode, 'GENERAL');
     assert.match(answer.body.errorDetails ?? '', /cost bound|more operations/);
     assert.equal((await evaluate('logic', { groups: ['staff'] })).body.value, 'on');
+    const bulk = await ctx().app.inject({
+      method: 'POST',
+      url: '/ofrep/v1/evaluate/flags',
+      headers: { 'content-type': 'application/json', ...keys(project) },
+      payload: JSON.stringify({ context: { country: 'fr' } }),
+    });
+    assert.equal(bulk.statusCode, 200, bulk.body);
+    const entry = (bulk.json() as { flags: Array<{ key: string; errorCode?: string }> }).flags.find((f) => f.key === 'stored');
+    assert.ok(entry === undefined || entry.errorCode === 'GENERAL', bulk.body);
   });
 });

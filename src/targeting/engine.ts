@@ -64,6 +64,8 @@ interface FlagRecord {
   readonly deps: ReadonlyArray<Segment | TargetedFlag | undefined>;
   /** The answer of a flag that does not read the context. */
   readonly fixed?: Evaluation;
+  /** The error a flag past the evaluation budget answers instead of running (budgetProblem). */
+  readonly refused?: Evaluation;
   readonly logic?: unknown;
   readonly variants: Record<string, VariantValue>;
   readonly defaultVariant: string | null;
@@ -181,7 +183,7 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
   }
   const conditions = extensionConditions(flag, env);
   const over = budgetProblem(flag, conditions);
-  if (over) return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: over, metadata }) };
+  if (over) return { ...base, logic, refused: Object.freeze({ key: flag.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: over, metadata }) };
   const extensions = new Map<string, ExtensionTest>();
   for (const c of conditions) {
     const name = extensionName(c);
@@ -308,6 +310,7 @@ class Environment implements CompiledEnvironment {
 
   /** One flag for a context (with its extension results); `memo` is the same for every flag evaluated for that context. */
   run(record: FlagRecord, context: Record<string, unknown>, memo: Memo): Evaluation {
+    if (record.refused) return record.refused;
     if (record.program === undefined) record.program = programOf(record, this.shared);
     const program = record.program;
     if (program && record.decode) {
