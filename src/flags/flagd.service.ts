@@ -5,7 +5,7 @@ import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import { checkWritable, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
-import { environmentSteps, type FlagdDefinition, inSlices, type TargetedFlag, toFlagdDefinition } from '../targeting/index.ts';
+import { environmentSteps, type FlagdDefinition, inSlices, type TargetedFlag, toFlagdDefinition, unknownRefProblem } from '../targeting/index.ts';
 import { parseSteps } from '../targeting/flagd-import.ts';
 import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS, SLUG_MAX_LENGTH, SLUG_REGEX, targetedFlag } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
@@ -86,11 +86,11 @@ export class FlagdService {
       const segments = [...stored.map(engineSegment).filter((s) => !importedSegments.has(s.key)), ...parsed.segments];
       // The environment as it will be: its other flags may be prerequisites of imported ones, and back.
       const after: TargetedFlag[] = [...[...here.values()].filter((f) => !imported.has(f.slug)).map(targetedFlag), ...parsed.flags];
-      const problem = await inSlices(environmentSteps(after, segments));
+      const problem = (await inSlices(environmentSteps(after, segments))) ?? unknownRefProblem(parsed.flags, new Set(segments.map((s) => s.key)));
       if (problem) {
         const path =
           problem.flagKey !== undefined
-            ? `/flags/${escape(problem.flagKey)}${problem.path}`
+            ? `/flags/${escape(problem.flagKey)}${problem.path.replace(/^\/jsonLogic(?=\/|$)/, '/targeting')}`
             : `/$evaluators/${escape(problem.segmentKey ?? '')}${problem.path}`;
         throw invalid(path, problem.message);
       }

@@ -12,6 +12,7 @@ export {
   conditionProblem,
   environmentProblem,
   environmentSteps,
+  unknownRefProblem,
   segmentProblem,
   targetingProblem,
   type EnvironmentProblem,

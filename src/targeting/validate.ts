@@ -209,8 +209,6 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
     if (logic) return problem(`/jsonLogic${logic.path}`, logic.message);
     if (JSON.stringify(t.jsonLogic).length > 100 * L.MAX_VALUE_LENGTH)
       return problem('/jsonLogic', `the JSON Logic is longer than ${100 * L.MAX_VALUE_LENGTH} characters`);
-    const ref = unknownRef(t.jsonLogic, known.segments, '/jsonLogic');
-    if (ref) return ref;
     const cost = logicCostProblem(t.jsonLogic);
     if (cost) return problem(`/jsonLogic${cost.path}`, cost.message);
   }
@@ -253,7 +251,21 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
   return undefined;
 }
 
-/** The first `{"$ref": key}` naming no segment (flagd: no evaluator of that name), or undefined. */
+/**
+ * The first `{"$ref": key}` in a flag's JSON Logic that names no segment, or undefined. flagd loads such
+ * a definition and answers PARSE_ERROR for the flag (the engine does the same); an import into Flagpost
+ * refuses it instead, naming the evaluator (issue 29), since it can only be a mistake.
+ */
+export function unknownRefProblem(flags: readonly TargetedFlag[], segments: ReadonlySet<string>): EnvironmentProblem | undefined {
+  for (const flag of flags) {
+    if (flag.targeting.jsonLogic === undefined) continue;
+    const p = unknownRef(flag.targeting.jsonLogic, segments, '/jsonLogic');
+    if (p) return { ...p, flagKey: flag.key };
+  }
+  return undefined;
+}
+
+/** The first `{"$ref": key}` naming no segment, or undefined. */
 function unknownRef(logic: unknown, segments: ReadonlySet<string>, path: string): TargetingProblem | undefined {
   if (Array.isArray(logic)) {
     for (const [i, item] of logic.entries()) {
