@@ -14,7 +14,7 @@ const client = OpenFeature.getClient();
 
 // A seeded generator, so that every run buys the same way.
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 
 const served = {};
 for (let i = 1; i <= Number(USERS); i++) {
