@@ -7,7 +7,7 @@
 import { logicCost } from '../src/targeting/cost.ts';
 import { compileEnvironment } from '../src/targeting/engine.ts';
 import * as L from '../src/targeting/limits.ts';
-import { CURRENT_BUCKETING, type Condition, type Rule, type TargetedFlag } from '../src/targeting/targeting.ts';
+import { type Condition, type Rule, type TargetedFlag } from '../src/targeting/targeting.ts';
 import { environmentProblem } from '../src/targeting/validate.ts';
 
 const lit = (n: number) => Array.from({ length: n }, (_, i) => i);
