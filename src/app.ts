@@ -153,7 +153,13 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(flagAdminRoutes, { flags: services.flags });
       await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
-      await admin.register(changeAdminRoutes, { requests: services.changeRequests, applier: services.changeApplier, promotion: services.promotion });
+      await admin.register(changeAdminRoutes, {
+        requests: services.changeRequests,
+        reviews: services.changeReviews,
+        views: services.changeViews,
+        applier: services.changeApplier,
+        promotion: services.promotion,
+      });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
       await admin.register(projectDocumentRoutes, { documents: services.documents });
       await admin.register(unleashRoutes, { unleash: services.unleash });

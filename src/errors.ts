@@ -59,6 +59,8 @@ export const messages = {
   changeRequestState: 'The change request is {status}: it cannot be {action}',
   changeRequestApprovals: 'The change request has {approvals} of the {required} approvals it needs',
   changeRequestOwnApproval: 'The author of a change request cannot approve it',
+  changeRequestOwnRevision: 'Who wrote a revision of a change request since its approvals were last reset cannot approve it',
+  changeRequestRevision: 'The change request is at revision {current}, not {revision}: review it again before approving',
   changeRequestApprover: 'Approvals come from members: sign in or use a personal access token',
   changeRequestEmpty: 'A change request changes at least one flag or segment',
   scheduleInPast: 'The time to apply at must be in the future',

@@ -63,7 +63,7 @@ forEachDialect(
       assert.match(mail, new RegExp(`/projects/${project.key}/changes/${cr.id}`));
       const url = `/admin/v1/projects/${project.key}/change-requests/${cr.id}`;
       const afterReview = smtp.messages.length;
-      ok(await bob.call('POST', `${url}/approve`));
+      ok(await bob.call('POST', `${url}/approve`, { revision: 1 }));
       ok(await bob.call('POST', `${url}/apply`));
       await deliver();
       assert.deepEqual(received(afterReview), [
