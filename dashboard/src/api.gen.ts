@@ -3551,6 +3551,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -3595,6 +3596,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -3681,6 +3690,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -3725,6 +3735,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -3948,6 +3966,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -3992,6 +4011,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4076,6 +4103,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4120,6 +4148,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4146,7 +4182,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve a change request: a member other than its author, editor or owner */
+    /** Approve the revision of a change request the reviewer saw (409 when it has a newer one): a member other than its author and than whoever wrote a revision since its approvals were last reset, editor or owner */
     post: {
       parameters: {
         query?: never;
@@ -4157,7 +4193,14 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The revision approved (the `revision` of the request as the reviewer read it); 409 when the request has another */
+            revision: number;
+          };
+        };
+      };
       responses: {
         /** @description The error object of the specification */
         '4XX': {
@@ -4208,6 +4251,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4252,6 +4296,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4340,6 +4392,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4384,6 +4437,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4478,6 +4539,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4522,6 +4584,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4610,6 +4680,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4654,6 +4725,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4751,6 +4830,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4795,6 +4875,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4869,6 +4957,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4913,6 +5002,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5000,6 +5097,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5044,6 +5142,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -6817,6 +6923,7 @@ export interface paths {
                 approvals: {
                   /** @description ISO-8601 UTC date-time */
                   at: string;
+                  /** @description The member's e-mail address ('a member' for viewers) */
                   label: string;
                   userId: string;
                 }[];
@@ -6861,6 +6968,14 @@ export interface paths {
                 /** @description Approvals its environment needs now (0 when not protected) */
                 requiredApprovals: number;
                 revision: number;
+                /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+                revisions: {
+                  /** @description Writing it cleared the approvals there were */
+                  approvalsReset: boolean;
+                  /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                  author: string;
+                  revision: number;
+                }[];
                 scheduledAt: string | null;
                 /** @enum {string} */
                 status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -7706,6 +7821,7 @@ export interface paths {
                 approvals: {
                   /** @description ISO-8601 UTC date-time */
                   at: string;
+                  /** @description The member's e-mail address ('a member' for viewers) */
                   label: string;
                   userId: string;
                 }[];
@@ -7750,6 +7866,14 @@ export interface paths {
                 /** @description Approvals its environment needs now (0 when not protected) */
                 requiredApprovals: number;
                 revision: number;
+                /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+                revisions: {
+                  /** @description Writing it cleared the approvals there were */
+                  approvalsReset: boolean;
+                  /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                  author: string;
+                  revision: number;
+                }[];
                 scheduledAt: string | null;
                 /** @enum {string} */
                 status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
