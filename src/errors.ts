@@ -51,6 +51,11 @@ export const messages = {
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   environmentProtected:
     'Environment {environment} of project {projectKey} is protected: propose the change in a change request (POST /admin/v1/projects/{projectKey}/change-requests), or an owner may bypass with ?bypassProtection=true',
+  environmentProtectedDelete: 'Environment {environment} of project {projectKey} is protected: an owner must unprotect it before it can be deleted',
+  flagPreviewProtected:
+    'Flag {slug} would be created with preview settings in {environment}, which is protected, and a change request does not carry preview settings: an owner may create it with ?bypassProtection=true, or set them while the environment is not protected',
+  flagRenameProtected:
+    'Project {projectKey} has protected environments, whose answers a rename would change without review: an owner may rename with ?bypassProtection=true',
   projectProtected:
     'Segments of project {projectKey} are used by its protected environments: propose the change in a change request (POST /admin/v1/projects/{projectKey}/change-requests), or an owner may bypass with ?bypassProtection=true',
   changeConflict: 'Flag {slug} in {environment} was changed after this change was based on it: review the change again',

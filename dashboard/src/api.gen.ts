@@ -5699,7 +5699,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete an environment with its flag values and sync token; a project keeps at least one */
+    /** Delete an environment with its flag values and sync token; a project keeps at least one, and a protected one is refused (409) until an owner unprotects it */
     delete: {
       parameters: {
         query?: never;
@@ -7179,10 +7179,13 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a flag in every environment of the project */
+    /** Create a flag in every environment of the project; in a protected one it starts switched off and what was asked for waits in a change request */
     post: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
         header?: never;
         path: {
           /** @description The project's key (x-project-key of its clients) */
@@ -7262,6 +7265,14 @@ export interface paths {
             'application/json': {
               /** @description When the flag was archived, or null */
               archivedAt?: string | null;
+              /** @description One per protected environment where the flag asked for more than switched off: it starts switched off there, and this change request (submitted for review) holds what was asked */
+              changeRequests: {
+                environment: {
+                  key: string;
+                  name: string;
+                };
+                id: string;
+              }[];
               environments: {
                 createdAt: string;
                 defaultVariant: string | null;
@@ -7460,10 +7471,13 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    /** Rename a flag, set its tags, archive or restore it (in every environment) */
+    /** Rename a flag, set its tags, archive or restore it (in every environment); a rename is refused (409) while an environment is protected */
     patch: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
         header?: never;
         path: {
           projectKey: string;
