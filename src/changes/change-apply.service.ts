@@ -7,6 +7,7 @@ import type { FlagConfig, FlagService } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import type { SegmentService, SegmentValues } from '../segments/index.ts';
 import { isLate, refusalOf, statusAfter } from './change.ts';
+import { checkAction, recordRequestEntry } from './change-request.writes.ts';
 import type { ChangeItem, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 import type { ChangeNotifier } from './change.notifier.ts';
 import { type ChangeRequestView, type ChangeRequestViews, environmentOf } from './change-request.views.ts';
@@ -183,12 +184,7 @@ export class ChangeApplier {
   }
 
   private async checkReady(action: 'apply' | 'schedule', record: ChangeRequestRecord, environment: Environment): Promise<void> {
-    const approvals = (await this.deps.store.approvals(this.deps.db, record.id)).length;
-    const refusal = refusalOf(action, { status: record.status, approvals, required: approvalsNeeded(environment) });
-    if (refusal?.reason === 'state')
-      throw new AppError('conflict', message('changeRequestState', { status: record.status, action: action === 'apply' ? 'applied' : 'scheduled' }));
-    if (refusal?.reason === 'approvals')
-      throw new AppError('conflict', message('changeRequestApprovals', { approvals: refusal.approvals, required: refusal.required }));
+    checkAction(action, record, environment, (await this.deps.store.approvals(this.deps.db, record.id)).length);
   }
 
   private async writeStatus(
@@ -217,13 +213,6 @@ export class ChangeApplier {
     action: string,
     changes: Record<string, FieldChange>,
   ): Promise<void> {
-    await this.deps.audit.record(trx, actor, {
-      projectId: project.id,
-      entity: 'change_request',
-      entityId: record.id,
-      environmentKey: environment.key,
-      action,
-      changes,
-    });
+    await recordRequestEntry(this.deps.audit, trx, actor, { project, environment }, record, action, changes);
   }
 }
