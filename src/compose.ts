@@ -2,7 +2,16 @@ import type { Logger } from 'pino';
 import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
-import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
+import {
+  ChangeApplier,
+  ChangeNotifier,
+  ChangeRequestService,
+  ChangeRequestViews,
+  ChangeReviewService,
+  ChangeScheduler,
+  ChangeStore,
+  PromotionService,
+} from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
@@ -100,6 +109,8 @@ export interface Services {
   readonly codeRefs: CodeRefService;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
+  readonly changeReviews: ChangeReviewService;
+  readonly changeViews: ChangeRequestViews;
   /** Applies change requests, now or when they are due. */
   readonly changeApplier: ChangeApplier;
   /** Compare and promote between environments, revert from a flag's history. */
@@ -243,6 +254,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
@@ -250,25 +262,39 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     store: changeStore,
     mail: changeMail,
     accounts,
+    projectRoles,
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
     log,
   });
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
+  const changeViews = new ChangeRequestViews({ db, store: changeStore, projects, flags, segments });
+  const changeRequests = new ChangeRequestService({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    views: changeViews,
+    audit,
+    notifier: changeNotifier,
+    clock,
+    events,
+  });
+  const changeReviews = new ChangeReviewService({ db, store: changeStore, views: changeViews, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
     db,
     store: changeStore,
     projects,
     flags,
     segments,
-    requests: changeRequests,
+    views: changeViews,
     events,
     audit,
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
   const unleash = new UnleashImportService({ documents });
@@ -285,7 +311,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projects,
     webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
   });
-  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
@@ -407,6 +432,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     feedback,
     codeRefs,
     changeRequests,
+    changeReviews,
+    changeViews,
     changeApplier,
     promotion,
     changeScheduler,
