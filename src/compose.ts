@@ -311,7 +311,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
   const identity: Identity = {
     adminToken: adminTokens,
     accounts,

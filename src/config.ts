@@ -154,6 +154,12 @@ export interface SsoConfig {
   /** Passwords off, except for `breakGlassEmail`'s. */
   readonly only: boolean;
   readonly breakGlassEmail: string | undefined;
+  /** FLAGPOST_PUBLIC_URL: a sign-in returns only to its origin. */
+  readonly publicUrl: string;
+  /** Sign-ins one client key may start within the sign-in lifetime (10 minutes). */
+  readonly startsPerClient: number;
+  /** Sign-ins under way (started, neither completed nor expired) at most, over all clients. */
+  readonly maxPending: number;
 }
 
 /** The instance roles the SSO role mapping may give (identity's ROLES; config.ts sits below the capabilities). */
@@ -260,7 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const s3Endpoint = url('FLAGPOST_S3_ENDPOINT', ['http:', 'https:']);
   const s3PathStyle = bool('FLAGPOST_S3_FORCE_PATH_STYLE', false);
-  const sso = ssoOf(env, publicUrl, url, bool, problems);
+  const sso = ssoOf(env, publicUrl, url, bool, int, problems);
 
   const config: Config = {
     port,
@@ -383,6 +389,7 @@ function ssoOf(
   publicUrl: string,
   url: (name: string, protocols: string[]) => string | undefined,
   bool: (name: string, fallback: boolean) => boolean,
+  int: (name: string, fallback: number, min: number, max?: number) => number,
   problems: string[],
 ): SsoConfig | undefined {
   const issuer = url('FLAGPOST_OIDC_ISSUER', ['https:', 'http:']);
@@ -428,6 +435,9 @@ function ssoOf(
     postLogoutUrl: `${publicUrl}/sign-in`,
     only,
     breakGlassEmail,
+    publicUrl,
+    startsPerClient: int('FLAGPOST_SSO_STARTS_PER_CLIENT', 20, 1, 1_000_000),
+    maxPending: int('FLAGPOST_SSO_MAX_PENDING', 1000, 1, 1_000_000),
   };
 }
 
