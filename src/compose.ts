@@ -365,7 +365,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const runsJobs = ports.worker?.runsJobs ?? true;
   if (runsJobs) outbox.start();
   const webhookStore = new WebhookStore(handle.dialect);
-  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
+  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock, webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets) });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
   if (runsJobs) webhookWorker.start();
   const retention = new RetentionJob({
