@@ -221,6 +221,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
+    connections: { max: config.flagdSync.maxConnections, perClient: config.flagdSync.maxConnectionsPerClient, idleMs: config.flagdSync.idleMs, maxAgeMs: config.flagdSync.maxAgeMs },
   });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
