@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { AccountService, AccountStore, AdminTokenService, SessionService, SessionStore } from './identity/index.ts';
+import { AccountStore, AdminTokenService, MemberService, SessionService, SessionStore } from './identity/index.ts';
 import { SettingsStore } from './admin/index.ts';
 import { type Actor, AuditLog, AuditStore } from './audit/index.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -190,15 +190,8 @@ async function main(argv: string[]): Promise<void> {
       await migrateToLatest(handle.db);
       const clock = () => new Date();
       const audit = new AuditLog({ db: handle.db, store: new AuditStore(), clock, retentionDays: 0 });
-      const accounts = new AccountService({
-        db: handle.db,
-        store: new AccountStore(handle.dialect),
-        settings: new SettingsStore(),
-        audit,
-        clock,
-        invitationTtlMs: 0,
-      });
-      const user = await accounts.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
+      const members = new MemberService({ db: handle.db, store: new AccountStore(handle.dialect), settings: new SettingsStore(), audit, clock });
+      const user = await members.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
       process.stdout.write(
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );

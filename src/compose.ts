@@ -29,7 +29,7 @@ import {
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
-  AccountService,
+  openAccounts,
   AccountStore,
   AdminGate,
   AdminTokenService,
@@ -230,7 +230,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
   const accountStore = new AccountStore(handle.dialect);
-  const accounts = new AccountService({
+  const accounts = openAccounts({
     db,
     store: accountStore,
     settings,
@@ -263,7 +263,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     db,
     store: changeStore,
     mail: changeMail,
-    accounts,
+    accounts: accounts.members,
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,

@@ -1,4 +1,4 @@
-import type { AccountService } from '../identity/index.ts';
+import type { MemberService } from '../identity/index.ts';
 import { newId } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { OutageLog } from '../db/outage.ts';
@@ -12,7 +12,7 @@ export interface ChangeNotifierDeps {
   /** Undefined when SMTP_URL is not set: nothing is queued. */
   mail: Pick<MailSender, 'send'> | undefined;
   /** Who reviews (editors and owners) and the authors' addresses. */
-  accounts: Pick<AccountService, 'listUsers' | 'getUser'>;
+  accounts: Pick<MemberService, 'listUsers' | 'getUser'>;
   publicUrl: string;
   clock: () => Date;
   /** Attempts before an e-mail is given up. */
