@@ -38,7 +38,11 @@ it('stays up and answers /healthz under idle sync connections and event streams 
     FLAGPOST_MAX_STREAMS_PER_CLIENT: '10',
   };
   // A shell lowers the descriptor limit, then becomes the server (from the sources, as `npm run dev`).
-  const child = spawn('bash', ['-c', `ulimit -n 512 && exec "${process.execPath}" --import tsx src/main.ts`], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('bash', ['-c', `ulimit -n 512 && exec "${process.execPath}" --import tsx src/main.ts`], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let errors = '';
   child.stderr.on('data', (d) => (errors += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

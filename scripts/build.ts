@@ -22,18 +22,7 @@ const STAMP = '.source-hash';
 const LOCK = path.join(ROOT, 'node_modules', '.flagpost-build-lock');
 const STALE_LOCK_MS = 5 * 60_000;
 
-const EXTERNAL = [
-  'better-sqlite3',
-  'pg',
-  'ioredis',
-  'nodemailer',
-  'happy-dom',
-  '@aws-sdk/*',
-  '@tiptap/*',
-  '@grpc/*',
-  '@opentelemetry/*',
-  '@fastify/otel',
-];
+const EXTERNAL = ['better-sqlite3', 'pg', 'ioredis', 'nodemailer', 'happy-dom', '@aws-sdk/*', '@tiptap/*', '@grpc/*', '@opentelemetry/*', '@fastify/otel'];
 
 export function sourceHash(root = ROOT): string {
   const hash = createHash('sha256');
@@ -54,7 +43,11 @@ export function sourceHash(root = ROOT): string {
 /** Whether `outDir` holds a whole build of the sources whose hash is `wanted`. */
 export function isCurrent(outDir: string, wanted: string): boolean {
   try {
-    return fs.existsSync(path.join(outDir, 'main.js')) && fs.existsSync(path.join(outDir, 'web', 'index.html')) && fs.readFileSync(path.join(outDir, STAMP), 'utf8') === wanted;
+    return (
+      fs.existsSync(path.join(outDir, 'main.js')) &&
+      fs.existsSync(path.join(outDir, 'web', 'index.html')) &&
+      fs.readFileSync(path.join(outDir, STAMP), 'utf8') === wanted
+    );
   } catch {
     return false;
   }

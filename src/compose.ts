@@ -208,7 +208,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
-    connections: { max: config.flagdSync.maxConnections, perClient: config.flagdSync.maxConnectionsPerClient, idleMs: config.flagdSync.idleMs, maxAgeMs: config.flagdSync.maxAgeMs },
+    connections: {
+      max: config.flagdSync.maxConnections,
+      perClient: config.flagdSync.maxConnectionsPerClient,
+      idleMs: config.flagdSync.idleMs,
+      maxAgeMs: config.flagdSync.maxAgeMs,
+    },
   });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
@@ -298,7 +303,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
+  const sso =
+    config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
   const identity: Identity = {
     adminToken: adminTokens,
     accounts,
@@ -348,7 +354,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     events,
   });
   const webhookStore = new WebhookStore(handle.dialect);
-  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock, webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets) });
+  const webhooks = new WebhookService({
+    db,
+    store: webhookStore,
+    projects,
+    audit,
+    events,
+    clock,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
   const retention = new RetentionJob({
     db,

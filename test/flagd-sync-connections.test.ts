@@ -18,7 +18,8 @@ function h2From(port: number, localAddress: string): Promise<{ outcome: 'accepte
   });
 }
 
-const closed = (session: http2.ClientHttp2Session) => new Promise<void>((resolve) => (session.closed || session.destroyed ? resolve() : session.once('close', resolve)));
+const closed = (session: http2.ClientHttp2Session) =>
+  new Promise<void>((resolve) => (session.closed || session.destroyed ? resolve() : session.once('close', resolve)));
 
 describe('flagd sync port: connection caps and idle limit (issue 29)', () => {
   let ctx: TestContext;

@@ -210,11 +210,18 @@ for (const dialect of dialects()) {
       groups.gina = ['flagpost-admins'];
       assert.equal((await signIn('gina')).status, 200);
       assert.equal((await admin('PATCH', `/admin/v1/users/${root.id}`, { role: 'viewer' })).statusCode, 200);
-      assert.deepEqual((await members()).filter(([, role]) => role === 'owner'), [['gina@example.com', 'owner']]);
+      assert.deepEqual(
+        (await members()).filter(([, role]) => role === 'owner'),
+        [['gina@example.com', 'owner']],
+      );
 
       groups.gina = ['support'];
       assert.equal((await signIn('gina')).status, 200);
-      assert.deepEqual((await members()).filter(([, role]) => role === 'owner'), [['gina@example.com', 'owner']], 'the only owner stays one');
+      assert.deepEqual(
+        (await members()).filter(([, role]) => role === 'owner'),
+        [['gina@example.com', 'owner']],
+        'the only owner stays one',
+      );
 
       groups.hank = ['flagpost-admins'];
       assert.equal((await signIn('hank')).status, 200);
@@ -243,7 +250,14 @@ for (const dialect of dialects()) {
     it('throttles starts per client and caps the sign-ins under way', async () => {
       const start = (address: string) => app.inject({ method: 'GET', url: '/admin/v1/sso/start', remoteAddress: address });
       const openLogins = async () =>
-        Number((await services.handle.db.selectFrom('sso_logins').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
+        Number(
+          (
+            await services.handle.db
+              .selectFrom('sso_logins')
+              .select((eb) => eb.fn.countAll<string | number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       // 40 starts per client key within the sign-in lifetime, then 429 with Retry-After.
       for (let i = 0; i < 40; i++) assert.equal((await start('127.0.0.9')).statusCode, 302);
       const limited = await start('127.0.0.9');

@@ -136,7 +136,9 @@ export class OfrepStreams {
     // another instance), and no connection is held for ever.
     const { maxAgeMs } = this.limits;
     const aged =
-      maxAgeMs === undefined ? undefined : setTimeout(() => res.end(`retry: ${500 + Math.floor(Math.random() * 1000)}\n\n`), maxAgeMs + Math.floor(Math.random() * (maxAgeMs / 10)));
+      maxAgeMs === undefined
+        ? undefined
+        : setTimeout(() => res.end(`retry: ${500 + Math.floor(Math.random() * 1000)}\n\n`), maxAgeMs + Math.floor(Math.random() * (maxAgeMs / 10)));
     aged?.unref();
     res.on('close', () => {
       clearTimeout(aged);

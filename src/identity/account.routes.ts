@@ -86,7 +86,9 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
     },
     async (request, reply) => {
       const { email, password, role } = request.body;
-      const user = await deps.passwordWork.run(clientKey(request.ip), () => accounts.members.createUser({ email, password, role: role ?? 'owner' }, request.actor));
+      const user = await deps.passwordWork.run(clientKey(request.ip), () =>
+        accounts.members.createUser({ email, password, role: role ?? 'owner' }, request.actor),
+      );
       return reply.code(201).send(userView(user));
     },
   );

@@ -34,7 +34,11 @@ export class SsoStore {
 
   /** Sign-ins under way that have not expired. */
   async countOpenLogins(db: Executor, now: string): Promise<number> {
-    const row = await db.selectFrom('sso_logins').select((eb) => eb.fn.countAll<string | number>().as('n')).where('expires_at', '>', now).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('sso_logins')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

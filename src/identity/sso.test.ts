@@ -36,7 +36,11 @@ describe('single sign-on rules (ADR 0032)', () => {
       { linkedUserId: 'u1', userWithEmail: { id: 'u2', linked: false }, emailVerified: true, breakGlass: false },
       { kind: 'linked', userId: 'u1' },
     ],
-    ['creates a member for a new subject and a verified address', { linkedUserId: undefined, userWithEmail: undefined, emailVerified: true, breakGlass: false }, { kind: 'create' }],
+    [
+      'creates a member for a new subject and a verified address',
+      { linkedUserId: undefined, userWithEmail: undefined, emailVerified: true, breakGlass: false },
+      { kind: 'create' },
+    ],
     [
       'never creates a member from an unverified address',
       { linkedUserId: undefined, userWithEmail: undefined, emailVerified: false, breakGlass: false },
