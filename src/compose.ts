@@ -26,7 +26,7 @@ import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
-  AccountService,
+  openAccounts,
   AccountStore,
   AdminGate,
   AdminTokenService,
@@ -219,6 +219,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
+    connections: {
+      max: config.flagdSync.maxConnections,
+      perClient: config.flagdSync.maxConnectionsPerClient,
+      idleMs: config.flagdSync.idleMs,
+      maxAgeMs: config.flagdSync.maxAgeMs,
+    },
   });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
@@ -227,7 +233,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
   const accountStore = new AccountStore(handle.dialect);
-  const accounts = new AccountService({
+  const accounts = openAccounts({
     db,
     store: accountStore,
     settings,
@@ -261,7 +267,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     db,
     store: changeStore,
     mail: changeMail,
-    accounts,
+    accounts: accounts.members,
     projectRoles,
     publicUrl: config.publicUrl,
     clock,
@@ -322,7 +328,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const sso =
+    config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
   const identity: Identity = {
     adminToken: adminTokens,
     accounts,
@@ -372,7 +379,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     events,
   });
   const webhookStore = new WebhookStore(handle.dialect);
-  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
+  const webhooks = new WebhookService({
+    db,
+    store: webhookStore,
+    projects,
+    audit,
+    events,
+    clock,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
   const retention = new RetentionJob({
     db,
