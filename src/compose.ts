@@ -5,6 +5,7 @@ import { AuditLog, AuditStore } from './audit/index.ts';
 import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { WorkerLink } from './cluster/worker-link.ts';
+import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
@@ -13,7 +14,7 @@ import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
 import { type FlagChanges, type FlagReadModel, FlagUsage, FlagUsageStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './evaluation/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
-import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
+import { FlagService, FlagStore, FlagWrites, PlaygroundService } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
@@ -46,7 +47,7 @@ import { CaptchaVerifier, OutboxService, OutboxStore, OutboxWorker, RetentionJob
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
-  clock: () => Date;
+  clock: Clock;
   log: Logger;
   /** Name resolution of webhook targets (tests stub it so that no name is resolved on the network). */
   lookup: Lookup;
@@ -70,6 +71,8 @@ export interface Services {
   readonly createdAdminToken: string | undefined;
   readonly projects: ProjectService;
   readonly flags: FlagService;
+  /** The one write door of a flag; a room that owns a rule over flags adds its `FlagWriteGuard` here. */
+  readonly flagWrites: FlagWrites;
   /** Reusable groups of conditions for rules, per project (issue 18). */
   readonly segments: SegmentService;
   /** flagd import and export of an environment (issue 18). */
@@ -159,7 +162,7 @@ const FAILED_SIGN_INS_AUDITED_PER_MINUTE = 60;
  * coordinate through `events` (docs/adr/0009-domain-events.md): each subscribes itself when built.
  */
 export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services> {
-  const clock = ports.clock ?? (() => new Date());
+  const clock = ports.clock ?? systemClock;
   const logger = ports.log ? { log: ports.log, dropped: () => 0, flush: async () => {} } : createLogger(config.logLevel);
   const { log } = logger;
   const { db } = handle;
@@ -182,6 +185,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     events,
     log,
     streamKey,
+    clock,
     streamLimits: config.streams,
     peers: ports.worker,
   });
@@ -197,9 +201,11 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     retentionDays: config.usage.retentionDays,
     log,
   });
-  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage });
-  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
+  // The one write door of a flag: the admin API, change requests, the flagd import and flags as code all go through it.
+  const flagWrites = new FlagWrites({ store: flagStore, segments, audit });
+  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage, writes: flagWrites });
+  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock, writes: flagWrites });
+  const playground = new PlaygroundService({ db, store: flagStore, projects, segments, clock });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
   const flagdSyncServer = new FlagdSyncServer({
@@ -270,7 +276,17 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
-  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
+  const documents = new ProjectDocumentService({
+    db,
+    store: flagStore,
+    writes: flagWrites,
+    projects,
+    segments,
+    events,
+    audit,
+    clock,
+    protectedChanges: promotion,
+  });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
 
@@ -389,6 +405,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     createdAdminToken: created,
     projects,
     flags,
+    flagWrites,
     segments,
     flagd,
     documents,
