@@ -1,7 +1,16 @@
 import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
-import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
+import {
+  ChangeApplier,
+  ChangeNotifier,
+  ChangeRequestService,
+  ChangeRequestViews,
+  ChangeReviewService,
+  ChangeScheduler,
+  ChangeStore,
+  PromotionService,
+} from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -151,6 +160,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
@@ -158,25 +168,39 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     store: changeStore,
     mail: changeMail,
     accounts,
+    projectRoles,
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
     log,
   });
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
+  const changeViews = new ChangeRequestViews({ db, store: changeStore, projects, flags, segments });
+  const changeRequests = new ChangeRequestService({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    views: changeViews,
+    audit,
+    notifier: changeNotifier,
+    clock,
+    events,
+  });
+  const changeReviews = new ChangeReviewService({ db, store: changeStore, views: changeViews, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
     db,
     store: changeStore,
     projects,
     flags,
     segments,
-    requests: changeRequests,
+    views: changeViews,
     events,
     audit,
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
   const documents = new ProjectDocumentService({
     db,
@@ -203,7 +227,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projects,
     webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
   });
-  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
@@ -326,6 +349,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     feedback,
     codeRefs,
     changeRequests,
+    changeReviews,
+    changeViews,
     changeApplier,
     promotion,
     changeScheduler,

@@ -51,6 +51,11 @@ export const messages = {
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   environmentProtected:
     'Environment {environment} of project {projectKey} is protected: propose the change in a change request (POST /admin/v1/projects/{projectKey}/change-requests), or an owner may bypass with ?bypassProtection=true',
+  environmentProtectedDelete: 'Environment {environment} of project {projectKey} is protected: an owner must unprotect it before it can be deleted',
+  flagPreviewProtected:
+    'Flag {slug} would be created with preview settings in {environment}, which is protected, and a change request does not carry preview settings: an owner may create it with ?bypassProtection=true, or set them while the environment is not protected',
+  flagRenameProtected:
+    'Project {projectKey} has protected environments, whose answers a rename would change without review: an owner may rename with ?bypassProtection=true',
   projectProtected:
     'Segments of project {projectKey} are used by its protected environments: propose the change in a change request (POST /admin/v1/projects/{projectKey}/change-requests), or an owner may bypass with ?bypassProtection=true',
   changeConflict: 'Flag {slug} in {environment} was changed after this change was based on it: review the change again',
@@ -59,6 +64,8 @@ export const messages = {
   changeRequestState: 'The change request is {status}: it cannot be {action}',
   changeRequestApprovals: 'The change request has {approvals} of the {required} approvals it needs',
   changeRequestOwnApproval: 'The author of a change request cannot approve it',
+  changeRequestOwnRevision: 'Who wrote a revision of a change request since its approvals were last reset cannot approve it',
+  changeRequestRevision: 'The change request is at revision {current}, not {revision}: review it again before approving',
   changeRequestApprover: 'Approvals come from members: sign in or use a personal access token',
   changeRequestEmpty: 'A change request changes at least one flag or segment',
   scheduleInPast: 'The time to apply at must be in the future',

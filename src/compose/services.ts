@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ApiKeyService } from '../api-keys/index.ts';
 import type { AuditLog } from '../audit/index.ts';
-import type { ChangeApplier, ChangeRequestService, ChangeScheduler, PromotionService } from '../changes/index.ts';
+import type { ChangeApplier, ChangeRequestService, ChangeRequestViews, ChangeReviewService, ChangeScheduler, PromotionService } from '../changes/index.ts';
 import type { CodeRefService } from '../code-refs/index.ts';
 import type { WorkerLink } from '../cluster/worker-link.ts';
 import type { Clock } from '../clock.ts';
@@ -85,6 +85,8 @@ export interface Services {
   readonly codeRefs: CodeRefService;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
+  readonly changeReviews: ChangeReviewService;
+  readonly changeViews: ChangeRequestViews;
   /** Applies change requests, now or when they are due. */
   readonly changeApplier: ChangeApplier;
   /** Compare and promote between environments, revert from a flag's history. */

@@ -73,7 +73,15 @@ export class FlagWrites {
   async create(
     trx: Executor,
     emit: Emit,
-    write: { project: Project; slug: string; rows: readonly Flag[]; actor: Actor; audited?: { row: Flag; environmentKey: string } },
+    write: {
+      project: Project;
+      slug: string;
+      rows: readonly Flag[];
+      actor: Actor;
+      audited?: { row: Flag; environmentKey: string };
+      /** Fields added to the audit entry (the bypass of a protection). */
+      note?: Record<string, FieldChange>;
+    },
   ): Promise<void> {
     const { project, slug, rows, actor } = write;
     await this.checkGuards(trx, { kind: 'create', project, slug, rows, actor });
@@ -85,7 +93,7 @@ export class FlagWrites {
       entityId: slug,
       ...(write.audited ? { environmentKey: write.audited.environmentKey } : {}),
       action: 'flag.created',
-      changes: described ? changesOf(null, auditedFlag(described), AUDITED_FLAG_FIELDS) : {},
+      changes: { ...(described ? changesOf(null, auditedFlag(described), AUDITED_FLAG_FIELDS) : {}), ...write.note },
     });
     await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: rows.map((r) => r.environmentId) });
   }

@@ -1,4 +1,4 @@
-export { type Access, atLeast } from './access.ts';
+export { type Access, atLeast, levelOn } from './access.ts';
 export { type Actor, ADMIN_TOKEN_ACTOR, type Member, type Principal, type Role, ROLES } from './actor.ts';
 export { AccountService, ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, ACCESS_TOKEN_PREFIX } from './account.service.ts';
 export { AccountStore } from './account.store.ts';
