@@ -126,7 +126,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   await app.register(submissionIntakeRoutes, {
     prefix: '/v1/s',
     forms: services.forms,
-    submissions: services.submissions,
+    submissions: services.submissionIntake,
     limits: config.forms,
     bodyLimit: config.bodyLimit,
     publicUrl: config.publicUrl,
@@ -165,7 +165,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         publicUrl: config.publicUrl,
         submissionCounts: services.submissions,
       });
-      await admin.register(submissionAdminRoutes, { submissions: services.submissions });
+      await admin.register(submissionAdminRoutes, {
+        submissions: services.submissions,
+        exports: services.submissionExports,
+        personalData: services.personalData,
+      });
       await admin.register(auditAdminRoutes, { audit: services.audit });
     },
     { prefix: '/admin/v1' },

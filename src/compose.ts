@@ -64,7 +64,15 @@ import {
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import {
+  CaptchaVerifier,
+  PersonalDataService,
+  RetentionJob,
+  SubmissionExportService,
+  SubmissionIntakeService,
+  SubmissionService,
+  SubmissionStore,
+} from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
@@ -131,7 +139,13 @@ export interface Services {
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
+  /** A form's inbox: list, read, mark and delete submissions. */
   readonly submissions: SubmissionService;
+  /** Takes submissions in (the /v1/s routes). */
+  readonly submissionIntake: SubmissionIntakeService;
+  readonly submissionExports: SubmissionExportService;
+  /** Access and erasure requests across every form. */
+  readonly personalData: PersonalDataService;
   /** Signs the links to the built-in result pages of forms. */
   readonly resultPageKey: Buffer;
   /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
@@ -327,20 +341,30 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
 
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
+  const submissionOutbox = new OutboxService(db, outboxStore);
   const submissions = new SubmissionService({
     db,
     store: submissionStore,
     forms,
-    outbox: new OutboxService(db, outboxStore),
+    outbox: submissionOutbox,
     events,
-    mailEnabled: config.smtpUrl !== undefined,
     listPageBytes: config.forms.listPageBytes,
-    publicUrl: config.publicUrl,
-    clock,
-    captcha: new CaptchaVerifier(config.captcha, log),
     audit,
     files,
   });
+  const submissionIntake = new SubmissionIntakeService({
+    db,
+    store: submissionStore,
+    outbox: submissionOutbox,
+    events,
+    mailEnabled: config.smtpUrl !== undefined,
+    publicUrl: config.publicUrl,
+    clock,
+    captcha: new CaptchaVerifier(config.captcha, log),
+    files,
+  });
+  const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
+  const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
   const outboxSettings: OutboxSettings = {
@@ -432,6 +456,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     forms,
     submissions,
+    submissionIntake,
+    submissionExports,
+    personalData,
     resultPageKey,
     outbox,
     webhooks,

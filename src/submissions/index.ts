@@ -1,6 +1,9 @@
 export { submissionIntakeRoutes } from './submission-intake.routes.ts';
 export { submissionAdminRoutes } from './submission.routes.ts';
 export { SubmissionService } from './submission.service.ts';
+export { SubmissionIntakeService } from './submission-intake.service.ts';
+export { SubmissionExportService } from './submission-export.service.ts';
+export { PersonalDataService } from './personal-data.service.ts';
 export { SubmissionStore } from './submission.store.ts';
 export { CaptchaVerifier } from './captcha.ts';
 export { RetentionJob, type RetentionRound } from './retention.ts';

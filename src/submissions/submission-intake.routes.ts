@@ -20,7 +20,7 @@ import {
   submittedSchema,
 } from './submission.schemas.ts';
 import type { Submission } from './submission.ts';
-import type { SubmissionService } from './submission.service.ts';
+import type { SubmissionIntakeService } from './submission-intake.service.ts';
 import { UploadGate } from './upload-gate.ts';
 
 declare module 'fastify' {
@@ -31,7 +31,7 @@ declare module 'fastify' {
 
 export interface SubmissionIntakeDeps {
   forms: FormService;
-  submissions: SubmissionService;
+  submissions: SubmissionIntakeService;
   limits: SubmissionLimits;
   /** Largest JSON or urlencoded body in bytes. */
   bodyLimit: number;
