@@ -39,7 +39,7 @@ import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { segmentAdminRoutes } from './segments/index.ts';
-import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
+import { submissionAdminRoutes, submissionDeliveryRoutes, submissionIntakeRoutes } from './submissions/index.ts';
 
 export interface BuildAppOptions {
   /** Replaces the services' logger (tests pass false). */
@@ -170,6 +170,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         exports: services.submissionExports,
         personalData: services.personalData,
       });
+      await admin.register(submissionDeliveryRoutes, { deliveries: services.submissionDeliveries });
       await admin.register(auditAdminRoutes, { audit: services.audit });
     },
     { prefix: '/admin/v1' },

@@ -68,6 +68,7 @@ import {
   CaptchaVerifier,
   PersonalDataService,
   RetentionJob,
+  SubmissionDeliveryService,
   SubmissionExportService,
   SubmissionIntakeService,
   SubmissionService,
@@ -144,6 +145,8 @@ export interface Services {
   /** Takes submissions in (the /v1/s routes). */
   readonly submissionIntake: SubmissionIntakeService;
   readonly submissionExports: SubmissionExportService;
+  /** A form's test delivery and re-sends (issue 34). */
+  readonly submissionDeliveries: SubmissionDeliveryService;
   /** Access and erasure requests across every form. */
   readonly personalData: PersonalDataService;
   /** Signs the links to the built-in result pages of forms. */
@@ -384,6 +387,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     forms,
     events,
   });
+  const submissionDeliveries = new SubmissionDeliveryService({
+    db,
+    forms,
+    outbox: submissionOutbox,
+    intake: submissionIntake,
+    deliver: outbox,
+    mailEnabled: config.smtpUrl !== undefined,
+    audit,
+    clock,
+  });
   // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
   // still delivers what its own submissions wake (a claimed delivery is leased to one process).
   const runsJobs = ports.worker?.runsJobs ?? true;
@@ -458,6 +471,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     submissions,
     submissionIntake,
     submissionExports,
+    submissionDeliveries,
     personalData,
     resultPageKey,
     outbox,

@@ -493,12 +493,27 @@ export interface paths {
           content: {
             'application/json': {
               forms: {
+                autoResponse: {
+                  /** @description HTML body template; values are escaped, the text part is made from it */
+                  body: string;
+                  enabled: boolean;
+                  /** @description Template of the sender's display name */
+                  fromName?: string;
+                  /** @description Adds the submission's fields below the body */
+                  includeSubmission?: boolean;
+                  replyTo?: string;
+                  /** @description Subject template */
+                  subject: string;
+                  /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                  toField?: string;
+                } | null;
                 blockedIps: string[];
                 /** @description The CAPTCHA check (never its secret), or null */
                 captcha: {
                   minScore: number | null;
                   provider: string;
                 } | null;
+                countViews: boolean;
                 createdAt: string;
                 deleteFilesAfterDelivery: boolean;
                 discordWebhookUrl: string | null;
@@ -509,6 +524,53 @@ export interface paths {
                 honeypot: string | null;
                 key: string;
                 name: string;
+                notifications: {
+                  bcc?: string[];
+                  cc?: string[];
+                  /** @description Template of the sender's display name */
+                  fromName?: string;
+                  /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                  replyToField?: string;
+                  /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                  routes?: {
+                    /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                    conditions: {
+                      /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                      attribute: string;
+                      caseInsensitive?: boolean;
+                      negate?: boolean;
+                      /** @enum {string} */
+                      operator:
+                        | 'equals'
+                        | 'in'
+                        | 'startsWith'
+                        | 'endsWith'
+                        | 'contains'
+                        | 'lt'
+                        | 'lte'
+                        | 'gt'
+                        | 'gte'
+                        | 'semverEq'
+                        | 'semverLt'
+                        | 'semverLte'
+                        | 'semverGt'
+                        | 'semverGte'
+                        | 'semverCaret'
+                        | 'semverTilde'
+                        | 'before'
+                        | 'after'
+                        | 'exists'
+                        | 'inCidr'
+                        | 'matches'
+                        | 'rollout';
+                      /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                      values: (string | number | boolean)[];
+                    }[];
+                    emails: string[];
+                  }[];
+                  /** @description Subject template, such as `New message from {{ name }}` */
+                  subject?: string;
+                } | null;
                 notifyEmails: string[];
                 /** @description The project the form belongs to; null: instance-wide */
                 projectKey: string | null;
@@ -523,6 +585,43 @@ export interface paths {
                 successUrl: string | null;
                 updatedAt: string;
                 uploadsEnabled: boolean;
+                /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+                webhooks: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions?: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  url: string;
+                }[];
                 /** @description The webhook signing secret, shown once when generated */
                 webhookSecret?: string;
                 webhookUrl: string | null;
@@ -545,6 +644,20 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            autoResponse?: {
+              /** @description HTML body template; values are escaped, the text part is made from it */
+              body: string;
+              enabled: boolean;
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Adds the submission's fields below the body */
+              includeSubmission?: boolean;
+              replyTo?: string;
+              /** @description Subject template */
+              subject: string;
+              /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+              toField?: string;
+            } | null;
             blockedIps?: string[] | null;
             captcha?: {
               minScore?: number | null;
@@ -552,12 +665,61 @@ export interface paths {
               provider: 'turnstile' | 'hcaptcha' | 'recaptcha';
               secret: string;
             } | null;
+            /** @description Counts views of the form (GET /v1/s/{formKey}/view) for a conversion rate */
+            countViews?: boolean;
             deleteFilesAfterDelivery?: boolean;
             discordWebhookUrl?: string | null;
             enabled?: boolean;
             errorUrl?: string | null;
             honeypot?: string | null;
             name: string;
+            notifications?: {
+              bcc?: string[];
+              cc?: string[];
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+              replyToField?: string;
+              /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+              routes?: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                emails: string[];
+              }[];
+              /** @description Subject template, such as `New message from {{ name }}` */
+              subject?: string;
+            } | null;
             notifyEmails?: string[] | null;
             projectKey?: string | null;
             redirectUrl?: string | null;
@@ -565,6 +727,44 @@ export interface paths {
             slackWebhookUrl?: string | null;
             successUrl?: string | null;
             uploadsEnabled?: boolean;
+            webhooks?:
+              | {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions?: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  url: string;
+                }[]
+              | null;
             webhookUrl?: string | null;
             websites?: string[] | null;
           };
@@ -614,12 +814,27 @@ export interface paths {
           };
           content: {
             'application/json': {
+              autoResponse: {
+                /** @description HTML body template; values are escaped, the text part is made from it */
+                body: string;
+                enabled: boolean;
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Adds the submission's fields below the body */
+                includeSubmission?: boolean;
+                replyTo?: string;
+                /** @description Subject template */
+                subject: string;
+                /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                toField?: string;
+              } | null;
               blockedIps: string[];
               /** @description The CAPTCHA check (never its secret), or null */
               captcha: {
                 minScore: number | null;
                 provider: string;
               } | null;
+              countViews: boolean;
               createdAt: string;
               deleteFilesAfterDelivery: boolean;
               discordWebhookUrl: string | null;
@@ -630,6 +845,53 @@ export interface paths {
               honeypot: string | null;
               key: string;
               name: string;
+              notifications: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                replyToField?: string;
+                /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                routes?: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  emails: string[];
+                }[];
+                /** @description Subject template, such as `New message from {{ name }}` */
+                subject?: string;
+              } | null;
               notifyEmails: string[];
               /** @description The project the form belongs to; null: instance-wide */
               projectKey: string | null;
@@ -640,6 +902,43 @@ export interface paths {
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
+              /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+              webhooks: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions?: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                url: string;
+              }[];
               /** @description The webhook signing secret, shown once when generated */
               webhookSecret?: string;
               webhookUrl: string | null;
@@ -718,12 +1017,27 @@ export interface paths {
           };
           content: {
             'application/json': {
+              autoResponse: {
+                /** @description HTML body template; values are escaped, the text part is made from it */
+                body: string;
+                enabled: boolean;
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Adds the submission's fields below the body */
+                includeSubmission?: boolean;
+                replyTo?: string;
+                /** @description Subject template */
+                subject: string;
+                /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                toField?: string;
+              } | null;
               blockedIps: string[];
               /** @description The CAPTCHA check (never its secret), or null */
               captcha: {
                 minScore: number | null;
                 provider: string;
               } | null;
+              countViews: boolean;
               createdAt: string;
               deleteFilesAfterDelivery: boolean;
               discordWebhookUrl: string | null;
@@ -734,6 +1048,53 @@ export interface paths {
               honeypot: string | null;
               key: string;
               name: string;
+              notifications: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                replyToField?: string;
+                /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                routes?: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  emails: string[];
+                }[];
+                /** @description Subject template, such as `New message from {{ name }}` */
+                subject?: string;
+              } | null;
               notifyEmails: string[];
               /** @description The project the form belongs to; null: instance-wide */
               projectKey: string | null;
@@ -744,6 +1105,43 @@ export interface paths {
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
+              /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+              webhooks: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions?: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                url: string;
+              }[];
               /** @description The webhook signing secret, shown once when generated */
               webhookSecret?: string;
               webhookUrl: string | null;
@@ -831,6 +1229,20 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            autoResponse?: {
+              /** @description HTML body template; values are escaped, the text part is made from it */
+              body: string;
+              enabled: boolean;
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Adds the submission's fields below the body */
+              includeSubmission?: boolean;
+              replyTo?: string;
+              /** @description Subject template */
+              subject: string;
+              /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+              toField?: string;
+            } | null;
             blockedIps?: string[] | null;
             captcha?: {
               minScore?: number | null;
@@ -838,12 +1250,61 @@ export interface paths {
               provider: 'turnstile' | 'hcaptcha' | 'recaptcha';
               secret: string;
             } | null;
+            /** @description Counts views of the form (GET /v1/s/{formKey}/view) for a conversion rate */
+            countViews?: boolean;
             deleteFilesAfterDelivery?: boolean;
             discordWebhookUrl?: string | null;
             enabled?: boolean;
             errorUrl?: string | null;
             honeypot?: string | null;
             name?: string;
+            notifications?: {
+              bcc?: string[];
+              cc?: string[];
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+              replyToField?: string;
+              /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+              routes?: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                emails: string[];
+              }[];
+              /** @description Subject template, such as `New message from {{ name }}` */
+              subject?: string;
+            } | null;
             notifyEmails?: string[] | null;
             projectKey?: string | null;
             redirectUrl?: string | null;
@@ -851,6 +1312,44 @@ export interface paths {
             slackWebhookUrl?: string | null;
             successUrl?: string | null;
             uploadsEnabled?: boolean;
+            webhooks?:
+              | {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions?: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  url: string;
+                }[]
+              | null;
             webhookUrl?: string | null;
             websites?: string[] | null;
           };
@@ -900,12 +1399,27 @@ export interface paths {
           };
           content: {
             'application/json': {
+              autoResponse: {
+                /** @description HTML body template; values are escaped, the text part is made from it */
+                body: string;
+                enabled: boolean;
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Adds the submission's fields below the body */
+                includeSubmission?: boolean;
+                replyTo?: string;
+                /** @description Subject template */
+                subject: string;
+                /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                toField?: string;
+              } | null;
               blockedIps: string[];
               /** @description The CAPTCHA check (never its secret), or null */
               captcha: {
                 minScore: number | null;
                 provider: string;
               } | null;
+              countViews: boolean;
               createdAt: string;
               deleteFilesAfterDelivery: boolean;
               discordWebhookUrl: string | null;
@@ -916,6 +1430,53 @@ export interface paths {
               honeypot: string | null;
               key: string;
               name: string;
+              notifications: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                replyToField?: string;
+                /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                routes?: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  emails: string[];
+                }[];
+                /** @description Subject template, such as `New message from {{ name }}` */
+                subject?: string;
+              } | null;
               notifyEmails: string[];
               /** @description The project the form belongs to; null: instance-wide */
               projectKey: string | null;
@@ -926,6 +1487,43 @@ export interface paths {
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
+              /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+              webhooks: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions?: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                url: string;
+              }[];
               /** @description The webhook signing secret, shown once when generated */
               webhookSecret?: string;
               webhookUrl: string | null;
@@ -935,6 +1533,179 @@ export interface paths {
         };
       };
     };
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queue a delivered or failed delivery again, due now (its history stays) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          deliveryId: string;
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              attempts: number;
+              deliveredAt: string | null;
+              history: {
+                attempt: number;
+                durationMs: number;
+                error: string | null;
+                ok: boolean;
+                /** @description ISO-8601 UTC date-time */
+                startedAt: string;
+                statusCode: number | null;
+              }[];
+              /** @description Also the webhook-id header of every attempt */
+              id: string;
+              /** @enum {string} */
+              kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
+              lastError: string | null;
+              nextAttemptAt: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+              target: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/deliveries/resend-failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queue every failed delivery of the form again, due now */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              resent: number;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/v1/forms/{formKey}/submissions': {
@@ -1278,7 +2049,7 @@ export interface paths {
                 /** @description Also the webhook-id header of every attempt */
                 id: string;
                 /** @enum {string} */
-                kind: 'webhook' | 'email' | 'slack' | 'discord';
+                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
                 lastError: string | null;
                 nextAttemptAt: string | null;
                 /** @enum {string} */
@@ -1454,7 +2225,7 @@ export interface paths {
                 /** @description Also the webhook-id header of every attempt */
                 id: string;
                 /** @enum {string} */
-                kind: 'webhook' | 'email' | 'slack' | 'discord';
+                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
                 lastError: string | null;
                 nextAttemptAt: string | null;
                 /** @enum {string} */
@@ -1553,6 +2324,98 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/test-delivery': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a test of every delivery of the form at once (nothing is stored) and answer each outcome */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The fields of the test submission (default: a name and a message); an `email` field tries Reply-To and the auto-response */
+            data?: {
+              [key: string]: string | number | boolean | null | unknown[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              deliveries: {
+                error: string | null;
+                kind: string;
+                ok: boolean;
+                statusCode: number | null;
+                target: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

@@ -1,3 +1,5 @@
+import { MAIL_SETTINGS_VIEW_FIELDS, mailSettingsBody, mailSettingsView } from './form-mail.schemas.ts';
+
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const url = { type: 'string', minLength: 1, maxLength: 2000 };
 const list = (item: Record<string, unknown>, maxItems: number) => nullable({ type: 'array', items: item, maxItems });
@@ -36,6 +38,7 @@ const settings = {
       minScore: nullable({ type: 'number', minimum: 0, maximum: 1 }),
     },
   }),
+  ...mailSettingsBody,
 } as const;
 
 export const createFormBody = { type: 'object', required: ['name'], additionalProperties: false, properties: settings } as const;
@@ -75,6 +78,7 @@ export const formSchema = {
     'retentionDays',
     'deleteFilesAfterDelivery',
     'captcha',
+    ...MAIL_SETTINGS_VIEW_FIELDS,
     'createdAt',
     'updatedAt',
   ],
@@ -109,6 +113,7 @@ export const formSchema = {
         { type: 'null' },
       ],
     },
+    ...mailSettingsView,
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     webhookSecret: { type: 'string', description: 'The webhook signing secret, shown once when generated' },

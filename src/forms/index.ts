@@ -2,3 +2,12 @@ export { formAdminRoutes, type SubmissionCounts } from './form.routes.ts';
 export { FormService } from './form.service.ts';
 export { FormStore } from './form.store.ts';
 export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type Form, isHttpUrl } from './form.ts';
+export {
+  type AutoResponseSettings,
+  checkConditions,
+  type FormMailSettings,
+  type NotificationSettings,
+  submitterAddress,
+  type WebhookRoute,
+} from './form-mail.ts';
+export { oneLine, renderHtml, renderLine, templateVariables } from './mail-template.ts';

@@ -8,3 +8,5 @@ export { SubmissionStore } from './submission.store.ts';
 export { CaptchaVerifier } from './captcha.ts';
 export { RetentionJob, type RetentionRound } from './retention.ts';
 export { FileMigration, type FileMigrationProgress } from './file-migration.ts';
+export { SubmissionDeliveryService } from './submission-delivery.service.ts';
+export { submissionDeliveryRoutes } from './submission-delivery.routes.ts';

@@ -7,7 +7,9 @@ import type { Form } from '../forms/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { discordMessage, slackMessage } from './chat-messages.ts';
-import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
+import { fieldsMeet } from './field-conditions.ts';
+import { applyHoneypot, type IncomingSubmission, type StoredFile, type Submission, webhookBody } from './submission.ts';
+import { autoResponseMail, notificationMail } from './submission-mail.ts';
 import type { SubmissionStore } from './submission.store.ts';
 import { SubmissionWriter } from './submission-writer.ts';
 
@@ -27,9 +29,14 @@ export interface SubmissionIntakeServiceDeps {
   files: FileStorage;
 }
 
+/** At most one auto-response per address and form in this time (it is an outbound-mail amplifier). */
+export const AUTO_RESPONSE_INTERVAL_MS = 10 * 60 * 1000;
+
 /** Takes submissions in: their files as they are read, the checks, the stored row and its deliveries. */
 export class SubmissionIntakeService {
   private readonly writer: SubmissionWriter;
+  /** When this process last queued an auto-response, by form and address. */
+  private readonly recentAutoResponses = new Map<string, number>();
 
   constructor(private readonly deps: SubmissionIntakeServiceDeps) {
     this.writer = new SubmissionWriter(deps);
@@ -87,23 +94,61 @@ export class SubmissionIntakeService {
       meta: incoming.meta,
       createdAt: nowIso(this.deps.clock),
     };
-    const deliveries = spam ? [] : this.deliveriesFor(form, submission);
+    const deliveries = spam ? [] : [...this.deliveriesFor(form, submission), ...(await this.autoResponseFor(form, submission))];
     await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
     return submission;
   }
 
-  private deliveriesFor(form: Form, submission: Submission): DeliveryInput[] {
+  /**
+   * The deliveries of a submission that is not spam: the webhook, the further webhooks whose conditions
+   * hold, the chat messages, and one notification per address (the form's, and those of the routes whose
+   * conditions hold; CC and BCC ride on the first). Public for the test delivery.
+   */
+  deliveriesFor(form: Form, submission: Submission): DeliveryInput[] {
     const items: DeliveryInput[] = [];
-    if (form.webhookUrl) items.push({ kind: 'webhook', target: form.webhookUrl, payload: webhookBody(form, submission) });
-    // Chat messages link to the submission in the dashboard.
+    const body = webhookBody(form, submission);
+    const hooks = new Set<string>();
+    if (form.webhookUrl) hooks.add(form.webhookUrl);
+    for (const hook of form.webhooks) if (fieldsMeet(hook.conditions, submission.data)) hooks.add(hook.url);
+    for (const url of hooks) items.push({ kind: 'webhook', target: url, payload: body });
+    // Chat messages and e-mails link to the submission in the dashboard.
     const dashboardUrl = `${this.deps.publicUrl}/forms/${form.key}/submissions/${submission.id}`;
     if (form.slackWebhookUrl) items.push({ kind: 'slack', target: form.slackWebhookUrl, payload: slackMessage(form, submission, dashboardUrl) });
     if (form.discordWebhookUrl) items.push({ kind: 'discord', target: form.discordWebhookUrl, payload: discordMessage(form, submission, dashboardUrl) });
-    if (this.deps.mailEnabled && form.notifyEmails.length > 0) {
-      const adminUrl = `${this.deps.publicUrl}/admin/v1/forms/${form.key}/submissions/${submission.id}`;
-      const payload = JSON.stringify(notificationEmail(form, submission, adminUrl));
-      for (const to of form.notifyEmails) items.push({ kind: 'email', target: to, payload });
+    const recipients = new Set(form.notifyEmails);
+    for (const route of form.notifications?.routes ?? []) if (fieldsMeet(route.conditions, submission.data)) for (const to of route.emails) recipients.add(to);
+    if (this.deps.mailEnabled && recipients.size > 0) {
+      const mail = notificationMail(form, submission, dashboardUrl);
+      const { cc, bcc } = form.notifications ?? {};
+      let first = true;
+      for (const to of recipients) {
+        items.push({
+          kind: 'email',
+          target: to,
+          payload: JSON.stringify(first ? { ...mail, ...(cc?.length ? { cc } : {}), ...(bcc?.length ? { bcc } : {}) } : mail),
+        });
+        first = false;
+      }
     }
     return items;
+  }
+
+  /** The auto-response, unless mail is off, there is no address, or one went to it within AUTO_RESPONSE_INTERVAL_MS. */
+  private async autoResponseFor(form: Form, submission: Submission): Promise<DeliveryInput[]> {
+    if (!this.deps.mailEnabled) return [];
+    const response = autoResponseMail(form, submission);
+    if (!response) return [];
+    const to = response.to.toLowerCase();
+    const now = this.deps.clock().getTime();
+    // Two submissions from one address at once: the second waits for no commit, this process remembers.
+    const key = `${form.id} ${to}`;
+    const last = this.recentAutoResponses.get(key);
+    if (last !== undefined && now - last < AUTO_RESPONSE_INTERVAL_MS) return [];
+    if (await this.deps.outbox.queuedSince(form.id, 'autoresponse', to, new Date(now - AUTO_RESPONSE_INTERVAL_MS).toISOString())) return [];
+    this.recentAutoResponses.set(key, now);
+    if (this.recentAutoResponses.size > 10_000) {
+      for (const [k, at] of this.recentAutoResponses) if (now - at >= AUTO_RESPONSE_INTERVAL_MS) this.recentAutoResponses.delete(k);
+    }
+    return [{ kind: 'autoresponse', target: to, payload: JSON.stringify(response.mail) }];
   }
 }
