@@ -66,6 +66,7 @@ import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
 import {
   CaptchaVerifier,
+  DeliveryAlerts,
   PersonalDataService,
   RetentionJob,
   SubmissionDeliveryService,
@@ -366,6 +367,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     captcha: new CaptchaVerifier(config.captcha, log),
     files,
   });
+  // The owners hear of a delivery given up (issue 34), by e-mail when SMTP is set.
+  if (config.smtpUrl !== undefined) new DeliveryAlerts({ events, forms, accounts, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
   const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
   const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });

@@ -1614,7 +1614,7 @@ export interface paths {
               /** @description Also the webhook-id header of every attempt */
               id: string;
               /** @enum {string} */
-              kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
+              kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
               lastError: string | null;
               nextAttemptAt: string | null;
               /** @enum {string} */
@@ -2049,7 +2049,7 @@ export interface paths {
                 /** @description Also the webhook-id header of every attempt */
                 id: string;
                 /** @enum {string} */
-                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
+                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
                 lastError: string | null;
                 nextAttemptAt: string | null;
                 /** @enum {string} */
@@ -2225,7 +2225,7 @@ export interface paths {
                 /** @description Also the webhook-id header of every attempt */
                 id: string;
                 /** @enum {string} */
-                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
+                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
                 lastError: string | null;
                 nextAttemptAt: string | null;
                 /** @enum {string} */

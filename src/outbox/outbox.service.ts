@@ -1,3 +1,4 @@
+import { isForeignKeyViolation } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { Delivery, DeliveryAttempt, DeliveryInput, DeliveryKind } from './outbox.ts';
 import type { OutboxStore } from './outbox.store.ts';
@@ -34,6 +35,15 @@ export class OutboxService {
   /** True when a delivery of this kind to `target` was queued for the form since `since`. */
   async queuedSince(formId: string, kind: DeliveryKind, target: string, since: string): Promise<boolean> {
     return this.store.queuedSince(this.db, formId, kind, target, since);
+  }
+
+  /** Queues deliveries of a submission in a write of their own (a submission deleted meanwhile: none). */
+  async enqueueNow(submission: { id: string; formId: string }, items: DeliveryInput[], now: string): Promise<void> {
+    try {
+      await this.store.enqueue(this.db, submission, items, now);
+    } catch (error) {
+      if (!isForeignKeyViolation(error)) throw error;
+    }
   }
 
   /** Every delivery of a submission with its attempts, oldest first. */

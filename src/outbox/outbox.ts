@@ -2,9 +2,9 @@ import { createHmac } from 'node:crypto';
 
 /**
  * A signed webhook, an e-mail, or a chat message through a Slack or Discord incoming webhook (issue 12);
- * `autoresponse` is the e-mail to the submitter (issue 34).
+ * `autoresponse` is the e-mail to the submitter, `alert` the one to the owners when a delivery failed (issue 34).
  */
-export type DeliveryKind = 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse';
+export type DeliveryKind = 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /** What a submission asks to have delivered; written in the submission's transaction (contract D18). */

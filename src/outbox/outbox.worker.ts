@@ -91,7 +91,14 @@ class OutboxQueue implements DeliveryQueue<Delivery> {
   }
 
   async recordOutcome(delivery: Delivery, outcome: DeliveryOutcome): Promise<void> {
-    await this.deps.db.transaction().execute((trx) => this.deps.store.recordAttempt(trx, delivery, outcome));
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      await this.deps.store.recordAttempt(trx, delivery, outcome);
+      // Given up: announced (issue 34), so that the form's owners hear of it.
+      if (outcome.status === 'failed' && delivery.formId) {
+        const { id: deliveryId, submissionId, formId, kind, target } = delivery;
+        await emit({ type: 'delivery.failed', formId, submissionId, deliveryId, kind, target, error: outcome.attempt.error });
+      }
+    });
   }
 
   describe(delivery: Delivery): object {

@@ -10,3 +10,4 @@ export { RetentionJob, type RetentionRound } from './retention.ts';
 export { FileMigration, type FileMigrationProgress } from './file-migration.ts';
 export { SubmissionDeliveryService } from './submission-delivery.service.ts';
 export { submissionDeliveryRoutes } from './submission-delivery.routes.ts';
+export { DeliveryAlerts } from './delivery-alert.ts';

@@ -80,7 +80,7 @@ export const deliverySchema = {
   required: ['id', 'kind', 'target', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'deliveredAt', 'history'],
   properties: {
     id: { type: 'string', description: 'Also the webhook-id header of every attempt' },
-    kind: { type: 'string', enum: ['webhook', 'email', 'slack', 'discord', 'autoresponse'] },
+    kind: { type: 'string', enum: ['webhook', 'email', 'slack', 'discord', 'autoresponse', 'alert'] },
     target: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
     attempts: { type: 'integer' },
