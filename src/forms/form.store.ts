@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import { fromBool, fromJson, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
-import type { CaptchaProvider, Form } from './form.ts';
+import type { FieldRules } from './field-rules.ts';
+import type { CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
 const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): Form => ({
@@ -33,6 +34,9 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
           minScore: row.captcha_min_score === null ? null : Number(row.captcha_min_score),
         }
       : null,
+  fieldRules: fromJson<FieldRules>(row.field_rules) ?? null,
+  filePolicy: fromJson<FilePolicy>(row.file_policy) ?? null,
+  spamChecks: fromJson<SpamChecks>(row.spam_checks) ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -62,6 +66,9 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   created_at: form.createdAt,
   updated_at: form.updatedAt,
   project_id: form.projectId,
+  field_rules: form.fieldRules ? toJson(form.fieldRules) : null,
+  file_policy: form.filePolicy ? toJson(form.filePolicy) : null,
+  spam_checks: form.spamChecks ? toJson(form.spamChecks) : null,
 });
 
 /** Forms with the key of their project. */

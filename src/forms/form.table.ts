@@ -28,4 +28,8 @@ export interface FormsTable {
   updated_at: string;
   /** The project the form belongs to (migration 0015); null: the whole instance's. */
   project_id: string | null;
+  /** Migration 0026 (issue 34), JSON text; null: off. */
+  field_rules: string | null;
+  file_policy: string | null;
+  spam_checks: string | null;
 }

@@ -84,7 +84,7 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
     else request.log.info({ status: answer.status }, 'form submission refused');
     if (answer.retryAfter) reply.header('retry-after', String(answer.retryAfter));
     const ctx = request.formContext ?? { rest: (request.query as { mode?: string } | undefined)?.mode === 'rest', form: undefined, goBackUrl: undefined };
-    return sendFormError(request, reply, ctx, links, answer.status, answer.message);
+    return sendFormError(request, reply, ctx, links, answer.status, answer.message, answer.fieldErrors);
   });
 
   // Contract D19: any origin, unless the form lists websites; then only those, echoed with Vary: Origin.

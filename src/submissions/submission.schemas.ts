@@ -143,11 +143,25 @@ export const submittedSchema = {
 } as const;
 
 /** The form interface's error object: the specification's, with the status as `code` and the error page URL. */
+/** One refused field of a 422: Formspree's code (REQUIRED_FIELD_MISSING, TYPE_EMAIL, ...) or Flagpost's own (docs/errors.md). */
+export const fieldErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'code', 'message'],
+  properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
 export const formErrorSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['error', 'code', 'message', 'url'],
-  properties: { error: { type: 'boolean', const: true }, code: { type: 'integer' }, message: { type: 'string' }, url: { type: 'string' } },
+  properties: {
+    error: { type: 'boolean', const: true },
+    code: { type: 'integer' },
+    message: { type: 'string' },
+    url: { type: 'string' },
+    errors: { type: 'array', description: "422 only: one entry per refused field (the form's field rules)", items: fieldErrorSchema },
+  },
 } as const;
 
 export const redirect = { description: 'See Other: Location is the success or error page, with message and goBackUrl in its query' } as const;

@@ -6,7 +6,7 @@ import { type Cursor, type Page, pageOf } from '../db/paging.ts';
 import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FileStorage, ObjectLocation, ReceivedFile } from '../files/index.ts';
-import type { Form, FormService } from '../forms/index.ts';
+import { checkFields, type Form, type FormService } from '../forms/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { csvRow } from './csv.ts';
@@ -84,6 +84,19 @@ export class SubmissionService {
     }
     const { data, spam } = applyHoneypot(form, incoming.data);
     if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
+    if (form.fieldRules) {
+      // The honeypot is no field of the form: a filled one is judged as spam, not by the rules.
+      const fields = form.honeypot ? Object.fromEntries(Object.entries(data).filter(([name]) => name !== form.honeypot)) : data;
+      const fieldErrors = checkFields(
+        form.fieldRules,
+        fields,
+        incoming.files.map((f) => f.field),
+      );
+      if (fieldErrors.length > 0) {
+        const names = fieldErrors.map((e) => e.field.slice(0, 100)).join(', ');
+        throw new AppError('unprocessable', message('formFieldsInvalid', { fields: names.slice(0, 500) }), { fieldErrors });
+      }
+    }
     const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
     const submission: Submission = {
       id: newId(),
