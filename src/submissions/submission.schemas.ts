@@ -43,13 +43,23 @@ const submissionProperties = {
   data: { type: 'object', additionalProperties: true, description: 'Field name to value; a repeated name holds every value in a list' },
   files: { type: 'array', items: fileSchema },
   spam: { type: 'boolean' },
+  spamReasons: {
+    type: 'array',
+    description: 'Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam)',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['check', 'detail'],
+      properties: { check: { type: 'string' }, detail: { type: 'string' } },
+    },
+  },
   createdAt: isoTimestamp,
 } as const;
 
 export const submissionSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'data', 'files', 'spam', 'createdAt'],
+  required: ['id', 'data', 'files', 'spam', 'spamReasons', 'createdAt'],
   properties: submissionProperties,
 } as const;
 
@@ -200,6 +210,39 @@ export const personalDataSchema = {
           files: { type: 'array', items: fileSchema },
           meta: metaSchema,
         },
+      },
+    },
+  },
+} as const;
+
+/** Path of the Formspree drop-in: `/formspree/f/{formKey}`, as Formspree's libraries build it. */
+export const formspreeParams = {
+  type: 'object',
+  required: ['formKey'],
+  properties: { formKey: { type: 'string', description: "The form's key (the one of /v1/s/{formKey})" } },
+} as const;
+
+/** Formspree's success answer: `next` is the thank-you page (the form's successUrl, else the built-in page). */
+export const formspreeSuccessSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ok', 'next'],
+  properties: { ok: { type: 'boolean', const: true }, next: { type: 'string' } },
+} as const;
+
+/** Formspree's error answer: field errors carry `field`; form errors carry Formspree's code when there is one. */
+export const formspreeErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['message'],
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
       },
     },
   },

@@ -104,6 +104,7 @@ export class SubmissionService {
       data,
       files,
       spam,
+      spamReasons: spam ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [],
       meta: incoming.meta,
       createdAt: nowIso(this.deps.clock),
     };
