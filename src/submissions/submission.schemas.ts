@@ -111,6 +111,7 @@ const metaSchema = {
     userAgent: { type: ['string', 'null'] },
     referer: { type: ['string', 'null'] },
     origin: { type: ['string', 'null'] },
+    webdriver: { type: ['boolean', 'null'], description: "A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself" },
   },
 } as const;
 
