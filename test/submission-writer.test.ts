@@ -41,6 +41,7 @@ forEachDialect('group commit of submissions (contract D18)', (ctx) => {
       data: { n },
       files: [],
       spam: false,
+      spamReasons: [],
       meta: { ip: null, userAgent: null, referer: null, origin: null },
       createdAt: nowIso(),
     });

@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import { fromBool, fromJson, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import type { AutoResponseSettings, NotificationSettings, WebhookRoute } from './form-mail.ts';
-import type { CaptchaProvider, Form } from './form.ts';
+import type { FieldRules } from './field-rules.ts';
+import type { CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
 const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): Form => ({
@@ -39,6 +40,9 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
   webhooks: fromJson<WebhookRoute[]>(row.webhooks) ?? [],
   countViews: toBool(row.count_views),
   hasReadToken: row.read_token_hash !== null,
+  fieldRules: fromJson<FieldRules>(row.field_rules) ?? null,
+  filePolicy: fromJson<FilePolicy>(row.file_policy) ?? null,
+  spamChecks: fromJson<SpamChecks>(row.spam_checks) ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -72,6 +76,9 @@ const toRow = (form: Form): Omit<Selectable<FormsTable>, 'read_token_hash'> => (
   auto_response: form.autoResponse ? toJson(form.autoResponse) : null,
   webhooks: form.webhooks.length > 0 ? toJson(form.webhooks) : null,
   count_views: fromBool(form.countViews),
+  field_rules: form.fieldRules ? toJson(form.fieldRules) : null,
+  file_policy: form.filePolicy ? toJson(form.filePolicy) : null,
+  spam_checks: form.spamChecks ? toJson(form.spamChecks) : null,
 });
 
 /** Forms with the key of their project. */

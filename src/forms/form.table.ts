@@ -35,6 +35,10 @@ export interface FormsTable {
   /** SHA-256 (hex) of the form's read-only integration token; null: none. */
   read_token_hash: string | null;
   count_views: number;
+  /** Migration 0026 (issue 34), JSON text; null: off. */
+  field_rules: string | null;
+  file_policy: string | null;
+  spam_checks: string | null;
 }
 
 /** Views of a form's page per UTC day (migration 0027): a count, no personal data. */

@@ -1,4 +1,5 @@
-export { submissionIntakeRoutes } from './submission-intake.routes.ts';
+export { submissionIntakeRoutes, UploadSlots } from './submission-intake.routes.ts';
+export { formspreeRoutes } from './formspree.routes.ts';
 export { submissionAdminRoutes } from './submission.routes.ts';
 export { SubmissionService } from './submission.service.ts';
 export { SubmissionIntakeService } from './submission-intake.service.ts';

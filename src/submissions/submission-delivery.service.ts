@@ -53,6 +53,7 @@ export class SubmissionDeliveryService {
       data: data ?? TEST_FIELDS,
       files: [],
       spam: false,
+      spamReasons: [],
       meta: { ip: null, userAgent: null, referer: null, origin: null },
       createdAt: nowIso(this.deps.clock),
     };

@@ -1,9 +1,9 @@
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
-import { AppError, messages } from '../errors.ts';
+import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FileStorage, ReceivedFile } from '../files/index.ts';
-import type { Form } from '../forms/index.ts';
+import { checkFields, type Form } from '../forms/index.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { discordMessage, slackMessage } from './chat-messages.ts';
@@ -84,6 +84,19 @@ export class SubmissionIntakeService {
     }
     const { data, spam } = applyHoneypot(form, incoming.data);
     if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
+    if (form.fieldRules) {
+      // The honeypot is no field of the form: a filled one is judged as spam, not by the rules.
+      const fields = form.honeypot ? Object.fromEntries(Object.entries(data).filter(([name]) => name !== form.honeypot)) : data;
+      const fieldErrors = checkFields(
+        form.fieldRules,
+        fields,
+        incoming.files.map((f) => f.field),
+      );
+      if (fieldErrors.length > 0) {
+        const names = fieldErrors.map((e) => e.field.slice(0, 100)).join(', ');
+        throw new AppError('unprocessable', message('formFieldsInvalid', { fields: names.slice(0, 500) }), { fieldErrors });
+      }
+    }
     const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
     const submission: Submission = {
       id: newId(),
@@ -91,6 +104,7 @@ export class SubmissionIntakeService {
       data,
       files,
       spam,
+      spamReasons: spam ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [],
       meta: incoming.meta,
       createdAt: nowIso(this.deps.clock),
     };

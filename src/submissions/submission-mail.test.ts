@@ -10,6 +10,7 @@ const submission = (data: Record<string, unknown>, files: Submission['files'] = 
   data,
   files,
   spam: false,
+  spamReasons: [],
   meta: { ip: null, userAgent: null, referer: null, origin: null },
   createdAt: '2026-11-22T10:00:00.000Z',
 });

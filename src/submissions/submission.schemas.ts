@@ -43,13 +43,23 @@ const submissionProperties = {
   data: { type: 'object', additionalProperties: true, description: 'Field name to value; a repeated name holds every value in a list' },
   files: { type: 'array', items: fileSchema },
   spam: { type: 'boolean' },
+  spamReasons: {
+    type: 'array',
+    description: 'Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam)',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['check', 'detail'],
+      properties: { check: { type: 'string' }, detail: { type: 'string' } },
+    },
+  },
   createdAt: isoTimestamp,
 } as const;
 
 export const submissionSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'data', 'files', 'spam', 'createdAt'],
+  required: ['id', 'data', 'files', 'spam', 'spamReasons', 'createdAt'],
   properties: submissionProperties,
 } as const;
 
@@ -101,6 +111,7 @@ const metaSchema = {
     userAgent: { type: ['string', 'null'] },
     referer: { type: ['string', 'null'] },
     origin: { type: ['string', 'null'] },
+    webdriver: { type: ['boolean', 'null'], description: "A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself" },
   },
 } as const;
 
@@ -143,11 +154,25 @@ export const submittedSchema = {
 } as const;
 
 /** The form interface's error object: the specification's, with the status as `code` and the error page URL. */
+/** One refused field of a 422: Formspree's code (REQUIRED_FIELD_MISSING, TYPE_EMAIL, ...) or Flagpost's own (docs/errors.md). */
+export const fieldErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'code', 'message'],
+  properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
 export const formErrorSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['error', 'code', 'message', 'url'],
-  properties: { error: { type: 'boolean', const: true }, code: { type: 'integer' }, message: { type: 'string' }, url: { type: 'string' } },
+  properties: {
+    error: { type: 'boolean', const: true },
+    code: { type: 'integer' },
+    message: { type: 'string' },
+    url: { type: 'string' },
+    errors: { type: 'array', description: "422 only: one entry per refused field (the form's field rules)", items: fieldErrorSchema },
+  },
 } as const;
 
 export const redirect = { description: 'See Other: Location is the success or error page, with message and goBackUrl in its query' } as const;
@@ -186,6 +211,39 @@ export const personalDataSchema = {
           files: { type: 'array', items: fileSchema },
           meta: metaSchema,
         },
+      },
+    },
+  },
+} as const;
+
+/** Path of the Formspree drop-in: `/formspree/f/{formKey}`, as Formspree's libraries build it. */
+export const formspreeParams = {
+  type: 'object',
+  required: ['formKey'],
+  properties: { formKey: { type: 'string', description: "The form's key (the one of /v1/s/{formKey})" } },
+} as const;
+
+/** Formspree's success answer: `next` is the thank-you page (the form's successUrl, else the built-in page). */
+export const formspreeSuccessSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ok', 'next'],
+  properties: { ok: { type: 'boolean', const: true }, next: { type: 'string' } },
+} as const;
+
+/** Formspree's error answer: field errors carry `field`; form errors carry Formspree's code when there is one. */
+export const formspreeErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['message'],
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
       },
     },
   },

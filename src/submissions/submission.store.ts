@@ -4,7 +4,7 @@ import type { Executor } from '../db/database.ts';
 import { type Cursor, newestFirst } from '../db/paging.ts';
 import { AppError, message } from '../errors.ts';
 import type { FileLocation, FileStorageKind, ObjectLocation, ObjectStorageKind } from '../files/index.ts';
-import type { IncomingFile, StoredFile, Submission } from './submission.ts';
+import type { IncomingFile, SpamReason, StoredFile, Submission } from './submission.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from './submission.table.ts';
 
 const FILE_COLUMNS = ['id', 'submission_id', 'field', 'name', 'size', 'content_type'] as const;
@@ -25,7 +25,9 @@ const toSubmission = (row: Selectable<SubmissionsTable>, files: StoredFile[]): S
   data: fromJson<Record<string, unknown>>(row.data) ?? {},
   files,
   spam: toBool(row.spam),
-  meta: { ip: row.ip, userAgent: row.user_agent, referer: row.referer, origin: row.origin },
+  spamReasons: fromJson<SpamReason[]>(row.spam_reasons) ?? [],
+  fingerprint: row.fingerprint,
+  meta: { ip: row.ip, userAgent: row.user_agent, referer: row.referer, origin: row.origin, webdriver: row.webdriver === null ? null : toBool(row.webdriver) },
   createdAt: row.created_at,
 });
 
@@ -72,6 +74,9 @@ export class SubmissionStore {
         user_agent: submission.meta.userAgent,
         referer: submission.meta.referer,
         origin: submission.meta.origin,
+        webdriver: submission.meta.webdriver === undefined || submission.meta.webdriver === null ? null : fromBool(submission.meta.webdriver),
+        spam_reasons: submission.spamReasons && submission.spamReasons.length > 0 ? JSON.stringify(submission.spamReasons) : null,
+        fingerprint: submission.fingerprint ?? null,
         created_at: submission.createdAt,
       })
       .execute();

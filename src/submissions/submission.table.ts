@@ -10,6 +10,10 @@ export interface SubmissionsTable {
   referer: string | null;
   origin: string | null;
   created_at: string;
+  /** Migration 0026 (issue 34): why it is spam (JSON `[{check, detail}]`), the fingerprint of its normalised fields, a Formspree client's webdriver flag. */
+  spam_reasons: string | null;
+  fingerprint: string | null;
+  webdriver: number | null;
 }
 
 export interface SubmissionFilesTable {

@@ -7,6 +7,8 @@ export interface SubmissionMeta {
   userAgent: string | null;
   referer: string | null;
   origin: string | null;
+  /** A Formspree client's `webdriver` flag (issue 34): recorded, never a verdict by itself; null: not told. */
+  webdriver?: boolean | null;
 }
 
 /** A file as it arrived, read completely within the limits of contract D16, and where its bytes went. */
@@ -23,6 +25,8 @@ export interface IncomingSubmission {
   data: Record<string, unknown>;
   files: IncomingFile[];
   meta: SubmissionMeta;
+  /** When the page was loaded (ms since the epoch) as a Formspree client said (Formspree-Session-Data): the fill-time check's start. */
+  loadedAt?: number;
 }
 
 export interface StoredFile {
@@ -39,8 +43,18 @@ export interface Submission {
   data: Record<string, unknown>;
   files: StoredFile[];
   spam: boolean;
+  /** Why it is spam (issue 34): one entry per check that said so; empty for a submission that is not spam. */
+  spamReasons: SpamReason[];
+  /** Hash of the normalised fields, for the duplicate check; null when not computed. */
+  fingerprint?: string | null;
   meta: SubmissionMeta;
   createdAt: string;
+}
+
+/** One reason of a spam verdict: the check (`honeypot`, `duplicate`, `minFillTime`, `disposableEmail`, `rule`) and what it saw. */
+export interface SpamReason {
+  check: string;
+  detail: string;
 }
 
 /** Collects text fields in arrival order; a repeated name keeps every value as an array (contract D13). */
@@ -86,6 +100,7 @@ export const submissionView = (s: Submission) => ({
   data: s.data,
   files: s.files.map(fileView),
   spam: s.spam,
+  spamReasons: s.spamReasons,
   createdAt: s.createdAt,
 });
 
