@@ -3,3 +3,4 @@ export { FormService } from './form.service.ts';
 export { FormStore } from './form.store.ts';
 export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type FilePolicy, type Form, isHttpUrl, type SpamChecks } from './form.ts';
 export { checkFields, type FieldError, type FieldRules } from './field-rules.ts';
+export { spamChecksSchema } from './form.schemas.ts';

@@ -6,12 +6,14 @@ import { type Cursor, type Page, pageOf } from '../db/paging.ts';
 import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FileStorage, ObjectLocation, ReceivedFile } from '../files/index.ts';
-import { checkFields, type Form, type FormService } from '../forms/index.ts';
+import { checkFields, type Form, type FormService, type SpamChecks } from '../forms/index.ts';
+import { conditionProblem } from '../targeting/index.ts';
+import { DUPLICATE_WINDOW_MINUTES, disposableReason, fillTimeReason, fingerprintOf, RATE_WINDOW_SECONDS, ruleContext, ruleReason } from './spam-checks.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { csvRow } from './csv.ts';
 import { addressFingerprint, personMatcher } from './person-match.ts';
-import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
+import { applyHoneypot, type IncomingSubmission, notificationEmail, type SpamReason, type StoredFile, type Submission, webhookBody } from './submission.ts';
 import { discordMessage, slackMessage } from './chat-messages.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
 import { SubmissionWriter } from './submission-writer.ts';
@@ -42,6 +44,8 @@ const LIST_BATCH = 20;
 const PERSON_MAX = 10_000;
 /** Field columns of the CSV export, at most; further fields go, as JSON, into one `otherFields` column. */
 export const CSV_FIELD_COLUMNS = 100;
+/** Submissions a spam rules' dry run looks at: the form's newest. */
+export const DRY_RUN_SIZE = 1000;
 
 const cursorOf = (s: Submission): Cursor => ({ createdAt: s.createdAt, id: s.id });
 
@@ -82,11 +86,12 @@ export class SubmissionService {
       if (refusal === 'failed') throw new AppError('forbidden', messages.formCaptchaFailed);
       if (refusal === 'unavailable') throw new AppError('unavailable', messages.formCaptchaUnavailable);
     }
-    const { data, spam } = applyHoneypot(form, incoming.data);
+    if (form.spamChecks?.proofOfWork) await this.checkProofOfWork(incoming);
+    const { data, spam: trapped } = applyHoneypot(form, incoming.data);
     if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
+    // The honeypot is no field of the form: a filled one is judged as spam, not by the rules.
+    const fields = form.honeypot ? Object.fromEntries(Object.entries(data).filter(([name]) => name !== form.honeypot)) : data;
     if (form.fieldRules) {
-      // The honeypot is no field of the form: a filled one is judged as spam, not by the rules.
-      const fields = form.honeypot ? Object.fromEntries(Object.entries(data).filter(([name]) => name !== form.honeypot)) : data;
       const fieldErrors = checkFields(
         form.fieldRules,
         fields,
@@ -97,6 +102,11 @@ export class SubmissionService {
         throw new AppError('unprocessable', message('formFieldsInvalid', { fields: names.slice(0, 500) }), { fieldErrors });
       }
     }
+    const now = this.deps.clock();
+    const fingerprint = fingerprintOf(fields);
+    const reasons: SpamReason[] = trapped ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [];
+    if (form.spamChecks) reasons.push(...(await this.spamReasons(form, form.spamChecks, { fields, fingerprint, incoming, now })));
+    const spam = reasons.length > 0;
     const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
     const submission: Submission = {
       id: newId(),
@@ -104,13 +114,105 @@ export class SubmissionService {
       data,
       files,
       spam,
-      spamReasons: spam ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [],
+      spamReasons: reasons,
+      fingerprint,
       meta: incoming.meta,
       createdAt: nowIso(this.deps.clock),
     };
     const deliveries = spam ? [] : this.deliveriesFor(form, submission);
     await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
     return submission;
+  }
+
+  /** A form that asks for a proof of work refuses a submission without a fresh one (once per solution). */
+  private async checkProofOfWork(incoming: IncomingSubmission): Promise<void> {
+    const proof = incoming.proofOfWork ?? { ok: false, why: 'missing' };
+    if (!proof.ok && proof.why === 'missing') throw new AppError('validation', messages.formProofOfWorkMissing);
+    if (!proof.ok) throw new AppError('forbidden', messages.formProofOfWorkFailed);
+    const now = this.deps.clock();
+    const expires = new Date(Math.max(proof.expiresAt * 1000, now.getTime())).toISOString();
+    if (!(await this.deps.store.useProofOfWork(this.deps.db, proof.signature, expires, now.toISOString())))
+      throw new AppError('forbidden', messages.formProofOfWorkFailed);
+  }
+
+  /**
+   * The verdicts of the form's spam checks (docs/adr/0046-spam-checks.md): a rate limit over the form's
+   * own count refuses (429, nothing stored); every other check that says spam adds its reason.
+   */
+  private async spamReasons(
+    form: Form,
+    checks: SpamChecks,
+    at: { fields: Record<string, unknown>; fingerprint: string; incoming: IncomingSubmission; now: Date },
+  ): Promise<SpamReason[]> {
+    const { db, store } = this.deps;
+    const ago = (ms: number) => new Date(at.now.getTime() - ms).toISOString();
+    const reasons: SpamReason[] = [];
+    const limit = checks.rateLimit;
+    if (limit?.perMinute || limit?.perAddress) {
+      const since = ago(RATE_WINDOW_SECONDS * 1000);
+      const ip = at.incoming.meta.ip;
+      const over =
+        (limit.perMinute && (await store.countSince(db, form.id, since)) >= limit.perMinute) ||
+        (limit.perAddress && ip !== null && (await store.countSince(db, form.id, since, ip)) >= limit.perAddress);
+      if (over) throw new AppError('rate_limited', messages.formRateLimited, { retryAfterSeconds: RATE_WINDOW_SECONDS });
+    }
+    if (checks.minFillSeconds) {
+      const reason = fillTimeReason(checks.minFillSeconds, at.incoming.loadedAt, at.now.getTime());
+      if (reason) reasons.push(reason);
+    }
+    if (checks.duplicates?.enabled) {
+      const minutes = checks.duplicates.windowMinutes ?? DUPLICATE_WINDOW_MINUTES;
+      if (await store.hasFingerprintSince(db, form.id, at.fingerprint, ago(minutes * 60_000)))
+        reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${minutes} minutes` });
+    }
+    if (checks.disposableEmails) {
+      const reason = disposableReason(at.fields);
+      if (reason) reasons.push(reason);
+    }
+    if (checks.rules && checks.rules.length > 0) {
+      const reason = ruleReason(checks.rules, ruleContext(at.fields, at.incoming.meta));
+      if (reason) reasons.push(reason);
+    }
+    return reasons;
+  }
+
+  /**
+   * What `checks` would have decided for the form's last DRY_RUN_SIZE submissions (issue 34), before they
+   * are saved. Rules, disposable e-mails and duplicates are decided again from the stored fields; the
+   * verdicts that need the request (fill time, proof of work), the honeypot's and a reviewer's are kept.
+   */
+  async dryRunSpamChecks(formKey: string, checks: SpamChecks) {
+    const form = await this.deps.forms.get(formKey);
+    const problems = (checks.rules ?? []).flatMap((condition, i) => {
+      const why = conditionProblem(condition);
+      return why ? [{ field: `body.spamChecks.rules.${i}`, reason: why.message }] : [];
+    });
+    if (problems.length > 0) throw AppError.validation(problems);
+    const newest = await this.deps.store.newest(this.deps.db, form.id, DRY_RUN_SIZE);
+    const window = (checks.duplicates?.windowMinutes ?? DUPLICATE_WINDOW_MINUTES) * 60_000;
+    const lastSeen = new Map<string, number>();
+    const kept = new Set(['honeypot', 'manual', ...(checks.minFillSeconds ? ['minFillTime'] : []), ...(checks.proofOfWork ? ['proofOfWork'] : [])]);
+    const verdicts = new Map<string, SpamReason[]>();
+    // Oldest first, so that a duplicate is the later of two.
+    for (const s of [...newest].reverse()) {
+      const fields = form.honeypot ? Object.fromEntries(Object.entries(s.data).filter(([name]) => name !== form.honeypot)) : s.data;
+      const reasons = s.spamReasons.filter((r) => kept.has(r.check));
+      const at = Date.parse(s.createdAt);
+      const fingerprint = s.fingerprint ?? fingerprintOf(fields);
+      const previous = lastSeen.get(fingerprint);
+      if (checks.duplicates?.enabled && previous !== undefined && at - previous <= window)
+        reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${window / 60_000} minutes` });
+      lastSeen.set(fingerprint, at);
+      const disposable = checks.disposableEmails ? disposableReason(fields) : undefined;
+      if (disposable) reasons.push(disposable);
+      const rule = checks.rules && checks.rules.length > 0 ? ruleReason(checks.rules, ruleContext(fields, s.meta)) : undefined;
+      if (rule) reasons.push(rule);
+      verdicts.set(s.id, reasons);
+    }
+    const changed = newest
+      .filter((s) => verdicts.get(s.id)!.length > 0 !== s.spam)
+      .map((s) => ({ id: s.id, createdAt: s.createdAt, spamBefore: s.spam, spamAfter: !s.spam, spamReasons: verdicts.get(s.id)! }));
+    return { checked: newest.length, spam: [...verdicts.values()].filter((r) => r.length > 0).length, changed };
   }
 
   /**
@@ -172,12 +274,25 @@ export class SubmissionService {
     return { file: found.file, body: await this.deps.files.open(found.location) };
   }
 
-  /** Marks one submission as spam or not spam; answers it as `get` does. */
+  /**
+   * Marks one submission as spam or not spam; answers it as `get` does. "Not spam" for a submission whose
+   * deliveries spam skipped queues them now (issue 34); "spam" by hand is a reviewer's reason.
+   */
   async markSpam(formKey: string, id: string, spam: boolean, actor: Actor) {
     const form = await this.deps.forms.get(formKey);
+    let queued = 0;
+    const delivered = (await this.deps.outbox.deliveriesOf(id)).length > 0;
     await this.deps.db.transaction().execute(async (trx) => {
       const before = await this.deps.store.find(trx, form.id, id);
       if (!before || !(await this.deps.store.setSpam(trx, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+      if (before.spam !== spam) {
+        await this.deps.store.setSpamReasons(trx, form.id, id, spam ? [{ check: 'manual', detail: 'marked as spam by a reviewer' }] : []);
+      }
+      if (before.spam && !spam && !delivered) {
+        const deliveries = this.deliveriesFor(form, before);
+        queued = deliveries.length;
+        await this.deps.outbox.enqueue(trx, before, deliveries, nowIso(this.deps.clock));
+      }
       await this.deps.audit.record(trx, actor, {
         entity: 'submission',
         entityId: id,
@@ -185,6 +300,8 @@ export class SubmissionService {
         changes: { spam: { before: before.spam, after: spam } },
       });
     });
+    // The outbox worker sends at once, as for a new submission.
+    if (queued > 0) await this.deps.events.committed({ type: 'submission.stored', formId: form.id, submissionId: id, deliveries: queued });
     return this.get(formKey, id);
   }
 
