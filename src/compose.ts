@@ -346,16 +346,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
   const submissionOutbox = new OutboxService(db, outboxStore);
-  const submissions = new SubmissionService({
-    db,
-    store: submissionStore,
-    forms,
-    outbox: submissionOutbox,
-    events,
-    listPageBytes: config.forms.listPageBytes,
-    audit,
-    files,
-  });
   const submissionIntake = new SubmissionIntakeService({
     db,
     store: submissionStore,
@@ -366,6 +356,18 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     captcha: new CaptchaVerifier(config.captcha, log),
     files,
+  });
+  const submissions = new SubmissionService({
+    db,
+    store: submissionStore,
+    forms,
+    outbox: submissionOutbox,
+    events,
+    listPageBytes: config.forms.listPageBytes,
+    audit,
+    files,
+    intake: submissionIntake,
+    clock,
   });
   // The owners hear of a delivery given up (issue 34), by e-mail when SMTP is set.
   if (config.smtpUrl !== undefined) new DeliveryAlerts({ events, forms, accounts, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });

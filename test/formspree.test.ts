@@ -51,7 +51,7 @@ forEachDialect('Formspree drop-in: /formspree/f/{formKey} (issue 34)', (ctx) => 
     const result = await createClient().submitForm(form.key, { email: 'not-an-email', message: 'Hi' }, { endpoint });
     assert.ok(isSubmissionError(result));
     assert.deepEqual(result.getFieldErrors('email'), [{ code: 'TYPE_EMAIL', message: 'should be an email' }]);
-    const missing = await createClient().submitForm(form.key, { message: 'Hi' }, { endpoint });
+    const missing = await createClient().submitForm(form.key, { message: 'Hi' } as Record<string, string>, { endpoint });
     assert.ok(isSubmissionError(missing));
     assert.deepEqual(
       missing.getFieldErrors('email').map((e) => e.code),
@@ -62,7 +62,7 @@ forEachDialect('Formspree drop-in: /formspree/f/{formKey} (issue 34)', (ctx) => 
   it('takes multipart FormData with a file, and refuses an .exe renamed .pdf as a form error', async () => {
     const data = new FormData();
     data.append('email', 'ada@example.com');
-    data.append('cv', new Blob([Buffer.from('%PDF-1.7\n%%EOF\n')], { type: 'application/pdf' }), 'cv.pdf');
+    data.append('cv', new Blob(['%PDF-1.7\n%%EOF\n'], { type: 'application/pdf' }), 'cv.pdf');
     const ok = await createClient().submitForm(form.key, data, { endpoint });
     assert.equal(ok.kind, 'success', JSON.stringify(ok));
     const { submissions } = await listSubmissions(ctx(), form.key);
@@ -72,7 +72,7 @@ forEachDialect('Formspree drop-in: /formspree/f/{formKey} (issue 34)', (ctx) => 
     );
     const bad = new FormData();
     bad.append('email', 'ada@example.com');
-    bad.append('cv', new Blob([exe()], { type: 'application/pdf' }), 'cv.pdf');
+    bad.append('cv', new Blob([new Uint8Array(exe())], { type: 'application/pdf' }), 'cv.pdf');
     const refused = await createClient().submitForm(form.key, bad, { endpoint });
     assert.ok(isSubmissionError(refused));
     assert.deepEqual(refused.getFormErrors(), [{ code: 'UNSPECIFIED', message: 'Error: File "cv.pdf" is not an allowed type' }]);

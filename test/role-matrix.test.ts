@@ -113,6 +113,8 @@ const ROUTES: Record<string, Access> = {
   'PATCH /admin/v1/forms/{formKey}': 'editor',
   'POST /admin/v1/forms/{formKey}/webhook-secret': 'editor',
   'DELETE /admin/v1/forms/{formKey}': 'editor',
+  // Issue 34: trying spam checks on the last submissions changes nothing, but is part of editing the form.
+  'POST /admin/v1/forms/{formKey}/spam-rules/dry-run': 'editor',
   'GET /admin/v1/forms/{formKey}/submissions': 'submissions',
   'GET /admin/v1/forms/{formKey}/submissions.csv': 'submissions',
   'GET /admin/v1/forms/{formKey}/submissions.json': 'submissions',

@@ -521,6 +521,14 @@ export interface paths {
                 /** @description The URL forms post to */
                 endpoint: string;
                 errorUrl: string | null;
+                /** @description The field rules, or null */
+                fieldRules: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description The file policy, or null */
+                filePolicy: {
+                  [key: string]: unknown;
+                } | null;
                 honeypot: string | null;
                 key: string;
                 name: string;
@@ -578,6 +586,10 @@ export interface paths {
                 /** @description Days submissions are kept; null: until deleted */
                 retentionDays: number | null;
                 slackWebhookUrl: string | null;
+                /** @description The spam checks, or null */
+                spamChecks: {
+                  [key: string]: unknown;
+                } | null;
                 /** @description Submissions marked as spam */
                 spamCount: number;
                 /** @description Submissions of the form, spam included */
@@ -671,6 +683,33 @@ export interface paths {
             discordWebhookUrl?: string | null;
             enabled?: boolean;
             errorUrl?: string | null;
+            fieldRules?: {
+              additionalProperties?: boolean;
+              properties?: {
+                [key: string]: {
+                  description?: string;
+                  enum?: (string | number | boolean)[];
+                  /** @enum {string} */
+                  format?: 'email' | 'uri' | 'date';
+                  maximum?: number;
+                  maxLength?: number;
+                  minimum?: number;
+                  minLength?: number;
+                  pattern?: string;
+                  /** @enum {string} */
+                  type?: 'string' | 'number' | 'integer' | 'boolean';
+                };
+              };
+              required?: string[];
+              /** @enum {string} */
+              type?: 'object';
+            } | null;
+            filePolicy?: {
+              allowedTypes: string[];
+              maxFileBytes?: number | null;
+              maxFiles?: number | null;
+              maxTotalBytes?: number | null;
+            } | null;
             honeypot?: string | null;
             name: string;
             notifications?: {
@@ -725,6 +764,28 @@ export interface paths {
             redirectUrl?: string | null;
             retentionDays?: number | null;
             slackWebhookUrl?: string | null;
+            spamChecks?: {
+              disposableEmails?: boolean | null;
+              duplicates?: {
+                enabled: boolean;
+                windowMinutes?: number | null;
+              } | null;
+              minFillSeconds?: number | null;
+              proofOfWork?: boolean | null;
+              rateLimit?: {
+                perAddress?: number | null;
+                perMinute?: number | null;
+              } | null;
+              rules?:
+                | {
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    operator: string;
+                    values: (string | number | boolean)[];
+                  }[]
+                | null;
+            } | null;
             successUrl?: string | null;
             uploadsEnabled?: boolean;
             webhooks?:
@@ -842,6 +903,14 @@ export interface paths {
               /** @description The URL forms post to */
               endpoint: string;
               errorUrl: string | null;
+              /** @description The field rules, or null */
+              fieldRules: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The file policy, or null */
+              filePolicy: {
+                [key: string]: unknown;
+              } | null;
               honeypot: string | null;
               key: string;
               name: string;
@@ -899,6 +968,10 @@ export interface paths {
               /** @description Days submissions are kept; null: until deleted */
               retentionDays: number | null;
               slackWebhookUrl: string | null;
+              /** @description The spam checks, or null */
+              spamChecks: {
+                [key: string]: unknown;
+              } | null;
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
@@ -1045,6 +1118,14 @@ export interface paths {
               /** @description The URL forms post to */
               endpoint: string;
               errorUrl: string | null;
+              /** @description The field rules, or null */
+              fieldRules: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The file policy, or null */
+              filePolicy: {
+                [key: string]: unknown;
+              } | null;
               honeypot: string | null;
               key: string;
               name: string;
@@ -1102,6 +1183,10 @@ export interface paths {
               /** @description Days submissions are kept; null: until deleted */
               retentionDays: number | null;
               slackWebhookUrl: string | null;
+              /** @description The spam checks, or null */
+              spamChecks: {
+                [key: string]: unknown;
+              } | null;
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
@@ -1256,6 +1341,33 @@ export interface paths {
             discordWebhookUrl?: string | null;
             enabled?: boolean;
             errorUrl?: string | null;
+            fieldRules?: {
+              additionalProperties?: boolean;
+              properties?: {
+                [key: string]: {
+                  description?: string;
+                  enum?: (string | number | boolean)[];
+                  /** @enum {string} */
+                  format?: 'email' | 'uri' | 'date';
+                  maximum?: number;
+                  maxLength?: number;
+                  minimum?: number;
+                  minLength?: number;
+                  pattern?: string;
+                  /** @enum {string} */
+                  type?: 'string' | 'number' | 'integer' | 'boolean';
+                };
+              };
+              required?: string[];
+              /** @enum {string} */
+              type?: 'object';
+            } | null;
+            filePolicy?: {
+              allowedTypes: string[];
+              maxFileBytes?: number | null;
+              maxFiles?: number | null;
+              maxTotalBytes?: number | null;
+            } | null;
             honeypot?: string | null;
             name?: string;
             notifications?: {
@@ -1310,6 +1422,28 @@ export interface paths {
             redirectUrl?: string | null;
             retentionDays?: number | null;
             slackWebhookUrl?: string | null;
+            spamChecks?: {
+              disposableEmails?: boolean | null;
+              duplicates?: {
+                enabled: boolean;
+                windowMinutes?: number | null;
+              } | null;
+              minFillSeconds?: number | null;
+              proofOfWork?: boolean | null;
+              rateLimit?: {
+                perAddress?: number | null;
+                perMinute?: number | null;
+              } | null;
+              rules?:
+                | {
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    operator: string;
+                    values: (string | number | boolean)[];
+                  }[]
+                | null;
+            } | null;
             successUrl?: string | null;
             uploadsEnabled?: boolean;
             webhooks?:
@@ -1427,6 +1561,14 @@ export interface paths {
               /** @description The URL forms post to */
               endpoint: string;
               errorUrl: string | null;
+              /** @description The field rules, or null */
+              fieldRules: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The file policy, or null */
+              filePolicy: {
+                [key: string]: unknown;
+              } | null;
               honeypot: string | null;
               key: string;
               name: string;
@@ -1484,6 +1626,10 @@ export interface paths {
               /** @description Days submissions are kept; null: until deleted */
               retentionDays: number | null;
               slackWebhookUrl: string | null;
+              /** @description The spam checks, or null */
+              spamChecks: {
+                [key: string]: unknown;
+              } | null;
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
@@ -1708,6 +1854,125 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/forms/{formKey}/spam-rules/dry-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** What changed spam checks would have decided for the form's last 1,000 submissions (nothing is saved) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Spam checks beside honeypot and CAPTCHA; each absent one is off */
+            spamChecks: {
+              disposableEmails?: boolean | null;
+              duplicates?: {
+                enabled: boolean;
+                windowMinutes?: number | null;
+              } | null;
+              minFillSeconds?: number | null;
+              proofOfWork?: boolean | null;
+              rateLimit?: {
+                perAddress?: number | null;
+                perMinute?: number | null;
+              } | null;
+              rules?:
+                | {
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    operator: string;
+                    values: (string | number | boolean)[];
+                  }[]
+                | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The submissions whose verdict would change, newest first */
+              changed: {
+                createdAt: string;
+                id: string;
+                spamAfter: boolean;
+                spamBefore: boolean;
+                spamReasons: {
+                  check: string;
+                  detail: string;
+                }[];
+              }[];
+              /** @description Submissions looked at: the newest 1,000 at most */
+              checked: number;
+              /** @description How many of them the checks call spam */
+              spam: number;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/forms/{formKey}/submissions': {
     parameters: {
       query?: never;
@@ -1722,6 +1987,8 @@ export interface paths {
           cursor?: string;
           limit?: string;
           spam?: 'true' | 'false' | 'all';
+          /** @description Only spam that this check called spam (a `check` of its spamReasons) */
+          spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
         };
         header?: never;
         path: {
@@ -1792,6 +2059,11 @@ export interface paths {
                 }[];
                 id: string;
                 spam: boolean;
+                /** @description Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam) */
+                spamReasons: {
+                  check: string;
+                  detail: string;
+                }[];
               }[];
             };
           };
@@ -1820,6 +2092,8 @@ export interface paths {
           cursor?: string;
           limit?: string;
           spam?: 'true' | 'false' | 'all';
+          /** @description Only spam that this check called spam (a `check` of its spamReasons) */
+          spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
         };
         header?: never;
         path: {
@@ -1899,6 +2173,8 @@ export interface paths {
           cursor?: string;
           limit?: string;
           spam?: 'true' | 'false' | 'all';
+          /** @description Only spam that this check called spam (a `check` of its spamReasons) */
+          spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
         };
         header?: never;
         path: {
@@ -2069,8 +2345,15 @@ export interface paths {
                 origin: string | null;
                 referer: string | null;
                 userAgent: string | null;
+                /** @description A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself */
+                webdriver?: boolean | null;
               };
               spam: boolean;
+              /** @description Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam) */
+              spamReasons?: {
+                check: string;
+                detail: string;
+              }[];
             };
           };
         };
@@ -2245,8 +2528,15 @@ export interface paths {
                 origin: string | null;
                 referer: string | null;
                 userAgent: string | null;
+                /** @description A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself */
+                webdriver?: boolean | null;
               };
               spam: boolean;
+              /** @description Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam) */
+              spamReasons?: {
+                check: string;
+                detail: string;
+              }[];
             };
           };
         };
@@ -3453,6 +3743,8 @@ export interface paths {
                   origin: string | null;
                   referer: string | null;
                   userAgent: string | null;
+                  /** @description A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself */
+                  webdriver?: boolean | null;
                 };
                 spam: boolean;
               }[];
@@ -11263,6 +11555,109 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/formspree/f/{formKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Submit a form as Formspree's client libraries do (the Formspree drop-in) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key (the one of /v1/s/{formKey}) */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      /** @description The submitted fields: a JSON object, application/x-www-form-urlencoded, or multipart/form-data (files need uploadsEnabled) */
+      requestBody: {
+        content: {
+          'application/json': unknown;
+          'application/x-www-form-urlencoded': unknown;
+          'multipart/form-data': unknown;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              errors: {
+                code?: string;
+                field?: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              errors: {
+                code?: string;
+                field?: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              next: string;
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    /** CORS preflight of a form's Formspree-compatible endpoint */
+    options: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key (the one of /v1/s/{formKey}) */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description No content; the CORS headers allow the form's websites (contract D19) */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -12223,6 +12618,12 @@ export interface paths {
               code: number;
               /** @enum {boolean} */
               error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
               message: string;
               url: string;
             };
@@ -12238,6 +12639,12 @@ export interface paths {
               code: number;
               /** @enum {boolean} */
               error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
               message: string;
               url: string;
             };
@@ -12298,6 +12705,139 @@ export interface paths {
         };
       };
     };
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/s/{formKey}/challenge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An ALTCHA proof-of-work challenge for the form */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              /** @enum {boolean} */
+              error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
+              message: string;
+              url: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description algorithm, nonce, salt, cost, keyLength, keyPrefix, expiresAt, data */
+              parameters: {
+                [key: string]: unknown;
+              };
+              signature: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/s/{formKey}/rendered': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A signed render timestamp for the minimum fill time check */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              /** @enum {boolean} */
+              error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
+              message: string;
+              url: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The name of the hidden field to send the token in (_flagpost_rendered) */
+              field: string;
+              /** @description When the form was rendered, signed by Flagpost */
+              token: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
     head?: never;
     patch?: never;
     trace?: never;

@@ -12,3 +12,4 @@ export {
 export { oneLine, renderHtml, renderLine, templateVariables } from './mail-template.ts';
 export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type FilePolicy, type Form, isHttpUrl, type SpamChecks } from './form.ts';
 export { checkFields, type FieldError, type FieldRules } from './field-rules.ts';
+export { spamChecksSchema } from './form.schemas.ts';

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
-import type { FormService } from '../forms/index.ts';
+import type { Form, FormService } from '../forms/index.ts';
 import { clientKey } from '../http/client-key.ts';
 import type { RoutePlugin } from '../http/schemas.ts';
 import { admissionRefusal } from './admission.ts';
@@ -13,7 +13,9 @@ import {
   formKeyParams,
   htmlPage,
   noContentPreflight,
+  challengeSchema,
   redirect,
+  renderedSchema,
   resultPageQuery,
   submissionBody,
   submitQuery,
@@ -22,6 +24,8 @@ import {
 import type { Submission } from './submission.ts';
 import type { SubmissionIntakeService } from './submission-intake.service.ts';
 import { UploadGate } from './upload-gate.ts';
+import { checkProofOfWork, newChallenge, POW_FIELD, type ProofOfWork } from './proof-of-work.ts';
+import { RENDER_FIELD, renderedAt, renderToken } from './spam-checks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -158,7 +162,7 @@ export async function receiveSubmission(
   if (!request.isMultipart()) {
     const urlencoded = request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false;
     const body = readParsedBody(request.body, urlencoded, limits);
-    return submissions.accept(form, { data: body.data, files: body.files, meta, loadedAt: signals.loadedAt });
+    return submissions.accept(form, { data: body.data, files: body.files, meta, ...(await proofsOf(deps, form, body.data, signals)) });
   }
   const client = whileConnected(request);
   // One client cannot take every upload slot: its further uploads are refused, not queued. Counted
@@ -184,7 +188,7 @@ export async function receiveSubmission(
         // A body that ended after its deadline was refused: its files go.
         (late) => submissions.discardFiles(late.files.map((f) => f.received)),
       );
-      return await submissions.accept(form, { data: body.data, files: body.files, meta, loadedAt: signals.loadedAt });
+      return await submissions.accept(form, { data: body.data, files: body.files, meta, ...(await proofsOf(deps, form, body.data, signals)) });
     } finally {
       release();
     }
@@ -194,6 +198,26 @@ export async function receiveSubmission(
     if (left === 0) uploadsOf.delete(ip);
     else uploadsOf.set(ip, left);
   }
+}
+
+/**
+ * What the client proved besides its fields, taken out of the data (they are no fields of the form): when
+ * the form was rendered (Formspree's page-load time, else the form snippet's signed RENDER_FIELD), and,
+ * for a form that asks for it, its ALTCHA proof of work (POW_FIELD).
+ */
+async function proofsOf(
+  deps: SubmissionIntakeDeps,
+  form: Form,
+  data: Record<string, unknown>,
+  signals: ClientSignals,
+): Promise<{ loadedAt?: number; proofOfWork?: ProofOfWork }> {
+  const token = data[RENDER_FIELD];
+  delete data[RENDER_FIELD];
+  const loadedAt = signals.loadedAt ?? renderedAt(deps.resultPageKey, form.key, token);
+  if (!form.spamChecks?.proofOfWork) return { loadedAt };
+  const solution = data[POW_FIELD];
+  delete data[POW_FIELD];
+  return { loadedAt, proofOfWork: await checkProofOfWork(deps.resultPageKey, form.key, solution) };
 }
 
 /** The form submission interface at /v1/s (contract D13-D19). */
@@ -250,6 +274,46 @@ export const submissionIntakeRoutes: RoutePlugin<SubmissionIntakeDeps> = async (
       reply.header('cache-control', 'no-store');
       if (ctx.rest) return reply.send({ success: true, code: 200, message: messages.formSubmitted, url, id: submission.id });
       return reply.code(303).header('location', url).type('text/plain; charset=utf-8').send(`See ${url}`);
+    },
+  );
+
+  // The form snippet's render timestamp (issue 34): a page asks for one when it shows the form and sends it
+  // back in RENDER_FIELD, so that the minimum fill time is measured from a time the client cannot invent.
+  app.get(
+    '/:formKey/rendered',
+    {
+      config: { surface: 'forms' },
+      schema: {
+        summary: 'A signed render timestamp for the minimum fill time check',
+        params: formKeyParams,
+        response: { 200: renderedSchema, '4xx': formErrorSchema },
+      },
+    },
+    async (request, reply) => {
+      const form = await preflightForm(forms, request.params.formKey);
+      if (!form) throw new AppError('not_found', message('formNotFound', { formKey: request.params.formKey.slice(0, 100) }));
+      allowOrigin(request, reply, form.websites);
+      reply.header('cache-control', 'no-store');
+      request.formContext = { rest: true, form, goBackUrl: undefined };
+      return { field: RENDER_FIELD, token: renderToken(deps.resultPageKey, form.key, Date.now()) };
+    },
+  );
+
+  // The ALTCHA challenge of a form's page (spamChecks.proofOfWork): solved in the browser, sent in `altcha`.
+  app.get(
+    '/:formKey/challenge',
+    {
+      config: { surface: 'forms' },
+      schema: { summary: 'An ALTCHA proof-of-work challenge for the form', params: formKeyParams, response: { 200: challengeSchema, '4xx': formErrorSchema } },
+    },
+    async (request, reply) => {
+      const form = await preflightForm(forms, request.params.formKey);
+      if (!form) throw new AppError('not_found', message('formNotFound', { formKey: request.params.formKey.slice(0, 100) }));
+      allowOrigin(request, reply, form.websites);
+      reply.header('cache-control', 'no-store');
+      request.formContext = { rest: true, form, goBackUrl: undefined };
+      const { parameters, signature } = await newChallenge(deps.resultPageKey, form.key, Date.now());
+      return { parameters: { ...parameters }, signature: signature! };
     },
   );
 

@@ -3,12 +3,13 @@ import type { Db } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FileStorage, ReceivedFile } from '../files/index.ts';
-import { checkFields, type Form } from '../forms/index.ts';
+import { checkFields, type Form, type SpamChecks } from '../forms/index.ts';
+import { disposableReason, fillTimeReason, fingerprintOf, RATE_WINDOW_SECONDS, ruleContext, ruleReason, DUPLICATE_WINDOW_MINUTES } from './spam-checks.ts';
 import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
 import type { CaptchaVerifier } from './captcha.ts';
 import { discordMessage, slackMessage } from './chat-messages.ts';
 import { fieldsMeet } from './field-conditions.ts';
-import { applyHoneypot, type IncomingSubmission, type StoredFile, type Submission, webhookBody } from './submission.ts';
+import { applyHoneypot, type IncomingSubmission, type SpamReason, type StoredFile, type Submission, webhookBody } from './submission.ts';
 import { autoResponseMail, notificationMail } from './submission-mail.ts';
 import type { SubmissionStore } from './submission.store.ts';
 import { SubmissionWriter } from './submission-writer.ts';
@@ -82,11 +83,12 @@ export class SubmissionIntakeService {
       if (refusal === 'failed') throw new AppError('forbidden', messages.formCaptchaFailed);
       if (refusal === 'unavailable') throw new AppError('unavailable', messages.formCaptchaUnavailable);
     }
-    const { data, spam } = applyHoneypot(form, incoming.data);
+    if (form.spamChecks?.proofOfWork) await this.checkProofOfWork(incoming);
+    const { data, spam: trapped } = applyHoneypot(form, incoming.data);
     if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
+    // The honeypot is no field of the form: a filled one is judged as spam, not by the rules.
+    const fields = form.honeypot ? Object.fromEntries(Object.entries(data).filter(([name]) => name !== form.honeypot)) : data;
     if (form.fieldRules) {
-      // The honeypot is no field of the form: a filled one is judged as spam, not by the rules.
-      const fields = form.honeypot ? Object.fromEntries(Object.entries(data).filter(([name]) => name !== form.honeypot)) : data;
       const fieldErrors = checkFields(
         form.fieldRules,
         fields,
@@ -97,6 +99,11 @@ export class SubmissionIntakeService {
         throw new AppError('unprocessable', message('formFieldsInvalid', { fields: names.slice(0, 500) }), { fieldErrors });
       }
     }
+    const now = this.deps.clock();
+    const fingerprint = fingerprintOf(fields);
+    const reasons: SpamReason[] = trapped ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [];
+    if (form.spamChecks) reasons.push(...(await this.spamReasons(form, form.spamChecks, { fields, fingerprint, incoming, now })));
+    const spam = reasons.length > 0;
     const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
     const submission: Submission = {
       id: newId(),
@@ -104,13 +111,66 @@ export class SubmissionIntakeService {
       data,
       files,
       spam,
-      spamReasons: spam ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [],
+      spamReasons: reasons,
+      fingerprint,
       meta: incoming.meta,
       createdAt: nowIso(this.deps.clock),
     };
     const deliveries = spam ? [] : [...this.deliveriesFor(form, submission), ...(await this.autoResponseFor(form, submission))];
     await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
     return submission;
+  }
+
+  /** A form that asks for a proof of work refuses a submission without a fresh one (once per solution). */
+  private async checkProofOfWork(incoming: IncomingSubmission): Promise<void> {
+    const proof = incoming.proofOfWork ?? { ok: false, why: 'missing' };
+    if (!proof.ok && proof.why === 'missing') throw new AppError('validation', messages.formProofOfWorkMissing);
+    if (!proof.ok) throw new AppError('forbidden', messages.formProofOfWorkFailed);
+    const now = this.deps.clock();
+    const expires = new Date(Math.max(proof.expiresAt * 1000, now.getTime())).toISOString();
+    if (!(await this.deps.store.useProofOfWork(this.deps.db, proof.signature, expires, now.toISOString())))
+      throw new AppError('forbidden', messages.formProofOfWorkFailed);
+  }
+
+  /**
+   * The verdicts of the form's spam checks (docs/adr/0046-spam-checks.md): a rate limit over the form's
+   * own count refuses (429, nothing stored); every other check that says spam adds its reason.
+   */
+  private async spamReasons(
+    form: Form,
+    checks: SpamChecks,
+    at: { fields: Record<string, unknown>; fingerprint: string; incoming: IncomingSubmission; now: Date },
+  ): Promise<SpamReason[]> {
+    const { db, store } = this.deps;
+    const ago = (ms: number) => new Date(at.now.getTime() - ms).toISOString();
+    const reasons: SpamReason[] = [];
+    const limit = checks.rateLimit;
+    if (limit?.perMinute || limit?.perAddress) {
+      const since = ago(RATE_WINDOW_SECONDS * 1000);
+      const ip = at.incoming.meta.ip;
+      const over =
+        (limit.perMinute && (await store.countSince(db, form.id, since)) >= limit.perMinute) ||
+        (limit.perAddress && ip !== null && (await store.countSince(db, form.id, since, ip)) >= limit.perAddress);
+      if (over) throw new AppError('rate_limited', messages.formRateLimited, { retryAfterSeconds: RATE_WINDOW_SECONDS });
+    }
+    if (checks.minFillSeconds) {
+      const reason = fillTimeReason(checks.minFillSeconds, at.incoming.loadedAt, at.now.getTime());
+      if (reason) reasons.push(reason);
+    }
+    if (checks.duplicates?.enabled) {
+      const minutes = checks.duplicates.windowMinutes ?? DUPLICATE_WINDOW_MINUTES;
+      if (await store.hasFingerprintSince(db, form.id, at.fingerprint, ago(minutes * 60_000)))
+        reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${minutes} minutes` });
+    }
+    if (checks.disposableEmails) {
+      const reason = disposableReason(at.fields);
+      if (reason) reasons.push(reason);
+    }
+    if (checks.rules && checks.rules.length > 0) {
+      const reason = ruleReason(checks.rules, ruleContext(at.fields, at.incoming.meta));
+      if (reason) reasons.push(reason);
+    }
+    return reasons;
   }
 
   /**

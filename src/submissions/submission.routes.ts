@@ -5,6 +5,8 @@ import { redactDelivery } from '../identity/index.ts';
 import { deliveryView } from '../outbox/index.ts';
 import {
   download,
+  dryRunBody,
+  dryRunSchema,
   exportQuery,
   fileParams,
   formKeyParams,
@@ -43,6 +45,19 @@ export interface SubmissionAdminDeps {
 }
 
 export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (app, { submissions, exports, personalData }) => {
+  app.post(
+    '/forms/:formKey/spam-rules/dry-run',
+    {
+      schema: {
+        summary: "What changed spam checks would have decided for the form's last 1,000 submissions (nothing is saved)",
+        params: formKeyParams,
+        body: dryRunBody,
+        response: { 200: dryRunSchema, ...adminErrors },
+      },
+    },
+    async (request) => submissions.dryRunSpamChecks(request.params.formKey, request.body.spamChecks),
+  );
+
   app.get(
     '/forms/:formKey/submissions',
     {
@@ -55,7 +70,10 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
       },
     },
     async (request) => {
-      const page = await submissions.list(request.params.formKey, readPage(request.query), { spam: spamFilter(request.query.spam) });
+      const page = await submissions.list(request.params.formKey, readPage(request.query), {
+        spam: spamFilter(request.query.spam),
+        spamCheck: request.query.spamCheck,
+      });
       return { submissions: page.items.map(submissionView), nextCursor: encodeCursor(page.next) };
     },
   );

@@ -1,3 +1,4 @@
+import { spamChecksSchema } from '../forms/index.ts';
 import { isoTimestamp, nextCursor } from '../http/schemas.ts';
 
 export const formKeyParams = {
@@ -25,6 +26,11 @@ export const submissionListQuery = {
     cursor: { type: 'string' },
     limit: { type: 'string' },
     spam: { type: 'string', enum: ['true', 'false', 'all'] },
+    spamCheck: {
+      type: 'string',
+      enum: ['honeypot', 'duplicate', 'minFillTime', 'disposableEmail', 'rule', 'proofOfWork', 'manual'],
+      description: 'Only spam that this check called spam (a `check` of its spamReasons)',
+    },
   },
 } as const;
 
@@ -246,5 +252,68 @@ export const formspreeErrorSchema = {
         properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
       },
     },
+  },
+} as const;
+
+const spamReasonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['check', 'detail'],
+  properties: { check: { type: 'string' }, detail: { type: 'string' } },
+} as const;
+
+/** The spam checks to try, as `PATCH /admin/v1/forms/{formKey}` would save them. */
+export const dryRunBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['spamChecks'],
+  properties: { spamChecks: spamChecksSchema },
+} as const;
+
+export const dryRunSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['checked', 'spam', 'changed'],
+  properties: {
+    checked: { type: 'integer', description: 'Submissions looked at: the newest 1,000 at most' },
+    spam: { type: 'integer', description: 'How many of them the checks call spam' },
+    changed: {
+      type: 'array',
+      description: 'The submissions whose verdict would change, newest first',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'createdAt', 'spamBefore', 'spamAfter', 'spamReasons'],
+        properties: {
+          id: { type: 'string' },
+          createdAt: { type: 'string' },
+          spamBefore: { type: 'boolean' },
+          spamAfter: { type: 'boolean' },
+          spamReasons: { type: 'array', items: spamReasonSchema },
+        },
+      },
+    },
+  },
+} as const;
+
+/** GET /v1/s/{formKey}/rendered: the hidden field to add to the form, and its signed render timestamp. */
+export const renderedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'token'],
+  properties: {
+    field: { type: 'string', description: 'The name of the hidden field to send the token in (_flagpost_rendered)' },
+    token: { type: 'string', description: 'When the form was rendered, signed by Flagpost' },
+  },
+} as const;
+
+/** GET /v1/s/{formKey}/challenge: an ALTCHA challenge (altcha-lib's v2 shape), signed by Flagpost. */
+export const challengeSchema = {
+  type: 'object',
+  additionalProperties: true,
+  required: ['parameters', 'signature'],
+  properties: {
+    parameters: { type: 'object', additionalProperties: true, description: 'algorithm, nonce, salt, cost, keyLength, keyPrefix, expiresAt, data' },
+    signature: { type: 'string' },
   },
 } as const;

@@ -5,9 +5,13 @@ import { type Cursor, type Page, pageOf } from '../db/paging.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { FileStorage, ObjectLocation } from '../files/index.ts';
-import type { FormService } from '../forms/index.ts';
+import type { FormService, SpamChecks } from '../forms/index.ts';
+import { conditionProblem } from '../targeting/index.ts';
+import { nowIso } from '../db/codec.ts';
+import { DUPLICATE_WINDOW_MINUTES, disposableReason, fingerprintOf, ruleContext, ruleReason } from './spam-checks.ts';
 import type { OutboxService } from '../outbox/index.ts';
-import type { StoredFile, Submission } from './submission.ts';
+import type { SpamReason, StoredFile, Submission } from './submission.ts';
+import type { SubmissionIntakeService } from './submission-intake.service.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
 
 export interface SubmissionServiceDeps {
@@ -21,7 +25,13 @@ export interface SubmissionServiceDeps {
   listPageBytes: number;
   audit: Pick<AuditLog, 'record'>;
   files: FileStorage;
+  /** What a submission that is not spam gets delivered: marking one "not spam" queues what spam skipped. */
+  intake: Pick<SubmissionIntakeService, 'deliveriesFor'>;
+  clock: () => Date;
 }
+
+/** Submissions a spam rules' dry run looks at: the form's newest. */
+export const DRY_RUN_SIZE = 1000;
 
 /** Submissions read from the database at once while a page is assembled. */
 const LIST_BATCH = 20;
@@ -82,12 +92,25 @@ export class SubmissionService {
     return { file: found.file, body: await this.deps.files.open(found.location) };
   }
 
-  /** Marks one submission as spam or not spam; answers it as `get` does. */
+  /**
+   * Marks one submission as spam or not spam; answers it as `get` does. "Not spam" for a submission whose
+   * deliveries spam skipped queues them now (issue 34); "spam" by hand is a reviewer's reason.
+   */
   async markSpam(formKey: string, id: string, spam: boolean, actor: Actor) {
     const form = await this.deps.forms.get(formKey);
+    let queued = 0;
+    const delivered = (await this.deps.outbox.deliveriesOf(id)).length > 0;
     await this.deps.db.transaction().execute(async (trx) => {
       const before = await this.deps.store.find(trx, form.id, id);
       if (!before || !(await this.deps.store.setSpam(trx, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+      if (before.spam !== spam) {
+        await this.deps.store.setSpamReasons(trx, form.id, id, spam ? [{ check: 'manual', detail: 'marked as spam by a reviewer' }] : []);
+      }
+      if (before.spam && !spam && !delivered) {
+        const deliveries = this.deps.intake.deliveriesFor(form, before);
+        queued = deliveries.length;
+        await this.deps.outbox.enqueue(trx, before, deliveries, nowIso(this.deps.clock));
+      }
       await this.deps.audit.record(trx, actor, {
         entity: 'submission',
         entityId: id,
@@ -95,7 +118,48 @@ export class SubmissionService {
         changes: { spam: { before: before.spam, after: spam } },
       });
     });
+    // The outbox worker sends at once, as for a new submission.
+    if (queued > 0) await this.deps.events.committed({ type: 'submission.stored', formId: form.id, submissionId: id, deliveries: queued });
     return this.get(formKey, id);
+  }
+
+  /**
+   * What `checks` would have decided for the form's last DRY_RUN_SIZE submissions (issue 34), before they
+   * are saved. Rules, disposable e-mails and duplicates are decided again from the stored fields; the
+   * verdicts that need the request (fill time, proof of work), the honeypot's and a reviewer's are kept.
+   */
+  async dryRunSpamChecks(formKey: string, checks: SpamChecks) {
+    const form = await this.deps.forms.get(formKey);
+    const problems = (checks.rules ?? []).flatMap((condition, i) => {
+      const why = conditionProblem(condition);
+      return why ? [{ field: `body.spamChecks.rules.${i}`, reason: why.message }] : [];
+    });
+    if (problems.length > 0) throw AppError.validation(problems);
+    const newest = await this.deps.store.newest(this.deps.db, form.id, DRY_RUN_SIZE);
+    const window = (checks.duplicates?.windowMinutes ?? DUPLICATE_WINDOW_MINUTES) * 60_000;
+    const lastSeen = new Map<string, number>();
+    const kept = new Set(['honeypot', 'manual', ...(checks.minFillSeconds ? ['minFillTime'] : []), ...(checks.proofOfWork ? ['proofOfWork'] : [])]);
+    const verdicts = new Map<string, SpamReason[]>();
+    // Oldest first, so that a duplicate is the later of two.
+    for (const s of [...newest].reverse()) {
+      const fields = form.honeypot ? Object.fromEntries(Object.entries(s.data).filter(([name]) => name !== form.honeypot)) : s.data;
+      const reasons = s.spamReasons.filter((r) => kept.has(r.check));
+      const at = Date.parse(s.createdAt);
+      const fingerprint = s.fingerprint ?? fingerprintOf(fields);
+      const previous = lastSeen.get(fingerprint);
+      if (checks.duplicates?.enabled && previous !== undefined && at - previous <= window)
+        reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${window / 60_000} minutes` });
+      lastSeen.set(fingerprint, at);
+      const disposable = checks.disposableEmails ? disposableReason(fields) : undefined;
+      if (disposable) reasons.push(disposable);
+      const rule = checks.rules && checks.rules.length > 0 ? ruleReason(checks.rules, ruleContext(fields, s.meta)) : undefined;
+      if (rule) reasons.push(rule);
+      verdicts.set(s.id, reasons);
+    }
+    const changed = newest
+      .filter((s) => verdicts.get(s.id)!.length > 0 !== s.spam)
+      .map((s) => ({ id: s.id, createdAt: s.createdAt, spamBefore: s.spam, spamAfter: !s.spam, spamReasons: verdicts.get(s.id)! }));
+    return { checked: newest.length, spam: [...verdicts.values()].filter((r) => r.length > 0).length, changed };
   }
 
   /** How many submissions (all, and spam) each of these forms has. */

@@ -31,3 +31,9 @@ export interface SubmissionFilesTable {
   storage: string;
   object_key: string | null;
 }
+
+/** Proof-of-work solutions already used (migration 0026): a solution counts once until its challenge expires. */
+export interface FormPowSolutionsTable {
+  signature: string;
+  expires_at: string;
+}

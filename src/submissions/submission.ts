@@ -27,6 +27,8 @@ export interface IncomingSubmission {
   meta: SubmissionMeta;
   /** When the page was loaded (ms since the epoch) as a Formspree client said (Formspree-Session-Data): the fill-time check's start. */
   loadedAt?: number;
+  /** The ALTCHA proof of work of a form that asks for one (proof-of-work.ts), checked by the intake route. */
+  proofOfWork?: { ok: true; signature: string; expiresAt: number } | { ok: false; why: 'missing' | 'failed' };
 }
 
 export interface StoredFile {
