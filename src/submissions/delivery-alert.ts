@@ -2,7 +2,7 @@ import { nowIso } from '../db/codec.ts';
 import type { DomainEventOf, DomainEvents } from '../events/index.ts';
 import type { FormService } from '../forms/index.ts';
 import type { AccountService } from '../identity/index.ts';
-import type { OutboxService } from '../outbox/index.ts';
+import type { OutboxService } from './outbox.service.ts';
 import { textOf } from './submission-mail.ts';
 
 export interface DeliveryAlertDeps {

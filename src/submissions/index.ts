@@ -12,3 +12,6 @@ export { FileMigration, type FileMigrationProgress } from './file-migration.ts';
 export { SubmissionDeliveryService } from './submission-delivery.service.ts';
 export { submissionDeliveryRoutes } from './submission-delivery.routes.ts';
 export { DeliveryAlerts } from './delivery-alert.ts';
+export { OutboxService } from './outbox.service.ts';
+export { OutboxStore } from './outbox.store.ts';
+export { OutboxWorker } from './outbox.worker.ts';

@@ -1,6 +1,6 @@
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import { redactDelivery } from '../identity/index.ts';
-import { deliveryView } from '../outbox/index.ts';
+import { deliveryView } from './outbox.ts';
 import { deliverySchema, formKeyParams } from './submission.schemas.ts';
 import type { SubmissionDeliveryService } from './submission-delivery.service.ts';
 

@@ -9,7 +9,7 @@ import type { FormService, SpamChecks } from '../forms/index.ts';
 import { conditionProblem } from '../targeting/index.ts';
 import { nowIso } from '../db/codec.ts';
 import { DUPLICATE_WINDOW_MINUTES, disposableReason, fingerprintOf, ruleContext, ruleReason } from './spam-checks.ts';
-import type { OutboxService } from '../outbox/index.ts';
+import type { OutboxService } from './outbox.service.ts';
 import type { SpamReason, StoredFile, Submission } from './submission.ts';
 import type { SubmissionIntakeService } from './submission-intake.service.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
