@@ -34,7 +34,6 @@ forEachDialect(
           notifications: null,
           autoResponse: null,
           webhooks: [],
-          countViews: false,
           fieldRules: null,
           filePolicy: null,
           spamChecks: null,

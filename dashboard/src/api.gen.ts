@@ -513,7 +513,6 @@ export interface paths {
                   minScore: number | null;
                   provider: string;
                 } | null;
-                countViews: boolean;
                 createdAt: string;
                 deleteFilesAfterDelivery: boolean;
                 discordWebhookUrl: string | null;
@@ -677,8 +676,6 @@ export interface paths {
               provider: 'turnstile' | 'hcaptcha' | 'recaptcha';
               secret: string;
             } | null;
-            /** @description Counts views of the form (GET /v1/s/{formKey}/view) for a conversion rate */
-            countViews?: boolean;
             deleteFilesAfterDelivery?: boolean;
             discordWebhookUrl?: string | null;
             enabled?: boolean;
@@ -895,7 +892,6 @@ export interface paths {
                 minScore: number | null;
                 provider: string;
               } | null;
-              countViews: boolean;
               createdAt: string;
               deleteFilesAfterDelivery: boolean;
               discordWebhookUrl: string | null;
@@ -1110,7 +1106,6 @@ export interface paths {
                 minScore: number | null;
                 provider: string;
               } | null;
-              countViews: boolean;
               createdAt: string;
               deleteFilesAfterDelivery: boolean;
               discordWebhookUrl: string | null;
@@ -1335,8 +1330,6 @@ export interface paths {
               provider: 'turnstile' | 'hcaptcha' | 'recaptcha';
               secret: string;
             } | null;
-            /** @description Counts views of the form (GET /v1/s/{formKey}/view) for a conversion rate */
-            countViews?: boolean;
             deleteFilesAfterDelivery?: boolean;
             discordWebhookUrl?: string | null;
             enabled?: boolean;
@@ -1553,7 +1546,6 @@ export interface paths {
                 minScore: number | null;
                 provider: string;
               } | null;
-              countViews: boolean;
               createdAt: string;
               deleteFilesAfterDelivery: boolean;
               discordWebhookUrl: string | null;

@@ -72,7 +72,6 @@ export const mailSettingsBody = {
   notifications: nullable(notifications),
   autoResponse: nullable(autoResponse),
   webhooks: nullable(webhooks),
-  countViews: { type: 'boolean', description: 'Counts views of the form (GET /v1/s/{formKey}/view) for a conversion rate' },
 } as const;
 
 /** The same settings in the admin view of a form. */
@@ -80,7 +79,6 @@ export const mailSettingsView = {
   notifications: { anyOf: [notifications, { type: 'null' }] },
   autoResponse: { anyOf: [autoResponse, { type: 'null' }] },
   webhooks,
-  countViews: { type: 'boolean' },
 } as const;
 
-export const MAIL_SETTINGS_VIEW_FIELDS = ['notifications', 'autoResponse', 'webhooks', 'countViews'] as const;
+export const MAIL_SETTINGS_VIEW_FIELDS = ['notifications', 'autoResponse', 'webhooks'] as const;

@@ -48,11 +48,9 @@ export interface FormMailSettings {
   notifications: NotificationSettings | null;
   autoResponse: AutoResponseSettings | null;
   webhooks: WebhookRoute[];
-  /** Counts views of the form's page (GET /v1/s/{formKey}/view), for a conversion rate. */
-  countViews: boolean;
 }
 
-export const DEFAULT_MAIL_SETTINGS: FormMailSettings = { notifications: null, autoResponse: null, webhooks: [], countViews: false };
+export const DEFAULT_MAIL_SETTINGS: FormMailSettings = { notifications: null, autoResponse: null, webhooks: [] };
 
 /** The fields that hold the submitter's address when no field is named. */
 export const DEFAULT_ADDRESS_FIELDS = ['email', '_replyto'] as const;

@@ -71,7 +71,6 @@ const AUDITED_FIELDS = Object.keys(
     projectId: null,
     projectKey: null,
     webhookSecret: null,
-    hasReadToken: false,
     createdAt: '',
     updatedAt: '',
   }),
@@ -114,7 +113,6 @@ export class FormService {
       id: newId(),
       key: newKey(12),
       webhookSecret: webhookSecret ?? null,
-      hasReadToken: false,
       createdAt: now,
       updatedAt: now,
     };

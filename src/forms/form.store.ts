@@ -38,8 +38,6 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
   notifications: fromJson<NotificationSettings>(row.notifications) ?? null,
   autoResponse: fromJson<AutoResponseSettings>(row.auto_response) ?? null,
   webhooks: fromJson<WebhookRoute[]>(row.webhooks) ?? [],
-  countViews: toBool(row.count_views),
-  hasReadToken: row.read_token_hash !== null,
   fieldRules: fromJson<FieldRules>(row.field_rules) ?? null,
   filePolicy: fromJson<FilePolicy>(row.file_policy) ?? null,
   spamChecks: fromJson<SpamChecks>(row.spam_checks) ?? null,
@@ -47,7 +45,7 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
   updatedAt: row.updated_at,
 });
 
-const toRow = (form: Form): Omit<Selectable<FormsTable>, 'read_token_hash'> => ({
+const toRow = (form: Form): Selectable<FormsTable> => ({
   id: form.id,
   key: form.key,
   name: form.name,
@@ -75,7 +73,6 @@ const toRow = (form: Form): Omit<Selectable<FormsTable>, 'read_token_hash'> => (
   notifications: form.notifications ? toJson(form.notifications) : null,
   auto_response: form.autoResponse ? toJson(form.autoResponse) : null,
   webhooks: form.webhooks.length > 0 ? toJson(form.webhooks) : null,
-  count_views: fromBool(form.countViews),
   field_rules: form.fieldRules ? toJson(form.fieldRules) : null,
   file_policy: form.filePolicy ? toJson(form.filePolicy) : null,
   spam_checks: form.spamChecks ? toJson(form.spamChecks) : null,

@@ -32,19 +32,8 @@ export interface FormsTable {
   notifications: string | null;
   auto_response: string | null;
   webhooks: string | null;
-  /** SHA-256 (hex) of the form's read-only integration token; null: none. */
-  read_token_hash: string | null;
-  count_views: number;
   /** Migration 0026 (issue 34), JSON text; null: off. */
   field_rules: string | null;
   file_policy: string | null;
   spam_checks: string | null;
-}
-
-/** Views of a form's page per UTC day (migration 0027): a count, no personal data. */
-export interface FormViewsTable {
-  form_id: string;
-  /** YYYY-MM-DD (UTC). */
-  day: string;
-  views: number;
 }

@@ -83,8 +83,6 @@ export interface Form extends FormSettings {
   projectKey: string | null;
   /** Signing secret of the webhook (`whsec_` + base64), shown once. */
   webhookSecret: string | null;
-  /** True when the form has a read-only integration token (only its hash is stored). */
-  hasReadToken: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -167,8 +165,6 @@ export function applySettings(base: FormSettings, patch: FormPatch): { settings:
   if (patch.notifications !== undefined) next.notifications = patch.notifications;
   if (patch.autoResponse !== undefined) next.autoResponse = patch.autoResponse;
   if (patch.webhooks !== undefined) next.webhooks = patch.webhooks ?? [];
-  if (patch.countViews === null) problem('countViews', 'cannot be cleared');
-  else if (patch.countViews !== undefined) next.countViews = patch.countViews;
   mailSettingsProblems(next, problem);
   if (patch.captcha !== undefined) {
     next.captcha = patch.captcha === null ? null : { provider: patch.captcha.provider, secret: patch.captcha.secret, minScore: patch.captcha.minScore ?? null };
@@ -236,7 +232,6 @@ export function formView(form: Form, publicUrl: string) {
     notifications: form.notifications,
     autoResponse: form.autoResponse,
     webhooks: form.webhooks,
-    countViews: form.countViews,
     fieldRules: form.fieldRules,
     filePolicy: form.filePolicy,
     spamChecks: form.spamChecks,
