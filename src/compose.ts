@@ -2,7 +2,16 @@ import type { Logger } from 'pino';
 import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
-import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
+import {
+  ChangeApplier,
+  ChangeNotifier,
+  ChangeRequestService,
+  ChangeRequestViews,
+  ChangeReviewService,
+  ChangeScheduler,
+  ChangeStore,
+  PromotionService,
+} from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
@@ -17,7 +26,7 @@ import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
-  AccountService,
+  openAccounts,
   AccountStore,
   AdminGate,
   AdminTokenService,
@@ -113,6 +122,8 @@ export interface Services {
   readonly codeRefs: CodeRefService;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
+  readonly changeReviews: ChangeReviewService;
+  readonly changeViews: ChangeRequestViews;
   /** Applies change requests, now or when they are due. */
   readonly changeApplier: ChangeApplier;
   /** Compare and promote between environments, revert from a flag's history. */
@@ -229,6 +240,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
+    connections: {
+      max: config.flagdSync.maxConnections,
+      perClient: config.flagdSync.maxConnectionsPerClient,
+      idleMs: config.flagdSync.idleMs,
+      maxAgeMs: config.flagdSync.maxAgeMs,
+    },
   });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
@@ -237,7 +254,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
   const accountStore = new AccountStore(handle.dialect);
-  const accounts = new AccountService({
+  const accounts = openAccounts({
     db,
     store: accountStore,
     settings,
@@ -264,32 +281,47 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
     db,
     store: changeStore,
     mail: changeMail,
-    accounts,
+    accounts: accounts.members,
+    projectRoles,
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
     log,
   });
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
+  const changeViews = new ChangeRequestViews({ db, store: changeStore, projects, flags, segments });
+  const changeRequests = new ChangeRequestService({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    views: changeViews,
+    audit,
+    notifier: changeNotifier,
+    clock,
+    events,
+  });
+  const changeReviews = new ChangeReviewService({ db, store: changeStore, views: changeViews, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
     db,
     store: changeStore,
     projects,
     flags,
     segments,
-    requests: changeRequests,
+    views: changeViews,
     events,
     audit,
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
   const unleash = new UnleashImportService({ documents });
@@ -306,7 +338,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projects,
     webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
   });
-  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
@@ -318,7 +349,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const sso =
+    config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
   const identity: Identity = {
     adminToken: adminTokens,
     accounts,
@@ -359,7 +391,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
   });
   // The owners hear of a delivery given up (issue 34), by e-mail when SMTP is set.
-  if (config.smtpUrl !== undefined) new DeliveryAlerts({ events, forms, accounts, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
+  if (config.smtpUrl !== undefined)
+    new DeliveryAlerts({ events, forms, accounts: accounts.members, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
   const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
   const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
@@ -392,7 +425,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
   });
   const webhookStore = new WebhookStore(handle.dialect);
-  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
+  const webhooks = new WebhookService({
+    db,
+    store: webhookStore,
+    projects,
+    audit,
+    events,
+    clock,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
   const retention = new RetentionJob({
     db,
@@ -452,6 +493,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     feedback,
     codeRefs,
     changeRequests,
+    changeReviews,
+    changeViews,
     changeApplier,
     promotion,
     changeScheduler,

@@ -4698,6 +4698,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4742,6 +4743,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4828,6 +4837,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4872,6 +4882,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5095,6 +5113,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5139,6 +5158,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5223,6 +5250,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5267,6 +5295,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5293,7 +5329,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve a change request: a member other than its author, editor or owner */
+    /** Approve the revision of a change request the reviewer saw (409 when it has a newer one): a member other than its author and than whoever wrote a revision since its approvals were last reset, editor or owner */
     post: {
       parameters: {
         query?: never;
@@ -5304,7 +5340,14 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The revision approved (the `revision` of the request as the reviewer read it); 409 when the request has another */
+            revision: number;
+          };
+        };
+      };
       responses: {
         /** @description The error object of the specification */
         '4XX': {
@@ -5355,6 +5398,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5399,6 +5443,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5487,6 +5539,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5531,6 +5584,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5625,6 +5686,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5669,6 +5731,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5757,6 +5827,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5801,6 +5872,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5898,6 +5977,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5942,6 +6022,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -6016,6 +6104,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -6060,6 +6149,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -6147,6 +6244,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -6191,6 +6289,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -6740,7 +6846,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete an environment with its flag values and sync token; a project keeps at least one */
+    /** Delete an environment with its flag values and sync token; a project keeps at least one, and a protected one is refused (409) until an owner unprotects it */
     delete: {
       parameters: {
         query?: never;
@@ -7964,6 +8070,7 @@ export interface paths {
                 approvals: {
                   /** @description ISO-8601 UTC date-time */
                   at: string;
+                  /** @description The member's e-mail address ('a member' for viewers) */
                   label: string;
                   userId: string;
                 }[];
@@ -8008,6 +8115,14 @@ export interface paths {
                 /** @description Approvals its environment needs now (0 when not protected) */
                 requiredApprovals: number;
                 revision: number;
+                /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+                revisions: {
+                  /** @description Writing it cleared the approvals there were */
+                  approvalsReset: boolean;
+                  /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                  author: string;
+                  revision: number;
+                }[];
                 scheduledAt: string | null;
                 /** @enum {string} */
                 status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -8211,10 +8326,13 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a flag in every environment of the project */
+    /** Create a flag in every environment of the project; in a protected one it starts switched off and what was asked for waits in a change request */
     post: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
         header?: never;
         path: {
           /** @description The project's key (x-project-key of its clients) */
@@ -8294,6 +8412,14 @@ export interface paths {
             'application/json': {
               /** @description When the flag was archived, or null */
               archivedAt?: string | null;
+              /** @description One per protected environment where the flag asked for more than switched off: it starts switched off there, and this change request (submitted for review) holds what was asked */
+              changeRequests: {
+                environment: {
+                  key: string;
+                  name: string;
+                };
+                id: string;
+              }[];
               environments: {
                 createdAt: string;
                 defaultVariant: string | null;
@@ -8492,10 +8618,13 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    /** Rename a flag, set its tags, archive or restore it (in every environment) */
+    /** Rename a flag, set its tags, archive or restore it (in every environment); a rename is refused (409) while an environment is protected */
     patch: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
         header?: never;
         path: {
           projectKey: string;
@@ -8853,6 +8982,7 @@ export interface paths {
                 approvals: {
                   /** @description ISO-8601 UTC date-time */
                   at: string;
+                  /** @description The member's e-mail address ('a member' for viewers) */
                   label: string;
                   userId: string;
                 }[];
@@ -8897,6 +9027,14 @@ export interface paths {
                 /** @description Approvals its environment needs now (0 when not protected) */
                 requiredApprovals: number;
                 revision: number;
+                /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+                revisions: {
+                  /** @description Writing it cleared the approvals there were */
+                  approvalsReset: boolean;
+                  /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                  author: string;
+                  revision: number;
+                }[];
                 scheduledAt: string | null;
                 /** @enum {string} */
                 status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';

@@ -1,14 +1,14 @@
 import { nowIso } from '../db/codec.ts';
 import type { DomainEventOf, DomainEvents } from '../events/index.ts';
 import type { FormService } from '../forms/index.ts';
-import type { AccountService } from '../identity/index.ts';
+import type { MemberService } from '../identity/index.ts';
 import type { OutboxService } from './outbox.service.ts';
 import { textOf } from './submission-mail.ts';
 
 export interface DeliveryAlertDeps {
   events: DomainEvents;
   forms: Pick<FormService, 'list'>;
-  accounts: Pick<AccountService, 'listUsers'>;
+  accounts: Pick<MemberService, 'listUsers'>;
   outbox: OutboxService;
   publicUrl: string;
   clock: () => Date;
