@@ -48,7 +48,20 @@ import { allDeliveries, MailSender, type OutboxSettings, Scheduler, WebhookSende
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { CaptchaVerifier, OutboxService, OutboxStore, OutboxWorker, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import {
+  CaptchaVerifier,
+  DeliveryAlerts,
+  OutboxService,
+  OutboxStore,
+  OutboxWorker,
+  PersonalDataService,
+  RetentionJob,
+  SubmissionDeliveryService,
+  SubmissionExportService,
+  SubmissionIntakeService,
+  SubmissionService,
+  SubmissionStore,
+} from './submissions/index.ts';
 
 import { openFileStorage } from './compose/files.ts';
 import { scheduleJobs } from './compose/jobs.ts';
@@ -261,20 +274,35 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
 
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
+  const submissionOutbox = new OutboxService(db, outboxStore);
+  const submissionIntake = new SubmissionIntakeService({
+    db,
+    store: submissionStore,
+    outbox: submissionOutbox,
+    events,
+    mailEnabled: config.smtpUrl !== undefined,
+    publicUrl: config.publicUrl,
+    clock,
+    captcha: new CaptchaVerifier(config.captcha, log),
+    files,
+  });
   const submissions = new SubmissionService({
     db,
     store: submissionStore,
     forms,
-    outbox: new OutboxService(db, outboxStore),
+    outbox: submissionOutbox,
     events,
-    mailEnabled: config.smtpUrl !== undefined,
     listPageBytes: config.forms.listPageBytes,
-    publicUrl: config.publicUrl,
-    clock,
-    captcha: new CaptchaVerifier(config.captcha, log),
     audit,
     files,
+    intake: submissionIntake,
+    clock,
   });
+  // The owners hear of a delivery given up (issue 34), by e-mail when SMTP is set.
+  if (config.smtpUrl !== undefined)
+    new DeliveryAlerts({ events, forms, accounts: accounts.members, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
+  const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
+  const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
   const outboxSettings: OutboxSettings = {
@@ -293,6 +321,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
     forms,
     events,
+  });
+  const submissionDeliveries = new SubmissionDeliveryService({
+    db,
+    forms,
+    outbox: submissionOutbox,
+    intake: submissionIntake,
+    deliver: outbox,
+    mailEnabled: config.smtpUrl !== undefined,
+    audit,
+    clock,
   });
   const webhookStore = new WebhookStore(handle.dialect);
   const webhooks = new WebhookService({
@@ -372,6 +410,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     forms,
     submissions,
+    submissionIntake,
+    submissionExports,
+    submissionDeliveries,
+    personalData,
     resultPageKey,
     outbox,
     webhooks,

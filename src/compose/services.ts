@@ -21,7 +21,15 @@ import type { Identity, ScryptCost } from '../identity/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ProjectService } from '../projects/index.ts';
 import type { SegmentService } from '../segments/index.ts';
-import type { OutboxWorker, RetentionJob, SubmissionService } from '../submissions/index.ts';
+import type {
+  OutboxWorker,
+  PersonalDataService,
+  RetentionJob,
+  SubmissionDeliveryService,
+  SubmissionExportService,
+  SubmissionIntakeService,
+  SubmissionService,
+} from '../submissions/index.ts';
 import type { Tracing } from '../tracing/tracing.ts';
 import type { WebhookService, WebhookWorker } from '../webhooks/index.ts';
 
@@ -96,7 +104,15 @@ export interface Services {
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
+  /** A form's inbox: list, read, mark and delete submissions. */
   readonly submissions: SubmissionService;
+  /** Takes submissions in (the /v1/s routes). */
+  readonly submissionIntake: SubmissionIntakeService;
+  readonly submissionExports: SubmissionExportService;
+  /** A form's test delivery and re-sends (issue 34). */
+  readonly submissionDeliveries: SubmissionDeliveryService;
+  /** Access and erasure requests across every form. */
+  readonly personalData: PersonalDataService;
   /** Signs the links to the built-in result pages of forms. */
   readonly resultPageKey: Buffer;
   /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
