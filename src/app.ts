@@ -39,7 +39,7 @@ import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { segmentAdminRoutes } from './segments/index.ts';
-import { formspreeRoutes, submissionAdminRoutes, submissionIntakeRoutes, UploadSlots } from './submissions/index.ts';
+import { formspreeRoutes, submissionAdminRoutes, submissionDeliveryRoutes, submissionIntakeRoutes, UploadSlots } from './submissions/index.ts';
 
 export interface BuildAppOptions {
   /** Replaces the services' logger (tests pass false). */
@@ -125,7 +125,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
 
   const intake = {
     forms: services.forms,
-    submissions: services.submissions,
+    submissions: services.submissionIntake,
     limits: config.forms,
     bodyLimit: config.bodyLimit,
     publicUrl: config.publicUrl,
@@ -169,7 +169,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         publicUrl: config.publicUrl,
         submissionCounts: services.submissions,
       });
-      await admin.register(submissionAdminRoutes, { submissions: services.submissions });
+      await admin.register(submissionAdminRoutes, {
+        submissions: services.submissions,
+        exports: services.submissionExports,
+        personalData: services.personalData,
+      });
+      await admin.register(submissionDeliveryRoutes, { deliveries: services.submissionDeliveries });
       await admin.register(auditAdminRoutes, { audit: services.audit });
     },
     { prefix: '/admin/v1' },

@@ -64,7 +64,17 @@ import {
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import {
+  CaptchaVerifier,
+  DeliveryAlerts,
+  PersonalDataService,
+  RetentionJob,
+  SubmissionDeliveryService,
+  SubmissionExportService,
+  SubmissionIntakeService,
+  SubmissionService,
+  SubmissionStore,
+} from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
@@ -131,7 +141,15 @@ export interface Services {
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
+  /** A form's inbox: list, read, mark and delete submissions. */
   readonly submissions: SubmissionService;
+  /** Takes submissions in (the /v1/s routes). */
+  readonly submissionIntake: SubmissionIntakeService;
+  readonly submissionExports: SubmissionExportService;
+  /** A form's test delivery and re-sends (issue 34). */
+  readonly submissionDeliveries: SubmissionDeliveryService;
+  /** Access and erasure requests across every form. */
+  readonly personalData: PersonalDataService;
   /** Signs the links to the built-in result pages of forms. */
   readonly resultPageKey: Buffer;
   /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
@@ -327,20 +345,34 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
 
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
+  const submissionOutbox = new OutboxService(db, outboxStore);
+  const submissionIntake = new SubmissionIntakeService({
+    db,
+    store: submissionStore,
+    outbox: submissionOutbox,
+    events,
+    mailEnabled: config.smtpUrl !== undefined,
+    publicUrl: config.publicUrl,
+    clock,
+    captcha: new CaptchaVerifier(config.captcha, log),
+    files,
+  });
   const submissions = new SubmissionService({
     db,
     store: submissionStore,
     forms,
-    outbox: new OutboxService(db, outboxStore),
+    outbox: submissionOutbox,
     events,
-    mailEnabled: config.smtpUrl !== undefined,
     listPageBytes: config.forms.listPageBytes,
-    publicUrl: config.publicUrl,
-    clock,
-    captcha: new CaptchaVerifier(config.captcha, log),
     audit,
     files,
+    intake: submissionIntake,
+    clock,
   });
+  // The owners hear of a delivery given up (issue 34), by e-mail when SMTP is set.
+  if (config.smtpUrl !== undefined) new DeliveryAlerts({ events, forms, accounts, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
+  const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
+  const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
   const outboxSettings: OutboxSettings = {
@@ -359,6 +391,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
     forms,
     events,
+  });
+  const submissionDeliveries = new SubmissionDeliveryService({
+    db,
+    forms,
+    outbox: submissionOutbox,
+    intake: submissionIntake,
+    deliver: outbox,
+    mailEnabled: config.smtpUrl !== undefined,
+    audit,
+    clock,
   });
   // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
   // still delivers what its own submissions wake (a claimed delivery is leased to one process).
@@ -432,6 +474,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     forms,
     submissions,
+    submissionIntake,
+    submissionExports,
+    submissionDeliveries,
+    personalData,
     resultPageKey,
     outbox,
     webhooks,

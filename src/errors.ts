@@ -115,6 +115,8 @@ export const messages = {
   adminFormNotFound: 'Form with key {formKey} does not exist',
   submissionNotFound: 'Submission {id} does not exist in form {formKey}',
   submissionFileNotFound: 'File {fileId} does not exist in submission {id}',
+  formDeliveryNotFound: 'Delivery {id} does not exist in form {formKey}',
+  formDeliveryPending: 'Delivery {id} is already queued; it is sent as soon as it is due',
   formFileStoreUnavailable: 'Error: Files cannot be stored right now, please try again in a moment',
   fileStoreUnavailable: 'The file store cannot be reached right now; try again in a moment',
   flagdSyncRefused: 'The selector is not a valid flagd sync token of this Flagpost',

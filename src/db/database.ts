@@ -10,7 +10,7 @@ import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FlagUsageTable } from '../flags/usage/flag-usage.table.ts';
-import type { FormsTable } from '../forms/form.table.ts';
+import type { FormsTable, FormViewsTable } from '../forms/form.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SegmentsTable } from '../segments/segment.table.ts';
@@ -31,6 +31,7 @@ export interface Database {
   code_ref_removals: CodeRefRemovalsTable;
   settings: SettingsTable;
   forms: FormsTable;
+  form_views: FormViewsTable;
   submissions: SubmissionsTable;
   submission_files: SubmissionFilesTable;
   form_pow_solutions: FormPowSolutionsTable;

@@ -1,3 +1,5 @@
+import { MAIL_SETTINGS_VIEW_FIELDS, mailSettingsBody, mailSettingsView } from './form-mail.schemas.ts';
+
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const url = { type: 'string', minLength: 1, maxLength: 2000 };
 const list = (item: Record<string, unknown>, maxItems: number) => nullable({ type: 'array', items: item, maxItems });
@@ -124,6 +126,7 @@ const settings = {
       minScore: nullable({ type: 'number', minimum: 0, maximum: 1 }),
     },
   }),
+  ...mailSettingsBody,
   fieldRules: nullable(fieldRulesSchema),
   filePolicy: nullable(filePolicySchema),
   spamChecks: nullable(spamChecksSchema),
@@ -166,6 +169,7 @@ export const formSchema = {
     'retentionDays',
     'deleteFilesAfterDelivery',
     'captcha',
+    ...MAIL_SETTINGS_VIEW_FIELDS,
     'fieldRules',
     'filePolicy',
     'spamChecks',
@@ -203,6 +207,7 @@ export const formSchema = {
         { type: 'null' },
       ],
     },
+    ...mailSettingsView,
     fieldRules: { type: ['object', 'null'], additionalProperties: true, description: 'The field rules, or null' },
     filePolicy: { type: ['object', 'null'], additionalProperties: true, description: 'The file policy, or null' },
     spamChecks: { type: ['object', 'null'], additionalProperties: true, description: 'The spam checks, or null' },

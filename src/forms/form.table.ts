@@ -28,8 +28,23 @@ export interface FormsTable {
   updated_at: string;
   /** The project the form belongs to (migration 0015); null: the whole instance's. */
   project_id: string | null;
+  /** Issue 34 (migration 0027): e-mail and routing settings as JSON text; null: off. */
+  notifications: string | null;
+  auto_response: string | null;
+  webhooks: string | null;
+  /** SHA-256 (hex) of the form's read-only integration token; null: none. */
+  read_token_hash: string | null;
+  count_views: number;
   /** Migration 0026 (issue 34), JSON text; null: off. */
   field_rules: string | null;
   file_policy: string | null;
   spam_checks: string | null;
+}
+
+/** Views of a form's page per UTC day (migration 0027): a count, no personal data. */
+export interface FormViewsTable {
+  form_id: string;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  views: number;
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { FieldProblem } from '../errors.ts';
+import { DEFAULT_MAIL_SETTINGS, type FormMailSettings, mailSettingsProblems } from './form-mail.ts';
 import { type Condition, conditionProblem } from '../targeting/index.ts';
 import { type FieldRules, fieldRulesProblems } from './field-rules.ts';
 
@@ -43,8 +44,8 @@ export type SpamChecks = {
   proofOfWork?: boolean | null;
 };
 
-/** The settings of a form (contract "Admin API" form settings). */
-export interface FormSettings {
+/** The settings of a form (contract "Admin API" form settings; e-mail and routing: form-mail.ts). */
+export interface FormSettings extends FormMailSettings {
   name: string;
   enabled: boolean;
   uploadsEnabled: boolean;
@@ -82,6 +83,8 @@ export interface Form extends FormSettings {
   projectKey: string | null;
   /** Signing secret of the webhook (`whsec_` + base64), shown once. */
   webhookSecret: string | null;
+  /** True when the form has a read-only integration token (only its hash is stored). */
+  hasReadToken: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -102,6 +105,7 @@ export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
   retentionDays: null,
   deleteFilesAfterDelivery: false,
   captcha: null,
+  ...DEFAULT_MAIL_SETTINGS,
   fieldRules: null,
   filePolicy: null,
   spamChecks: null,
@@ -159,6 +163,13 @@ export function applySettings(base: FormSettings, patch: FormPatch): { settings:
       if (!EMAIL.test(email)) problem(`notifyEmails.${i}`, 'must be an e-mail address');
     });
   }
+  // E-mail and routing (issue 34): each replaced whole; null turns it off.
+  if (patch.notifications !== undefined) next.notifications = patch.notifications;
+  if (patch.autoResponse !== undefined) next.autoResponse = patch.autoResponse;
+  if (patch.webhooks !== undefined) next.webhooks = patch.webhooks ?? [];
+  if (patch.countViews === null) problem('countViews', 'cannot be cleared');
+  else if (patch.countViews !== undefined) next.countViews = patch.countViews;
+  mailSettingsProblems(next, problem);
   if (patch.captcha !== undefined) {
     next.captcha = patch.captcha === null ? null : { provider: patch.captcha.provider, secret: patch.captcha.secret, minScore: patch.captcha.minScore ?? null };
   }
@@ -222,6 +233,10 @@ export function formView(form: Form, publicUrl: string) {
     deleteFilesAfterDelivery: form.deleteFilesAfterDelivery,
     // The secret is write-only: the view says which provider checks and from which score.
     captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null } : null,
+    notifications: form.notifications,
+    autoResponse: form.autoResponse,
+    webhooks: form.webhooks,
+    countViews: form.countViews,
     fieldRules: form.fieldRules,
     filePolicy: form.filePolicy,
     spamChecks: form.spamChecks,

@@ -22,7 +22,7 @@ import {
   submittedSchema,
 } from './submission.schemas.ts';
 import type { Submission } from './submission.ts';
-import type { SubmissionService } from './submission.service.ts';
+import type { SubmissionIntakeService } from './submission-intake.service.ts';
 import { UploadGate } from './upload-gate.ts';
 import { checkProofOfWork, newChallenge, POW_FIELD, type ProofOfWork } from './proof-of-work.ts';
 import { RENDER_FIELD, renderedAt, renderToken } from './spam-checks.ts';
@@ -35,7 +35,7 @@ declare module 'fastify' {
 
 export interface SubmissionIntakeDeps {
   forms: FormService;
-  submissions: SubmissionService;
+  submissions: SubmissionIntakeService;
   limits: SubmissionLimits;
   /** Largest JSON or urlencoded body in bytes. */
   bodyLimit: number;

@@ -17,6 +17,8 @@ import {
   submissionParams,
 } from './submission.schemas.ts';
 import { submissionView } from './submission.ts';
+import type { PersonalDataService } from './personal-data.service.ts';
+import type { SubmissionExportService } from './submission-export.service.ts';
 import type { SubmissionService } from './submission.service.ts';
 
 const spamFilter = (spam: 'true' | 'false' | 'all' | undefined) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
@@ -36,7 +38,13 @@ function attachment(given: string): string {
 const SAFE_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 /** Admin API for a form's submissions under /admin/v1. */
-export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService }> = async (app, { submissions }) => {
+export interface SubmissionAdminDeps {
+  submissions: SubmissionService;
+  exports: SubmissionExportService;
+  personalData: PersonalDataService;
+}
+
+export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (app, { submissions, exports, personalData }) => {
   app.post(
     '/forms/:formKey/spam-rules/dry-run',
     {
@@ -82,7 +90,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const csv = await submissions.exportCsv(request.params.formKey, { spam: exportFilter(request.query.spam) });
+      const csv = await exports.exportCsv(request.params.formKey, { spam: exportFilter(request.query.spam) });
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.csv`))
@@ -104,7 +112,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const json = await submissions.exportJson(request.params.formKey, { spam: exportFilter(request.query.spam) });
+      const json = await exports.exportJson(request.params.formKey, { spam: exportFilter(request.query.spam) });
       return reply
         .type('application/json; charset=utf-8')
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.json`))
@@ -180,7 +188,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const found = await submissions.exportPerson(request.body.email, request.actor);
+      const found = await personalData.exportPerson(request.body.email, request.actor);
       return reply.header('cache-control', 'no-store').send({
         email: request.body.email,
         submissions: found.map((s) => ({ form: s.form, ...submissionView(s), meta: s.meta })),
@@ -206,7 +214,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const ids = await submissions.erasePerson(request.body.email, request.actor);
+      const ids = await personalData.erasePerson(request.body.email, request.actor);
       return reply.header('cache-control', 'no-store').send({ email: request.body.email, deleted: ids.length, submissionIds: ids });
     },
   );

@@ -90,13 +90,13 @@ const attemptSchema = {
   },
 } as const;
 
-const deliverySchema = {
+export const deliverySchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'kind', 'target', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'deliveredAt', 'history'],
   properties: {
     id: { type: 'string', description: 'Also the webhook-id header of every attempt' },
-    kind: { type: 'string', enum: ['webhook', 'email', 'slack', 'discord'] },
+    kind: { type: 'string', enum: ['webhook', 'email', 'slack', 'discord', 'autoresponse', 'alert'] },
     target: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
     attempts: { type: 'integer' },

@@ -117,31 +117,3 @@ export function webhookBody(form: Pick<Form, 'key' | 'name'>, s: Submission): st
     createdAt: s.createdAt,
   });
 }
-
-/** Line breaks, and the other controls that could start a new line or hide text in a mail client. */
-const LINE_BREAKS = /\r\n|[\r\n\v\f\u0085\u2028\u2029]/g;
-// eslint-disable-next-line no-control-regex -- these control characters are what it removes
-const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text on one line: breaks become spaces, controls go. */
-const oneLine = (text: string): string => text.replace(LINE_BREAKS, ' ').replace(CONTROLS, '');
-
-/**
- * A field's value, whose second and later lines are indented by four spaces: every line at the margin
- * is Flagpost's, so a value cannot imitate another field or the footer (issue 8).
- */
-const indented = (text: string): string => text.replace(CONTROLS, '').split(LINE_BREAKS).join('\n    ');
-
-/** The notification e-mail of one submission, as plain text. */
-export function notificationEmail(form: Pick<Form, 'key' | 'name'>, s: Submission, adminUrl: string): { subject: string; text: string } {
-  const lines = [`New submission to the form "${oneLine(form.name)}" (${form.key}) at ${s.createdAt}.`, ''];
-  for (const [name, value] of Object.entries(s.data)) {
-    lines.push(`${oneLine(name)}: ${indented(typeof value === 'string' ? value : JSON.stringify(value))}`);
-  }
-  if (s.files.length > 0) {
-    lines.push('', 'Files:');
-    for (const f of s.files) lines.push(`  ${oneLine(f.field)}: ${oneLine(f.name)} (${oneLine(f.contentType)}, ${f.size} bytes)`);
-  }
-  lines.push('', `Submission ${s.id}: ${adminUrl}`);
-  return { subject: `New submission: ${oneLine(form.name)}`, text: lines.join('\n') };
-}
