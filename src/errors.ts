@@ -109,6 +109,9 @@ export const messages = {
   ssoUnavailable: 'The identity provider cannot be reached right now; try again in a moment',
   passwordsOff: 'Password sign-in is off on this Flagpost: sign in with single sign-on',
   projectRoleNotFound: 'The member has no role on project {projectKey}',
+  clientKeysMissing: 'Missing required headers: x-project-key and x-environment-key',
+  clientKeysUnknown: 'Unknown project or environment key',
+  eventInvalid: '{field}: {reason}',
 } as const;
 
 export type MessageKey = keyof typeof messages;
