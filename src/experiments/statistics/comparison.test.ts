@@ -226,11 +226,13 @@ describe('compare: a variant against the baseline reproduces gbstats 0.8.0 publi
     assert.ok(narrow[0] > wide[0] && narrow[1] < wide[1]);
   });
 
-  it('refuses a baseline and a variant of different kinds, and options out of range', () => {
+  it('refuses a baseline and a variant of different kinds, impossible sums and options out of range', () => {
     assert.throws(() => compare(proportion(10, 5), mean(10, 5, 5)), TypeError);
     assert.throws(() => compare(tA, tB, { alpha: 0 }), RangeError);
     assert.throws(() => compare(tA, tB, { alpha: 1 }), RangeError);
     assert.throws(() => compare(tA, tB, { sequentialTuning: 0 }), RangeError);
+    assert.throws(() => compare(proportion(10, 11), proportion(10, 5)), RangeError);
+    assert.throws(() => compare(tA, mean(10, Number.NaN, 5)), RangeError);
   });
 
   it('gives no result for a negative baseline mean, where a relative lift has no direction', () => {

@@ -1,5 +1,5 @@
 import { normalDistributionCdf, studentTCdf, studentTQuantile } from './distributions.ts';
-import { type MetricStatistic, meanOf, varianceOf } from './metric-statistic.ts';
+import { checkStatistic, type MetricStatistic, meanOf, varianceOf } from './metric-statistic.ts';
 
 // A variant against the baseline, as gbstats 0.8.0 computes it with its defaults (ADR 0043):
 // TwoSidedTTest and SequentialTwoSidedTTest (gbstats/frequentist/tests.py) and EffectBayesianABTest
@@ -116,6 +116,8 @@ export function compare(baseline: MetricStatistic, variant: MetricStatistic, opt
   const tuning = options.sequentialTuning ?? DEFAULT_SEQUENTIAL_TUNING;
   checkOptions(alpha, tuning);
   if (baseline.kind !== variant.kind) throw new TypeError(`compare: a ${baseline.kind} baseline against a ${variant.kind} variant`);
+  checkStatistic(baseline);
+  checkStatistic(variant);
   const meanA = meanOf(baseline);
   // gbstats' runner reports no lift for a baseline mean of 0 or below (the relative scale has no sign then).
   const effect = meanA > 0 ? relativeEffect(baseline, variant) : undefined;

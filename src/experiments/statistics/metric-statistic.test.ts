@@ -59,4 +59,14 @@ describe('summarize: a variant as gbstats reports it (users, mean, stddev)', () 
     const summary = summarize(ratio(4, total(METRIC_1), squares(METRIC_1), 0, squares(METRIC_3), 7));
     assert.deepEqual(summary, { users: 4, mean: 0, stddev: 0 });
   });
+
+  it('refuses sums no per-user data could give', () => {
+    assert.throws(() => summarize(mean(-1, 0, 0)), RangeError);
+    assert.throws(() => summarize(mean(2.5, 1, 1)), RangeError);
+    assert.throws(() => summarize(mean(3, Number.NaN, 1)), RangeError);
+    assert.throws(() => summarize(ratio(3, 1, 1, 1, 1, Number.POSITIVE_INFINITY)), RangeError);
+    assert.throws(() => summarize(proportion(3, 4)), RangeError);
+    assert.throws(() => summarize(proportion(3, -1)), RangeError);
+    assert.deepEqual(summarize(proportion(0, 0)), { users: 0, mean: 0, stddev: 0 });
+  });
 });

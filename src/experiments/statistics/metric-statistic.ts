@@ -28,6 +28,18 @@ export interface Summary {
   stddev: number;
 }
 
+/**
+ * Refuses sums no per-user data could give (a programming error upstream, never a client's): a count
+ * of users that is not a whole number from 0, a sum that is not finite, more converted users than users.
+ */
+export function checkStatistic(stat: MetricStatistic): void {
+  const sums = Object.entries(stat).filter(([key]) => key !== 'kind');
+  const bad = sums.find(([, value]) => typeof value !== 'number' || !Number.isFinite(value));
+  if (bad) throw new RangeError(`${stat.kind} statistic: ${bad[0]} is ${String(bad[1])}`);
+  if (!Number.isInteger(stat.n) || stat.n < 0) throw new RangeError(`${stat.kind} statistic: n is ${stat.n}`);
+  if (stat.kind === 'proportion' && (stat.sum < 0 || stat.sum > stat.n)) throw new RangeError(`proportion statistic: sum ${stat.sum} of ${stat.n} users`);
+}
+
 /** SampleMeanStatistic.mean and ProportionStatistic.mean. */
 const sampleMean = (n: number, sum: number): number => (n === 0 ? 0 : sum / n);
 
@@ -76,5 +88,6 @@ const stddevOf = (variance: number): number => (variance <= 0 ? 0 : Math.sqrt(va
 
 /** One variant's row of a results table, as gbstats reports it (users, mean, stddev). */
 export function summarize(stat: MetricStatistic): Summary {
+  checkStatistic(stat);
   return { users: stat.n, mean: meanOf(stat), stddev: stddevOf(varianceOf(stat)) };
 }

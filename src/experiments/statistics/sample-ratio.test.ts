@@ -37,6 +37,12 @@ describe('sampleRatioMismatch: chi-squared of the users against the split (Growt
     assert.ok(pValue > 0 && pValue < 1e-16, `p = ${pValue}`);
   });
 
+  it('refuses user counts that are not whole numbers from 0, and weights that are not finite', () => {
+    assert.throws(() => sampleRatioMismatch([10, -1], [1, 1]), RangeError);
+    assert.throws(() => sampleRatioMismatch([10, 2.5], [1, 1]), RangeError);
+    assert.throws(() => sampleRatioMismatch([10, 10], [1, Number.NaN]), RangeError);
+  });
+
   it('refuses user counts and weights of different lengths (GrowthBook answers 1 for [1000] against two weights)', () => {
     assert.throws(() => sampleRatioMismatch([1000], [0.5, 0.5]), RangeError);
   });

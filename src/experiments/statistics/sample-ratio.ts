@@ -11,6 +11,8 @@ export const SRM_THRESHOLD = 0.001;
  */
 export function sampleRatioMismatch(users: number[], weights: number[]): { pValue: number; mismatch: boolean } {
   if (users.length !== weights.length) throw new RangeError(`sampleRatioMismatch: ${users.length} user counts for ${weights.length} weights`);
+  if (!users.every((u) => Number.isInteger(u) && u >= 0)) throw new RangeError(`sampleRatioMismatch: user counts ${JSON.stringify(users)}`);
+  if (!weights.every((w) => Number.isFinite(w))) throw new RangeError(`sampleRatioMismatch: weights ${JSON.stringify(weights)}`);
   const arms = users.map((observed, i) => ({ observed, weight: weights[i]! })).filter((arm) => arm.weight > 0);
   const totalUsers = arms.reduce((sum, arm) => sum + arm.observed, 0);
   const totalWeight = arms.reduce((sum, arm) => sum + arm.weight, 0);
