@@ -170,7 +170,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       });
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
       await admin.register(auditAdminRoutes, { audit: services.audit });
-      await admin.register(experimentAdminRoutes, { metrics: services.experimentMetrics, experiments: services.experiments });
+      await admin.register(experimentAdminRoutes, {
+        metrics: services.experimentMetrics,
+        experiments: services.experiments,
+        results: services.experimentResults,
+      });
     },
     { prefix: '/admin/v1' },
   );

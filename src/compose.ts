@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
-import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
+import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore, ResultsService, ResultsStore } from './experiments/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
@@ -127,6 +127,8 @@ export interface Services {
   readonly experimentMetrics: MetricService;
   /** Experiments of environments: drafts, start and stop (issue 32). */
   readonly experiments: ExperimentService;
+  /** Results of experiments, computed from the stored events (issue 32). */
+  readonly experimentResults: ResultsService;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
   /** Applies change requests, now or when they are due. */
@@ -253,6 +255,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     clock,
   });
+  const experimentResults = new ResultsService({ db, store: new ResultsStore(handle.dialect), experiments: experimentStore, metrics: metricStore, projects });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, usage, audit, clock });
@@ -459,6 +462,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     trackedEvents,
     experimentMetrics,
     experiments,
+    experimentResults,
     changeRequests,
     changeApplier,
     promotion,

@@ -7,3 +7,5 @@ export { ExperimentService } from './experiment.service.ts';
 export { ExperimentStore } from './experiment.store.ts';
 export { MetricService } from './metric.service.ts';
 export { MetricStore } from './metric.store.ts';
+export { ResultsService } from './results.service.ts';
+export { ResultsStore } from './results.store.ts';
