@@ -26,6 +26,8 @@ ENV PATH=/opt/node/bin:$PATH npm_config_nodedir=/opt/node npm_config_build_from_
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY cli/package.json cli/
+# The OpenFeature package is a workspace too; without its sources its build (prepare) is skipped.
+COPY packages/openfeature/package.json packages/openfeature/
 COPY .image/npm-cache /tmp/npm-cache
 RUN npm ci --omit=dev --offline --cache /tmp/npm-cache \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"

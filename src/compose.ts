@@ -11,22 +11,10 @@ import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
 import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore, ResultsService, ResultsStore } from './experiments/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
-import { UnleashImportService } from './unleash/index.ts';
+import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
+import { type FlagChanges, type FlagReadModel, FlagUsage, FlagUsageStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './evaluation/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
-import {
-  type FlagChanges,
-  FlagdService,
-  ProjectDocumentService,
-  type FlagReadModel,
-  FlagService,
-  PlaygroundService,
-  FlagStore,
-  FlagUsage,
-  FlagUsageStore,
-  type OfrepStreams,
-  openFlagReadPath,
-  type StreamTokens,
-} from './flags/index.ts';
+import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
@@ -51,21 +39,11 @@ import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
-import {
-  allDeliveries,
-  type Lookup,
-  MailSender,
-  type OutboxSettings,
-  OutboxService,
-  OutboxStore,
-  OutboxWorker,
-  WebhookSender,
-  WebhookTargetRule,
-} from './outbox/index.ts';
+import { allDeliveries, type Lookup, MailSender, type OutboxSettings, Scheduler, WebhookSender, WebhookTargetRule } from './delivery/index.ts';
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import { CaptchaVerifier, OutboxService, OutboxStore, OutboxWorker, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
@@ -161,7 +139,15 @@ export interface Services {
   droppedLogLines(): number;
   /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
   flushLogs(deadlineMs: number): Promise<void>;
-  /** Stops background work; the database handle is closed by its owner. */
+  /** The periodic jobs of this process (scheduleJobs); `start()` starts them. */
+  readonly scheduler: Scheduler;
+  /**
+   * Starts what runs in the background: the change feeds of the read path (LISTEN on PostgreSQL, the
+   * other workers) and the periodic jobs. `main` calls it once the app is built; `compose()` starts
+   * nothing, so a command-line tool composes the same services and starts none.
+   */
+  start(): Promise<void>;
+  /** Stops background work (started or not); the database handle is closed by its owner. */
   stop(): Promise<void>;
 }
 
@@ -194,7 +180,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const segmentStore = new SegmentStore();
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
   const settings = new SettingsStore();
-  const { reads, changes, streams, streamTokens } = await openFlagReadPath({
+  const streamKey = await instanceSecret(db, settings, 'ofrep_stream_key');
+  const { reads, changes, streams, streamTokens } = openFlagReadPath({
     db,
     dialect: handle.dialect,
     databaseUrl: handle.databaseUrl,
@@ -203,7 +190,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     segments: segmentStore,
     events,
     log,
-    streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
+    streamKey,
     streamLimits: config.streams,
     peers: ports.worker,
   });
@@ -320,7 +307,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
-  changeScheduler.start();
 
   const files = openFileStorage(config, handle, clock, log);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
@@ -394,14 +380,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     forms,
     events,
   });
-  // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
-  // still delivers what its own submissions wake (a claimed delivery is leased to one process).
-  const runsJobs = ports.worker?.runsJobs ?? true;
-  if (runsJobs) outbox.start();
   const webhookStore = new WebhookStore(handle.dialect);
   const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
-  if (runsJobs) webhookWorker.start();
   const retention = new RetentionJob({
     db,
     dialect: handle.dialect,
@@ -413,8 +394,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     intervalMs: config.retentionIntervalMs,
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
-  if (runsJobs) retention.start();
-  usage.start();
+  const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
+  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage });
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -476,25 +457,45 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     webhookWorker,
     retention,
     files,
+    scheduler,
     healthy: () => handle.healthy(),
     readiness: new Readiness(() => handle.healthy()),
     droppedLogLines: logger.dropped,
     flushLogs: logger.flush,
+    async start() {
+      await changes.start();
+      scheduler.start();
+    },
     async stop() {
       streams.closeAll();
       await flagdSyncServer.close();
-      await retention.stop();
-      await changeScheduler.stop();
+      // After the servers closed: every answered read is counted, and written (the usage job's last
+      // flush) before the database closes.
+      await scheduler.stop();
       changeMail?.close();
       await changes.stop();
-      await outbox.stop();
-      await webhookWorker.stop();
       files.close();
-      // After the servers closed: every answered read is counted, and written before the database closes.
-      await usage.stop();
       await tracing?.shutdown();
     },
   };
+}
+
+/**
+ * Every periodic job of the process, in one place. Periodic jobs that must not run in every worker run
+ * in one process of the instance: the only one, or the worker of slot 1; every worker still delivers what
+ * its own submissions wake (a claimed delivery is leased to one process).
+ */
+function scheduleJobs(
+  scheduler: Scheduler,
+  jobs: { changeScheduler: ChangeScheduler; outbox: OutboxWorker; webhookWorker: WebhookWorker; retention: RetentionJob; usage: FlagUsage },
+): void {
+  // Every instance looks for due changes; the claim in ChangeApplier.runDue makes each apply once.
+  scheduler.add('scheduled changes', jobs.changeScheduler, 'every process');
+  scheduler.add('outbox deliveries', jobs.outbox, 'one process');
+  scheduler.add('project webhook deliveries', jobs.webhookWorker, 'one process');
+  scheduler.add('retention', jobs.retention, 'one process');
+  // Each process flushes the counts of the reads it answered.
+  scheduler.add('flag usage flush', jobs.usage, 'every process');
 }
 
 /**
@@ -502,7 +503,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
  * reach: the folder always, the bucket whenever one is configured (files stay where they were written
  * until `migrate-files` moves them).
  */
-export function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
+function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
   const objects: { fs: ObjectStore; s3?: ObjectStore } = { fs: new FsObjectStore(config.dataDir) };
   if (config.files.s3) objects.s3 = new S3ObjectStore(config.files.s3);
   return new FileStorage({

@@ -127,7 +127,7 @@ export interface Config {
    * `uniquelocal`): X-Forwarded-For counts only as far as these added it. Empty: no proxy is trusted.
    */
   readonly trustProxy: readonly string[];
-  /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
+  /** Answer warm flag GETs before Fastify routing (src/evaluation/flag.fast-path.ts); false serves them through the routes. */
   readonly flagFastPath: boolean;
   /** Worker processes behind the port (FLAGPOST_WORKERS, `auto`: one per core); 1 runs everything in this process. */
   readonly workers: number;

@@ -2,7 +2,7 @@ import type { AccountService } from '../identity/index.ts';
 import { newId } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { OutageLog } from '../db/outage.ts';
-import { type AttemptResult, DeliveryLoop, type MailSender } from '../outbox/index.ts';
+import { type AttemptResult, DeliveryLoop, type MailSender } from '../delivery/index.ts';
 import type { Environment, Project } from '../projects/index.ts';
 import type { ChangeNotification, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Actor } from '../audit/index.ts';
 import { fromBool, toBool } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../outbox/index.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../delivery/index.ts';
 import type { ChangeStatus } from './change.ts';
 import type { ChangeItemsTable, ChangeRequestsTable } from './change.table.ts';
 

@@ -2,16 +2,8 @@ import type { Actor, AuditLog, FieldChange } from '../audit/index.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
-import {
-  type Flag,
-  FLAG_CONFIG_FIELDS,
-  type FlagConfig,
-  flagConfig,
-  type FlagService,
-  type FlagValues,
-  type ProposalOutcome,
-  type ProtectedEnvironmentChanges,
-} from '../flags/index.ts';
+import { type Flag, FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
+import type { ProposalOutcome, ProtectedEnvironmentChanges } from '../documents/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import type { SegmentValues } from '../segments/index.ts';
 import { differences, type FieldDifference } from './change.ts';

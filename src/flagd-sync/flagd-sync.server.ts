@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 
 import { message } from '../errors.ts';
 import { loadGrpc, loadProtoLoader } from '../optional-packages.ts';
-import { type FlagUsageTally, type ReasonCounts, reasonCounts } from '../flags/index.ts';
+import { type FlagUsageTally, type ReasonCounts, reasonCounts } from '../evaluation/index.ts';
 import { clientKey } from '../http/client-key.ts';
 import type { SyncGrant } from './flagd-sync-token.ts';
 import type { FlagdSyncService } from './flagd-sync.service.ts';

@@ -22,7 +22,6 @@ import {
   touchesTargeting,
 } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
-import type { FlagUsage } from './usage/flag-usage.service.ts';
 import { booleanVariantFor, enabledOf, initialTargeting, switchTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
 import { checkEnvironment, flagdPortability, portabilityOf } from './targeting-check.ts';
@@ -40,8 +39,14 @@ export interface FlagServiceDeps {
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
-  /** The last evaluation of each flag and environment, for the admin answers (flags/usage/). */
-  usage: Pick<FlagUsage, 'lastEvaluated'>;
+  /** The last evaluation of each flag and environment, for the admin answers (evaluation/flag-usage.service.ts counts them). */
+  usage: LastEvaluated;
+}
+
+/** The port through which the write model learns when each flag was last evaluated, without importing the read side. */
+export interface LastEvaluated {
+  /** The latest evaluation of each flag in each environment of the project, as `environmentId\nslug` -> ISO time. */
+  lastEvaluated(project: Project): Promise<Map<string, string>>;
 }
 
 /** A new flag: its type and starting variants besides the values of every flag. */
@@ -52,7 +57,7 @@ export interface NewFlagValues extends Omit<FlagValues, 'state' | 'rules' | 'pre
 
 export type AdminFlagView = ReturnType<typeof adminFlag>;
 
-/** Admin writes of flags. Reads for clients go through the read path (read/flag.read-model.ts). */
+/** Admin writes of flags. Reads for clients go through the read path (evaluation/flag.read-model.ts). */
 /** A flag with what it shares across environments and its value in each. */
 export interface FlagAcrossEnvironments {
   slug: string;

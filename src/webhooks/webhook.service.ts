@@ -5,7 +5,7 @@ import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents, RecordedAuditEntry } from '../events/index.ts';
 import { redactChanges } from '../identity/index.ts';
-import type { DeliveryAttempt } from '../outbox/index.ts';
+import type { DeliveryAttempt } from '../delivery/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import { bodyOf } from './webhook-messages.ts';
 import type { StoredWebhook, WebhookStore } from './webhook.store.ts';
