@@ -9,7 +9,18 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
-import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore, ResultsService, ResultsStore } from './experiments/index.ts';
+import {
+  EventService,
+  EventStore,
+  EventWriter,
+  ExperimentService,
+  ExperimentStore,
+  MetricService,
+  MetricStore,
+  ResultsService,
+  ResultsStore,
+  ExposureRecorder,
+} from './experiments/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
 import { type FlagChanges, type FlagReadModel, FlagUsage, FlagUsageStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './evaluation/index.ts';
@@ -107,6 +118,8 @@ export interface Services {
   readonly experiments: ExperimentService;
   /** Results of experiments, computed from the stored events (issue 32). */
   readonly experimentResults: ResultsService;
+  /** Server-side exposures of single-flag OFREP evaluations, buffered and written every second. */
+  readonly exposures: ExposureRecorder;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
   /** Applies change requests, now or when they are due. */
@@ -242,6 +255,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     clock,
   });
+  // Server-side exposures: the read path calls its port (ExposurePort), experiments/ answers it.
+  const exposures = new ExposureRecorder({ db, experiments: experimentStore, writer: eventWriter, clock, log });
+  experiments.listen(exposures);
+  reads.exposures = exposures;
   const experimentResults = new ResultsService({ db, store: new ResultsStore(handle.dialect), experiments: experimentStore, metrics: metricStore, projects });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
@@ -395,7 +412,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
   const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
-  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage });
+  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, exposures });
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -444,6 +461,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     experimentMetrics,
     experiments,
     experimentResults,
+    exposures,
     changeRequests,
     changeApplier,
     promotion,
@@ -487,7 +505,14 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
  */
 function scheduleJobs(
   scheduler: Scheduler,
-  jobs: { changeScheduler: ChangeScheduler; outbox: OutboxWorker; webhookWorker: WebhookWorker; retention: RetentionJob; usage: FlagUsage },
+  jobs: {
+    changeScheduler: ChangeScheduler;
+    outbox: OutboxWorker;
+    webhookWorker: WebhookWorker;
+    retention: RetentionJob;
+    usage: FlagUsage;
+    exposures: ExposureRecorder;
+  },
 ): void {
   // Every instance looks for due changes; the claim in ChangeApplier.runDue makes each apply once.
   scheduler.add('scheduled changes', jobs.changeScheduler, 'every process');
@@ -496,6 +521,8 @@ function scheduleJobs(
   scheduler.add('retention', jobs.retention, 'one process');
   // Each process flushes the counts of the reads it answered.
   scheduler.add('flag usage flush', jobs.usage, 'every process');
+  // Each process writes the server-side exposures of the evaluations it answered.
+  scheduler.add('server-side exposures', jobs.exposures, 'every process');
 }
 
 /**

@@ -9,3 +9,4 @@ export { MetricService } from './metric.service.ts';
 export { MetricStore } from './metric.store.ts';
 export { ResultsService } from './results.service.ts';
 export { ResultsStore } from './results.store.ts';
+export { ExposureRecorder } from './exposure-recorder.ts';
