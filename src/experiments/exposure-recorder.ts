@@ -50,8 +50,8 @@ export class ExposureRecorder implements ExposurePort, RunningListener {
     this.buffer.push({ kind: 'exposure', environmentId, flagKey, variant, targetingKey, occurredAt: this.deps.clock().getTime() });
   }
 
-  runningChanged(): void {
-    void this.refresh();
+  runningChanged(): Promise<void> {
+    return this.refresh();
   }
 
   /** Reloads which flags running experiments measure. */
@@ -69,22 +69,26 @@ export class ExposureRecorder implements ExposurePort, RunningListener {
     }
   }
 
-  /** Writes the buffered exposures now (one group commit); resolves once they are committed. */
-  async flush(): Promise<void> {
-    await this.flushing;
+  /** Writes the buffered exposures now (one group commit); resolves once they and every earlier flush are committed. */
+  flush(): Promise<void> {
+    // Flushes run one after the other: a flush asked while one runs waits for it, then writes what came since.
+    const run = (this.flushing ?? Promise.resolve()).then(() => this.writeBuffered());
+    this.flushing = run;
+    return run;
+  }
+
+  private async writeBuffered(): Promise<void> {
     if (this.buffer.length === 0) return;
     const exposures = this.buffer;
     this.buffer = [];
     this.seen.clear();
-    this.flushing = this.deps.writer.write({ exposures, tracked: [] }).then(
-      () => undefined,
-      (error: unknown) => {
-        // Kept for the next flush (the database may be back by then).
-        this.buffer = [...exposures, ...this.buffer].slice(-MAX_BUFFERED);
-        this.deps.log.warn({ err: error, exposures: exposures.length }, 'server-side exposures could not be written; retrying');
-      },
-    );
-    await this.flushing;
+    try {
+      await this.deps.writer.write({ exposures, tracked: [] });
+    } catch (error) {
+      // Kept for the next flush (the database may be back by then).
+      this.buffer = [...exposures, ...this.buffer].slice(-MAX_BUFFERED);
+      this.deps.log.warn({ err: error, exposures: exposures.length }, 'server-side exposures could not be written; retrying');
+    }
   }
 
   start(): void {
