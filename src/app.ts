@@ -145,10 +145,16 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(webhookAdminRoutes, { webhooks: services.webhooks });
-      await admin.register(flagAdminRoutes, { flags: services.flags });
+      await admin.register(flagAdminRoutes, { flags: services.flags, changeRequests: services.promotion });
       await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
-      await admin.register(changeAdminRoutes, { requests: services.changeRequests, applier: services.changeApplier, promotion: services.promotion });
+      await admin.register(changeAdminRoutes, {
+        requests: services.changeRequests,
+        reviews: services.changeReviews,
+        views: services.changeViews,
+        applier: services.changeApplier,
+        promotion: services.promotion,
+      });
       await admin.register(flagdAdminRoutes, { flagd: services.flagd });
       await admin.register(playgroundRoutes, { playground: services.playground });
       await admin.register(projectDocumentRoutes, { documents: services.documents });

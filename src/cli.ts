@@ -207,7 +207,7 @@ async function main(argv: string[]): Promise<void> {
     if (given !== undefined && (given.length < 10 || given.length > 200)) fail(2, 'FLAGPOST_OWNER_PASSWORD must be 10 to 200 characters.');
     const password = given ?? randomBytes(15).toString('base64url');
     await withServices(config, true, async ({ identity }) => {
-      const user = await identity.accounts.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
+      const user = await identity.accounts.members.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
       process.stdout.write(
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );

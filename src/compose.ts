@@ -2,7 +2,16 @@ import type { Logger } from 'pino';
 import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
-import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
+import {
+  ChangeApplier,
+  ChangeNotifier,
+  ChangeRequestService,
+  ChangeRequestViews,
+  ChangeReviewService,
+  ChangeScheduler,
+  ChangeStore,
+  PromotionService,
+} from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
@@ -29,7 +38,7 @@ import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
-  AccountService,
+  openAccounts,
   AccountStore,
   AdminGate,
   AdminTokenService,
@@ -122,6 +131,8 @@ export interface Services {
   readonly exposures: ExposureRecorder;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
+  readonly changeReviews: ChangeReviewService;
+  readonly changeViews: ChangeRequestViews;
   /** Applies change requests, now or when they are due. */
   readonly changeApplier: ChangeApplier;
   /** Compare and promote between environments, revert from a flag's history. */
@@ -230,6 +241,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
+    connections: {
+      max: config.flagdSync.maxConnections,
+      perClient: config.flagdSync.maxConnectionsPerClient,
+      idleMs: config.flagdSync.idleMs,
+      maxAgeMs: config.flagdSync.maxAgeMs,
+    },
   });
   const eventStore = new EventStore(handle.dialect);
   const eventWriter = new EventWriter(db, eventStore);
@@ -267,7 +284,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
   const accountStore = new AccountStore(handle.dialect);
-  const accounts = new AccountService({
+  const accounts = openAccounts({
     db,
     store: accountStore,
     settings,
@@ -294,32 +311,47 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
     db,
     store: changeStore,
     mail: changeMail,
-    accounts,
+    accounts: accounts.members,
+    projectRoles,
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
     log,
   });
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
+  const changeViews = new ChangeRequestViews({ db, store: changeStore, projects, flags, segments });
+  const changeRequests = new ChangeRequestService({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    views: changeViews,
+    audit,
+    notifier: changeNotifier,
+    clock,
+    events,
+  });
+  const changeReviews = new ChangeReviewService({ db, store: changeStore, views: changeViews, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
     db,
     store: changeStore,
     projects,
     flags,
     segments,
-    requests: changeRequests,
+    views: changeViews,
     events,
     audit,
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
   const unleash = new UnleashImportService({ documents });
@@ -336,7 +368,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projects,
     webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
   });
-  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
@@ -348,7 +379,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const sso =
+    config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
   const identity: Identity = {
     adminToken: adminTokens,
     accounts,
@@ -398,7 +430,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     events,
   });
   const webhookStore = new WebhookStore(handle.dialect);
-  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
+  const webhooks = new WebhookService({
+    db,
+    store: webhookStore,
+    projects,
+    audit,
+    events,
+    clock,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
   const retention = new RetentionJob({
     db,
@@ -463,6 +503,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     experimentResults,
     exposures,
     changeRequests,
+    changeReviews,
+    changeViews,
     changeApplier,
     promotion,
     changeScheduler,

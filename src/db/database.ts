@@ -3,7 +3,14 @@ import type { AccessTokensTable, InvitationsTable, UsersTable } from '../identit
 import type { ThrottlesTable } from '../identity/throttle.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
-import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeNotificationsTable, ChangeRequestsTable } from '../changes/change.table.ts';
+import type {
+  ChangeApprovalsTable,
+  ChangeCommentsTable,
+  ChangeItemsTable,
+  ChangeNotificationsTable,
+  ChangeRequestRevisionsTable,
+  ChangeRequestsTable,
+} from '../changes/change.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { ExperimentUsersTable, ExposuresTable, TrackedEventsTable } from '../experiments/event.table.ts';
 import type { ExperimentsTable } from '../experiments/experiment.table.ts';
@@ -51,6 +58,7 @@ export interface Database {
   change_requests: ChangeRequestsTable;
   change_items: ChangeItemsTable;
   change_approvals: ChangeApprovalsTable;
+  change_request_revisions: ChangeRequestRevisionsTable;
   change_comments: ChangeCommentsTable;
   change_notifications: ChangeNotificationsTable;
   user_identities: UserIdentitiesTable;

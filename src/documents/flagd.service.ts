@@ -5,8 +5,8 @@ import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import { checkWritable, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
-import { environmentProblem, type FlagdDefinition, type TargetedFlag, toFlagdDefinition } from '../targeting/index.ts';
-import { parseFlagdDefinition } from '../targeting/flagd-import.ts';
+import { environmentSteps, type FlagdDefinition, inSlices, type TargetedFlag, toFlagdDefinition, unknownRefProblem } from '../targeting/index.ts';
+import { parseSteps } from '../targeting/flagd-import.ts';
 import {
   AUDITED_FLAG_FIELDS,
   auditedFlag,
@@ -65,7 +65,8 @@ export class FlagdService {
    * (flag-serve.ts `safeTargeting`). An invalid definition is a 400 naming the first problem's JSON path.
    */
   async importEnvironment(projectKey: string, environmentKey: string, doc: unknown, actor: Actor, options: WriteOptions = {}): Promise<FlagdImportResult> {
-    const parsed = parseFlagdDefinition(doc);
+    // Validated in slices: a large definition must not hold the event loop (issue 29).
+    const parsed = await inSlices(parseSteps(doc));
     if (parsed.problem) throw invalid(parsed.problem.path, parsed.problem.message);
     for (const flag of parsed.flags) {
       if (flag.key.length > SLUG_MAX_LENGTH || !SLUG_REGEX.test(flag.key) || RESERVED_SLUGS.has(flag.key)) {
@@ -94,18 +95,19 @@ export class FlagdService {
       const segments = [...stored.map(engineSegment).filter((s) => !importedSegments.has(s.key)), ...parsed.segments];
       // The environment as it will be: its other flags may be prerequisites of imported ones, and back.
       const after: TargetedFlag[] = [...[...here.values()].filter((f) => !imported.has(f.slug)).map(targetedFlag), ...parsed.flags];
-      const problem = environmentProblem(after, segments);
+      const problem = (await inSlices(environmentSteps(after, segments))) ?? unknownRefProblem(parsed.flags, new Set(segments.map((s) => s.key)));
       if (problem) {
         const path =
           problem.flagKey !== undefined
-            ? `/flags/${escape(problem.flagKey)}${problem.path}`
+            ? `/flags/${escape(problem.flagKey)}${problem.path.replace(/^\/jsonLogic(?=\/|$)/, '/targeting')}`
             : `/$evaluators/${escape(problem.segmentKey ?? '')}${problem.path}`;
         throw invalid(path, problem.message);
       }
 
       const changedSegments = await this.deps.segments.upsertSegments(trx, emit, project, projectKey, parsed.segments, actor, options);
       const result: FlagdImportResult = { created: [], updated: [], unchanged: [], segments: changedSegments };
-      for (const flag of parsed.flags) {
+      for (const [i, flag] of parsed.flags.entries()) {
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();
         const before = here.get(flag.key);
         if (before) {
           const next: Flag = { ...before, targeting: flag.targeting, enabled: enabledOf(before.type, flag.targeting), updatedAt: now };
@@ -185,3 +187,11 @@ export class FlagdService {
 function invalid(path: string, reason: string): AppError {
   return new AppError('validation', message('flagdInvalid', { path: path || '/', reason }), { details: [{ field: `body${path}`, reason }] });
 }
+
+/**
+ * Flags written between two turns of the event loop. A transaction's queries chain promises that are
+ * already resolved, so without a turn a large import holds the event loop until it commits (issue 29):
+ * other requests (health, OFREP from the read model) are served in between.
+ */
+const YIELD_EVERY = 25;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

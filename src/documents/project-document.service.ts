@@ -55,8 +55,8 @@ export interface ProjectDocumentServiceDeps {
  * code's (a stored origin), so that the next apply finds the open one of an environment again.
  */
 export interface ProtectedEnvironmentChanges {
-  /** Who reviews a request by `actor`; read before the apply's transaction (on SQLite a read outside it would wait for it). */
-  reviewersOf(actor: Actor): Promise<string[]>;
+  /** Who reviews a request by `actor` in `project`; read before the apply's transaction (on SQLite a read outside it would wait for it). */
+  reviewersOf(project: Project, actor: Actor): Promise<string[]>;
   /** The open change requests applies opened in the project (the newest of each environment), read within the caller's transaction. */
   openRequests(trx: Executor, project: Project): Promise<Array<{ environmentId: string; id: string; title: string }>>;
   /**
@@ -169,7 +169,7 @@ export class ProjectDocumentService {
     const bypass = options.bypassProtection === true;
     const target = options.newProject ? undefined : await this.targetProject(doc, options.projectKey);
     const guarded = !bypass && (target?.environments.some((e) => e.protected) ?? false);
-    const reviewers = guarded && !dryRun ? await this.deps.protectedChanges.reviewersOf(actor) : [];
+    const reviewers = guarded && target && !dryRun ? await this.deps.protectedChanges.reviewersOf(target, actor) : [];
     const name = options.source ?? doc.project;
     const title = (environment: Environment) => `Apply ${name.length > 90 ? `${name.slice(0, 89)}…` : name} to ${environment.name}`.slice(0, 200);
     // A dry run reads in a transaction that it rolls back, so that it sees what an apply would see.

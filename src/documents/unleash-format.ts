@@ -125,7 +125,7 @@ function variant(v: unknown, path: string): UnleashVariant {
 
 function strategy(v: unknown, path: string): UnleashStrategy {
   const s = object(v, path);
-  const parameters: Record<string, string> = {};
+  const parameters = Object.create(null) as Record<string, string>;
   if (isObject(s.parameters)) for (const [k, p] of Object.entries(s.parameters)) if (text(p) !== undefined) parameters[k] = text(p)!;
   return {
     name: name(s.name ?? s.strategyName, `${path}/name`),

@@ -40,6 +40,9 @@ type Alternatives = Condition[][];
 const ALWAYS: Alternatives = [[]];
 const NEVER: Alternatives = [];
 
+/** A map by name with no prototype: an Unleash name such as `__proto__` is a key like any other. */
+const byNames = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
 const attribute = (contextName: string) => (contextName === 'userId' ? 'targetingKey' : contextName);
 const cond = (contextName: string, operator: Condition['operator'], values: Condition['values'], extra: Partial<Condition> = {}): Condition => ({
   attribute: attribute(contextName),
@@ -291,7 +294,7 @@ const slugify = (s: string) =>
 /** Translates an Unleash model into Flagpost's document terms; everything it cannot carry is in `notCarried`. */
 export function translateUnleash(model: UnleashModel): UnleashTranslation {
   const notCarried: NotCarried[] = [];
-  const segments: Record<string, DocumentSegment> = {};
+  const segments = byNames<DocumentSegment>();
   // Unleash segment id -> a Flagpost segment key, or the alternatives to inline when it has no single form.
   const segmentRefs = new Map<number, { key: string } | { inline: Alternatives }>();
   const usedKeys = new Set<string>();
@@ -313,7 +316,7 @@ export function translateUnleash(model: UnleashModel): UnleashTranslation {
 
   const byName = new Map(model.features.map((f) => [f.name, f]));
   const types = new Map(model.features.map((f) => [f.name, flagTypeOf(allVariants(f))]));
-  const flags: Record<string, DocumentFlag> = {};
+  const flags = byNames<DocumentFlag>();
   for (const feature of model.features) {
     if (!SLUG_REGEX.test(feature.name) || [...feature.name].length > 150 || feature.name === 'preview' || feature.name === 'code-refs') {
       notCarried.push({
@@ -324,7 +327,7 @@ export function translateUnleash(model: UnleashModel): UnleashTranslation {
       continue;
     }
     const type = types.get(feature.name)!;
-    const environments: Record<string, DocumentFlagEnvironment> = {};
+    const environments = byNames<DocumentFlagEnvironment>();
     for (const envName of model.environments) {
       const env = feature.environments.get(envName) ?? { enabled: false, strategies: [], variants: [] };
       const note = (item: string, reason: string) => notCarried.push({ feature: feature.name, environment: envName, item, reason });
@@ -346,7 +349,7 @@ function flagEnvironment(feature: UnleashFeature, env: UnleashFeatureEnvironment
   const { note } = scope;
   // Variant names as Unleash spells them, unless two variants of this environment share a name.
   const names = new Map<UnleashVariant, string>();
-  const variants: Record<string, VariantValue> = {};
+  const variants = byNames<VariantValue>();
   const sources = [{ list: env.variants, label: 'toggle' }, ...env.strategies.map((s, i) => ({ list: s.variants, label: `strategy ${i + 1}` }))];
   for (const { list, label } of sources) {
     for (const v of list) {

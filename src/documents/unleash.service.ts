@@ -66,7 +66,7 @@ function switchedOff(type: DocumentFlag['type'], sample: DocumentFlagEnvironment
 /** The project's document with the import laid over it: imported flags replace their environments, new environments are added. */
 function merge(current: ProjectDocument, imported: ProjectDocument): ProjectDocument {
   const environments = [...current.environments, ...imported.environments.filter((e) => !current.environments.includes(e))];
-  const flags: Record<string, DocumentFlag> = {};
+  const flags = Object.create(null) as Record<string, DocumentFlag>;
   for (const [slug, flag] of Object.entries(current.flags)) {
     const sample = Object.values(flag.environments)[0]!;
     flags[slug] = { type: flag.type, environments: Object.fromEntries(environments.map((e) => [e, flag.environments[e] ?? switchedOff(flag.type, sample)])) };
