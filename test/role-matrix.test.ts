@@ -92,6 +92,8 @@ const ROUTES: Record<string, Access> = {
   'DELETE /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}': 'editor',
   'POST /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/start': 'editor',
   'POST /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/stop': 'editor',
+  'GET /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/results': 'viewer',
+  'GET /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/results.csv': 'viewer',
   'POST /admin/v1/projects/{projectKey}/flags': 'editor',
   'GET /admin/v1/projects/{projectKey}/flags': 'viewer',
   'PATCH /admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}': 'editor',
