@@ -7,6 +7,7 @@ import { changeAdminRoutes } from './changes/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { registerDashboard } from './dashboard/index.ts';
+import { experimentAdminRoutes, trackRoutes } from './experiments/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagdAdminRoutes, projectDocumentRoutes, unleashRoutes } from './documents/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
@@ -115,6 +116,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   // Open event streams never end by themselves: they are closed so that the server can.
   app.addHook('preClose', async () => services.streams.closeAll());
 
+  await app.register(trackRoutes, { prefix: '/v1/track', events: services.trackedEvents });
+
   const intake = {
     forms: services.forms,
     submissions: services.submissionIntake,
@@ -175,6 +178,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       });
       await admin.register(submissionDeliveryRoutes, { deliveries: services.submissionDeliveries });
       await admin.register(auditAdminRoutes, { audit: services.audit });
+      await admin.register(experimentAdminRoutes, {
+        metrics: services.experimentMetrics,
+        experiments: services.experiments,
+        results: services.experimentResults,
+      });
     },
     { prefix: '/admin/v1' },
   );

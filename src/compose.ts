@@ -17,6 +17,18 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
+import {
+  EventService,
+  EventStore,
+  EventWriter,
+  ExperimentService,
+  ExperimentStore,
+  MetricService,
+  MetricStore,
+  ResultsService,
+  ResultsStore,
+  ExposureRecorder,
+} from './experiments/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
 import { FlagUsage, FlagUsageStore, openFlagReadPath } from './evaluation/index.ts';
@@ -145,6 +157,35 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       maxAgeMs: config.flagdSync.maxAgeMs,
     },
   });
+  const eventStore = new EventStore(handle.dialect);
+  const eventWriter = new EventWriter(db, eventStore);
+  // The read model answers the track route's port (ClientEnvironments): its warm snapshots know every flag's variants.
+  const trackedEvents = new EventService({
+    db,
+    store: eventStore,
+    writer: eventWriter,
+    environments: reads,
+    clock,
+    retentionDays: config.events.retentionDays,
+  });
+  const experimentStore = new ExperimentStore();
+  const metricStore = new MetricStore();
+  const experimentMetrics = new MetricService({ db, store: metricStore, experiments: experimentStore, projects, audit, clock });
+  const experiments = new ExperimentService({
+    db,
+    store: experimentStore,
+    metrics: metricStore,
+    events: eventStore,
+    projects,
+    flags,
+    audit,
+    clock,
+  });
+  // Server-side exposures: the read path calls its port (ExposurePort), experiments/ answers it.
+  const exposures = new ExposureRecorder({ db, experiments: experimentStore, writer: eventWriter, clock, log });
+  experiments.listen(exposures);
+  reads.exposures = exposures;
+  const experimentResults = new ResultsService({ db, store: new ResultsStore(handle.dialect), experiments: experimentStore, metrics: metricStore, projects });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, usage, audit, clock });
@@ -352,10 +393,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), ...(sso ? [() => sso.prune()] : [])],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
   const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
-  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage });
+  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, exposures });
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -401,6 +442,11 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     apiKeys,
     feedback,
     codeRefs,
+    trackedEvents,
+    experimentMetrics,
+    experiments,
+    experimentResults,
+    exposures,
     changeRequests,
     changeReviews,
     changeViews,

@@ -1,6 +1,7 @@
 import type { ChangeScheduler } from '../changes/index.ts';
 import type { Scheduler } from '../delivery/index.ts';
 import type { FlagUsage } from '../evaluation/index.ts';
+import type { ExposureRecorder } from '../experiments/index.ts';
 import type { OutboxWorker, RetentionJob } from '../submissions/index.ts';
 import type { WebhookWorker } from '../webhooks/index.ts';
 
@@ -11,7 +12,14 @@ import type { WebhookWorker } from '../webhooks/index.ts';
  */
 export function scheduleJobs(
   scheduler: Scheduler,
-  jobs: { changeScheduler: ChangeScheduler; outbox: OutboxWorker; webhookWorker: WebhookWorker; retention: RetentionJob; usage: FlagUsage },
+  jobs: {
+    changeScheduler: ChangeScheduler;
+    outbox: OutboxWorker;
+    webhookWorker: WebhookWorker;
+    retention: RetentionJob;
+    usage: FlagUsage;
+    exposures: ExposureRecorder;
+  },
 ): void {
   // Every instance looks for due changes; the claim in ChangeApplier.runDue makes each apply once.
   scheduler.add('scheduled changes', jobs.changeScheduler, 'every process');
@@ -20,4 +28,6 @@ export function scheduleJobs(
   scheduler.add('retention', jobs.retention, 'one process');
   // Each process flushes the counts of the reads it answered.
   scheduler.add('flag usage flush', jobs.usage, 'every process');
+  // Each process writes the server-side exposures of the evaluations it answered.
+  scheduler.add('server-side exposures', jobs.exposures, 'every process');
 }

@@ -1,3 +1,4 @@
+import type { EventService, ExperimentService, ExposureRecorder, MetricService, ResultsService } from '../experiments/index.ts';
 import type { Logger } from 'pino';
 import type { ApiKeyService } from '../api-keys/index.ts';
 import type { AuditLog } from '../audit/index.ts';
@@ -104,6 +105,16 @@ export interface Services {
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
+  /** Experiments' events: POST /v1/track, their retention and personal data (issue 32). */
+  readonly trackedEvents: EventService;
+  /** Metrics of projects (issue 32). */
+  readonly experimentMetrics: MetricService;
+  /** Experiments of environments: drafts, start and stop (issue 32). */
+  readonly experiments: ExperimentService;
+  /** Results of experiments, computed from the stored events (issue 32). */
+  readonly experimentResults: ResultsService;
+  /** Server-side exposures of single-flag OFREP evaluations, buffered and written every second. */
+  readonly exposures: ExposureRecorder;
   /** A form's inbox: list, read, mark and delete submissions. */
   readonly submissions: SubmissionService;
   /** Takes submissions in (the /v1/s routes). */
