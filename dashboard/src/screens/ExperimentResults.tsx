@@ -28,6 +28,8 @@ export function ExperimentResultsScreen({ params }: { params: { key: string; env
     queryKey: ['experiment-results', params.key, params.env, params.experiment],
     queryFn: () => api<Results>('GET', `${path}/results`),
     refetchInterval: experiment.data?.status === 'running' ? 30_000 : false,
+    // A draft has no results yet (the API answers 409): nothing is counted before the start.
+    enabled: experiment.data !== undefined && experiment.data.status !== 'draft',
   });
   const metrics = useQuery(metricsQuery(params.key));
   if (project.isPending || experiment.isPending) return <Loading what="the experiment" />;
@@ -64,7 +66,12 @@ export function ExperimentResultsScreen({ params }: { params: { key: string; env
         .
       </p>
       {x.hypothesis && <blockquote>{x.hypothesis}</blockquote>}
-      {results.isPending && <Loading what="the results" />}
+      {x.status === 'draft' && (
+        <EmptyState title="No user counted yet">
+          Start the experiment on the Experiments screen: from then on, every user its split serves is counted.
+        </EmptyState>
+      )}
+      {x.status !== 'draft' && results.isPending && <Loading what="the results" />}
       <ErrorMessage error={results.error} />
       {results.data && (
         <ResultsView
@@ -125,9 +132,7 @@ function ResultsView({
       >
         {total === 0 ? (
           <EmptyState title="No user counted yet">
-            {experiment.status === 'draft'
-              ? 'Start the experiment: from then on, every user a split serves is counted.'
-              : 'Users are counted when the split serves them (a single-flag OFREP evaluation with a targetingKey, or an exposure sent to /v1/track).'}
+            Users are counted when the split serves them (a single-flag OFREP evaluation with a targetingKey, or an exposure sent to /v1/track).
           </EmptyState>
         ) : (
           <p>
