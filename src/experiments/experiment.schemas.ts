@@ -166,13 +166,23 @@ const nullableNumber = { type: ['number', 'null'] } as const;
 export const resultsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['experiment', 'status', 'startedAt', 'multipleExposures', 'users', 'srm', 'metrics'],
+  required: ['experiment', 'status', 'startedAt', 'multipleExposures', 'users', 'srm', 'metrics', 'timeline'],
   properties: {
     experiment: { type: 'string' },
     status: { type: 'string', enum: ['running', 'stopped'] },
     startedAt: isoTimestamp,
     multipleExposures: { type: 'integer', description: 'Users exposed to more than one variant: counted in the variant of their first exposure only' },
     users: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Users per variant' },
+    timeline: {
+      type: 'array',
+      description: 'Users counted by the end of each UTC day since the first exposure, per variant (cumulative)',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['date', 'users'],
+        properties: { date: { type: 'string', format: 'date' }, users: { type: 'object', additionalProperties: { type: 'integer' } } },
+      },
+    },
     srm: {
       type: 'object',
       additionalProperties: false,

@@ -3,7 +3,7 @@ import { AppError, message } from '../errors.ts';
 import type { ProjectService } from '../projects/index.ts';
 import type { ExperimentStore } from './experiment.store.ts';
 import type { MetricStore } from './metric.store.ts';
-import { type ExperimentResults, metricResult, usersAndSrm } from './results.ts';
+import { type ExperimentResults, metricResult, usersAndSrm, usersOverTime } from './results.ts';
 import type { ResultsStore } from './results.store.ts';
 
 export interface ResultsServiceDeps {
@@ -40,6 +40,7 @@ export class ResultsService {
       users,
       srm,
       metrics: [],
+      timeline: usersOverTime(await this.deps.store.usersPerDay(this.deps.db, experiment.id), Object.keys(users)),
     };
     // A metric deleted since the experiment stopped has no definition left to compute.
     const known = measured.flatMap(({ key, guardrail }) => {

@@ -67,6 +67,17 @@ export class ResultsStore {
     };
   }
 
+  /** New users per UTC day (days since the epoch) and variant, by the time of their first exposure. */
+  async usersPerDay(db: Executor, experimentId: string): Promise<Array<{ day: number; variant: string; users: number }>> {
+    const day = this.dialect === 'postgres' ? 'floor(first_at / 86400000)' : 'cast(first_at / 86400000 as integer)';
+    const { rows } = await db.executeQuery<{ day: number | string; variant: string; n: number | string }>(
+      CompiledQuery.raw(`select ${day} as day, variant, count(*) as n from experiment_users where experiment_id = ${this.p(1)} group by 1, 2 order by 1`, [
+        experimentId,
+      ]),
+    );
+    return rows.map((r) => ({ day: Number(r.day), variant: r.variant, users: Number(r.n) }));
+  }
+
   /** Per metric (in the query's order), per-variant sums of its per-user values. */
   async sums(db: Executor, query: ResultsQuery): Promise<Array<Map<string, VariantSums>>> {
     const totals = query.metrics.map(() => new Map<string, VariantSums>());

@@ -35,6 +35,29 @@ export interface ExperimentResults {
   users: Record<string, number>;
   srm: { pValue: number; mismatch: boolean };
   metrics: MetricResult[];
+  /** Users counted by the end of each UTC day since the start (cumulative, per variant): the dashboard's chart. */
+  timeline: Array<{ date: string; users: Record<string, number> }>;
+}
+
+/**
+ * Cumulative users per variant at the end of each UTC day from the first to the last day with a first
+ * exposure, from the new users per day and variant; days without one repeat the day before.
+ */
+export function usersOverTime(
+  rows: ReadonlyArray<{ day: number; variant: string; users: number }>,
+  variants: readonly string[],
+): ExperimentResults['timeline'] {
+  if (rows.length === 0) return [];
+  const days = rows.map((r) => r.day);
+  const first = Math.min(...days);
+  const last = Math.max(...days);
+  const running: Record<string, number> = Object.fromEntries(variants.map((v) => [v, 0]));
+  const timeline: ExperimentResults['timeline'] = [];
+  for (let day = first; day <= last; day++) {
+    for (const r of rows) if (r.day === day) running[r.variant] = (running[r.variant] ?? 0) + r.users;
+    timeline.push({ date: new Date(day * 86_400_000).toISOString().slice(0, 10), users: { ...running } });
+  }
+  return timeline;
 }
 
 const statisticOf = (type: Metric['type'], s: VariantSums): MetricStatistic => {

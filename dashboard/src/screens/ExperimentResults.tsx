@@ -141,7 +141,7 @@ function ResultsView({
               .join(' · ')}
           </p>
         )}
-        {results.timeline && results.timeline.length > 1 && <UsersChart timeline={results.timeline} />}
+        {results.timeline.length > 1 && <UsersChart timeline={results.timeline} />}
       </Section>
       {results.metrics.map((m) => (
         <MetricView
@@ -231,7 +231,7 @@ function LiftBar({ comparison, scale, direction }: { comparison: Comparison; sca
 }
 
 /** Users counted per variant at the end of each day. */
-function UsersChart({ timeline }: { timeline: NonNullable<Results['timeline']> }) {
+function UsersChart({ timeline }: { timeline: Results['timeline'] }) {
   const variants = [...new Set(timeline.flatMap((p) => Object.keys(p.users)))];
   const max = Math.max(1, ...timeline.flatMap((p) => Object.values(p.users)));
   const width = 300;

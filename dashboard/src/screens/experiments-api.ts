@@ -57,7 +57,7 @@ export interface Results {
   srm: { pValue: number | null; mismatch: boolean };
   metrics: MetricResult[];
   /** Users counted so far at the end of each day (UTC), per variant. */
-  timeline?: Array<{ date: string; users: Record<string, number> }>;
+  timeline: Array<{ date: string; users: Record<string, number> }>;
 }
 
 export const metricsPath = (projectKey: string) => `/projects/${encodeURIComponent(projectKey)}/metrics`;
