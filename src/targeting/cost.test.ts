@@ -73,7 +73,14 @@ describe('regexStates and per-flag work', () => {
 
 describe('flagOperands (compile cost)', () => {
   const inList = (n: number, tag: string): Condition => ({ attribute: 'plan', operator: 'in', values: Array.from({ length: n }, (_, i) => `${tag}-${i}`) });
-  const rule = (id: string, conditions: Condition[], segments: string[] = [], enabled = true): Rule => ({ id, name: '', enabled, conditions, segments, serve: { variant: 'on' } });
+  const rule = (id: string, conditions: Condition[], segments: string[] = [], enabled = true): Rule => ({
+    id,
+    name: '',
+    enabled,
+    conditions,
+    segments,
+    serve: { variant: 'on' },
+  });
   const flag = (key: string, targeting: Partial<TargetedFlag['targeting']>): TargetedFlag => ({
     key,
     type: 'string',
@@ -84,7 +91,10 @@ describe('flagOperands (compile cost)', () => {
   it('counts values, at least one per condition, segments and prerequisites at each use', () => {
     const exists: Condition = { attribute: 'a', operator: 'exists', values: [] };
     const pre = flag('pre', { rules: [rule('p', [inList(10, 'p')])] });
-    const f = flag('f', { rules: [rule('a', [inList(100, 'a'), exists], ['big', 'big']), rule('b', [inList(50, 'b')], [], false)], prerequisites: [{ flag: 'pre', variants: ['on'] }] });
+    const f = flag('f', {
+      rules: [rule('a', [inList(100, 'a'), exists], ['big', 'big']), rule('b', [inList(50, 'b')], [], false)],
+      prerequisites: [{ flag: 'pre', variants: ['on'] }],
+    });
     const env = buildIndex([f, pre], [segment]);
     assert.equal(flagOperands(f, env), 100 + 1 + 600 + 10);
     assert.equal(flagOperands(f, env, true), 100 + 1 + 600 + 10 + 50);
@@ -110,7 +120,12 @@ describe('flagOperands (compile cost)', () => {
     assert.equal(env.evaluate('l4-0', { a: 'x' })?.value, 'on', 'a flag within the limit is evaluated');
   });
   it(`refuses ${MAX_RULES} rules of ${MAX_CONDITIONS} in conditions of ${MAX_VALUES} values, and answers GENERAL for one stored so`, () => {
-    const rules = Array.from({ length: MAX_RULES }, (_, r) => rule(`r${r}`, Array.from({ length: MAX_CONDITIONS }, (_, c) => inList(MAX_VALUES, `${r}-${c}`))));
+    const rules = Array.from({ length: MAX_RULES }, (_, r) =>
+      rule(
+        `r${r}`,
+        Array.from({ length: MAX_CONDITIONS }, (_, c) => inList(MAX_VALUES, `${r}-${c}`)),
+      ),
+    );
     const f = flag('huge', { rules });
     assert.match(operandsProblem(f, buildIndex([f], [])) ?? '', new RegExp(`more than ${MAX_FLAG_OPERANDS}`));
     const answer = compileEnvironment([f], []).evaluate('huge', { plan: 'nope' });
