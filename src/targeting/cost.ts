@@ -204,12 +204,16 @@ export function extensionWorkProblem(conditions: readonly Condition[], whose: st
 const conditionOperands = (conditions: readonly Condition[]) => conditions.reduce((n, c) => n + Math.max(1, c.values.length), 0);
 const segmentOperands = (segment: Segment | undefined) => (segment ? conditionOperands(segment.conditions) : 1);
 
-/** The literal values of a JSON Logic (every leaf), a `$ref` counting the operands of its segment. */
+/**
+ * The operations of a JSON Logic (each `{"op": ...}`, `var` included), a `$ref` counting the operands of
+ * its segment. Literal values are not counted: a list of them compiles to one constant, and the logic's
+ * length is bounded (validate.ts).
+ */
 function logicOperands(logic: unknown, segments: ReadonlyMap<string, Segment>): number {
   if (Array.isArray(logic)) return logic.reduce((n: number, item) => n + logicOperands(item, segments), 0);
-  if (logic === null || typeof logic !== 'object') return 1;
+  if (logic === null || typeof logic !== 'object') return 0;
   let n = 0;
-  for (const [k, v] of Object.entries(logic)) n += k === '$ref' && typeof v === 'string' ? segmentOperands(segments.get(v)) : logicOperands(v, segments);
+  for (const [k, v] of Object.entries(logic)) n += k === '$ref' && typeof v === 'string' ? segmentOperands(segments.get(v)) : 1 + logicOperands(v, segments);
   return n;
 }
 
