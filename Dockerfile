@@ -45,7 +45,9 @@ RUN groupadd --gid 10001 flagpost \
 WORKDIR /app
 COPY --from=build /runtime/ /app/
 USER 10001:10001
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FLAGPOST_DATA_DIR=/data
+# The metrics and flagd sync listeners bind loopback by default; in a container they must take the
+# container's interface to be published at all (they are off until their ports are set).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FLAGPOST_DATA_DIR=/data FLAGPOST_METRICS_HOST=0.0.0.0 FLAGPOST_FLAGD_SYNC_HOST=0.0.0.0
 # The SQLite database (and anything else Flagpost keeps on disk) lives here; the rest can be read-only.
 VOLUME /data
 EXPOSE 3000

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { AdminTokenService } from './identity/index.ts';
 import { SettingsStore } from './admin/index.ts';
 import type { Actor } from './audit/index.ts';
-import { compose, type Services } from './compose.ts';
+import type { Services } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
@@ -83,6 +83,8 @@ async function withServices(config: Config, announceCreatedToken: boolean, run: 
   try {
     await migrateToLatest(handle.db);
     const log = pino({ level: config.logLevel === 'silent' ? 'silent' : 'warn' }, process.stderr);
+    // Loaded here, not at the top: `healthcheck` (a container probe) starts without the whole server.
+    const { compose } = await import('./compose.ts');
     const services = await compose(config, handle, { log });
     try {
       if (announceCreatedToken && services.createdAdminToken) {
@@ -207,7 +209,7 @@ async function main(argv: string[]): Promise<void> {
     if (given !== undefined && (given.length < 10 || given.length > 200)) fail(2, 'FLAGPOST_OWNER_PASSWORD must be 10 to 200 characters.');
     const password = given ?? randomBytes(15).toString('base64url');
     await withServices(config, true, async ({ identity }) => {
-      const user = await identity.accounts.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
+      const user = await identity.accounts.members.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
       process.stdout.write(
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );

@@ -1,4 +1,4 @@
-import { type AccountService, levelOn, type ProjectRoleService } from '../identity/index.ts';
+import { levelOn, type MemberService, type ProjectRoleService } from '../identity/index.ts';
 import { newId } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { OutageLog } from '../db/outage.ts';
@@ -12,7 +12,7 @@ export interface ChangeNotifierDeps {
   /** Undefined when SMTP_URL is not set: nothing is queued. */
   mail: Pick<MailSender, 'send'> | undefined;
   /** Who reviews (editors and owners) and the authors' addresses. */
-  accounts: Pick<AccountService, 'listUsers' | 'getUser'>;
+  accounts: Pick<MemberService, 'listUsers' | 'getUser'>;
   /** Who has a role on a project: only members who may see a request's project hear of it. */
   projectRoles: Pick<ProjectRoleService, 'roleOn'>;
   publicUrl: string;
@@ -133,7 +133,7 @@ export class ChangeNotifier {
 
   private async author(request: Pick<ChangeRequestRecord, 'author' | 'projectId'>): Promise<string[]> {
     if (request.author.id === null) return [];
-    let user: Awaited<ReturnType<AccountService['getUser']>>;
+    let user: Awaited<ReturnType<MemberService['getUser']>>;
     try {
       user = await this.deps.accounts.getUser(request.author.id);
     } catch {

@@ -27,9 +27,12 @@ for (const [net, bits] of [
   INTERNAL.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible (deprecated), :: and ::1 among them
+  ['::', 96],
   ['64:ff9b::', 96],
+  // 6to4 and Teredo: tunnels to an IPv4 address written into the IPv6 one (issue 29)
+  ['2002::', 16],
+  ['2001::', 32],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],
@@ -47,16 +50,45 @@ LINK_LOCAL.addAddress('fd00:ec2::254', 'ipv6');
 /** Why `address` may not be reached under `policy`, or undefined when it may. */
 export function refusedTarget(address: string, policy: WebhookTargetPolicy): string | undefined {
   if (policy === 'any') return undefined;
-  let ip = address;
-  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is the IPv4 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) ip = mapped[1]!;
-  const family = isIP(ip);
+  const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
+  const groups = family === 6 ? ipv6Groups(address) : undefined;
+  // IPv4-mapped IPv6 (::ffff:10.0.0.1, also written ::ffff:a00:1) is the IPv4 address.
+  const ip = groups && groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff ? ipv4Of(groups[6]!, groups[7]!) : address;
+  const type = isIP(ip) === 4 ? 'ipv4' : 'ipv6';
   if (LINK_LOCAL.check(ip, type)) return `${address} is a link-local address`;
+  // An IPv4 address tunnelled in IPv6 (IPv4-compatible, 6to4, Teredo) is judged as that address too.
+  for (const embedded of groups ? embeddedIpv4(groups) : []) {
+    if (LINK_LOCAL.check(embedded, 'ipv4')) return `${address} is a link-local address`;
+  }
   if (policy === 'public' && INTERNAL.check(ip, type)) return `${address} is not a public address`;
   return undefined;
+}
+
+/** The eight 16-bit groups of an IPv6 address (isIP(address) === 6), a dotted IPv4 tail included. */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase().split('%')[0]!;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].map((g) => parseInt(g, 16));
+}
+
+const ipv4Of = (high: number, low: number): string => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/** The IPv4 addresses an IPv4-compatible (::/96), 6to4 (2002::/16) or Teredo (2001::/32) address leads to. */
+function embeddedIpv4(groups: number[]): string[] {
+  if (groups.slice(0, 6).every((g) => g === 0)) return [ipv4Of(groups[6]!, groups[7]!)];
+  if (groups[0] === 0x2002) return [ipv4Of(groups[1]!, groups[2]!)];
+  // Teredo: the server's address, and the client's with every bit inverted.
+  if (groups[0] === 0x2001 && groups[1] === 0) return [ipv4Of(groups[2]!, groups[3]!), ipv4Of(groups[6]! ^ 0xffff, groups[7]! ^ 0xffff)];
+  return [];
 }
 
 /**

@@ -191,9 +191,14 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       if (!keys) throw new OfrepError(401, { errorCode: 'GENERAL', errorDetails: 'Missing or invalid stream token' });
       const snapshot = await reads.get(keys.projectKey, keys.environmentKey);
       if (!snapshot) throw new OfrepError(403, { errorCode: 'GENERAL', errorDetails: 'Unknown project or environment key' });
-      if (!streams.admits(request.ip)) {
+      const refusal = streams.refusal(request.ip);
+      if (refusal === 'client') {
         reply.header('retry-after', '30');
         throw new OfrepError(429, { errorCode: 'GENERAL', errorDetails: 'Too many open event streams from this address' });
+      }
+      if (refusal === 'total') {
+        reply.header('retry-after', '30');
+        throw new OfrepError(503, { errorCode: 'GENERAL', errorDetails: 'Too many open event streams on this server' });
       }
       const lastEventId = request.headers['last-event-id'];
       reply.hijack();

@@ -61,16 +61,25 @@ interface Stream {
 export interface StreamLimits {
   /** Open streams one client address may hold. */
   perClient: number;
+  /** Open streams of this process at most, over all clients (issue 29); undefined: no cap. */
+  total?: number;
+  /**
+   * A stream is ended after this long (plus up to a tenth, so that streams opened together do not all
+   * reconnect together); the client reconnects at once. Undefined: never.
+   */
+  maxAgeMs?: number;
   /** A comment line this often keeps proxies from closing an idle stream. */
   heartbeatMs: number;
 }
 
-/** Why a stream was not opened. */
-export type StreamRefusal = 'too-many';
+/** Why a stream is not opened: the client holds its share (429), or the process holds its cap (503). */
+export type StreamRefusal = 'client' | 'total';
 
 export class OfrepStreams {
   private readonly byEnvironment = new Map<string, Set<Stream>>();
   private readonly perClient = new Map<string, number>();
+  /** Streams open now, over all environments. */
+  private count = 0;
   private readonly pending = new Set<string>();
   private everything = false;
   private flushing = false;
@@ -88,14 +97,20 @@ export class OfrepStreams {
 
   /** Streams open now. */
   get size(): number {
-    let n = 0;
-    for (const set of this.byEnvironment.values()) n += set.size;
-    return n;
+    return this.count;
   }
 
   /** Whether the client at address `ip` may open one more stream (counted per client key: IPv6 per /64). */
   admits(ip: string): boolean {
-    return !this.closed && (this.perClient.get(clientKey(ip)) ?? 0) < this.limits.perClient;
+    return this.refusal(ip) === undefined;
+  }
+
+  /** Why the client at `ip` may not open one more stream now, or undefined when it may. */
+  refusal(ip: string): StreamRefusal | undefined {
+    if (this.closed) return 'total';
+    if ((this.perClient.get(clientKey(ip)) ?? 0) >= this.limits.perClient) return 'client';
+    if (this.limits.total !== undefined && this.count >= this.limits.total) return 'total';
+    return undefined;
   }
 
   /**
@@ -108,6 +123,7 @@ export class OfrepStreams {
     let set = this.byEnvironment.get(environmentId);
     if (!set) this.byEnvironment.set(environmentId, (set = new Set()));
     set.add(entry);
+    this.count += 1;
     this.perClient.set(entry.client, (this.perClient.get(entry.client) ?? 0) + 1);
     res.socket?.setTimeout(0);
     res.socket?.setNoDelay(true);
@@ -116,7 +132,17 @@ export class OfrepStreams {
     res.writeHead(200, [...STREAM_HEADERS, 'x-request-id', requestId]);
     res.write(`retry: 3000\n: flagpost event stream\n\n`);
     if (lastEventId !== undefined && lastEventId !== version) res.write(eventOf(version, undefined));
+    // At its age the stream ends with a short reconnection delay: the client comes back (perhaps to
+    // another instance), and no connection is held for ever.
+    const { maxAgeMs } = this.limits;
+    const aged =
+      maxAgeMs === undefined
+        ? undefined
+        : setTimeout(() => res.end(`retry: ${500 + Math.floor(Math.random() * 1000)}\n\n`), maxAgeMs + Math.floor(Math.random() * (maxAgeMs / 10)));
+    aged?.unref();
     res.on('close', () => {
+      clearTimeout(aged);
+      this.count -= 1;
       set.delete(entry);
       if (set.size === 0 && this.byEnvironment.get(environmentId) === set) this.byEnvironment.delete(environmentId);
       const left = (this.perClient.get(entry.client) ?? 1) - 1;

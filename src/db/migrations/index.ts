@@ -20,6 +20,8 @@ import * as m0018 from './0018_flag_tags_archive.ts';
 import * as m0019 from './0019_project_webhooks.ts';
 import * as m0020 from './0020_change_request_origin.ts';
 import * as m0021 from './0021_change_request_revisions.ts';
+import * as m0026 from './0026_form_intake.ts';
+import * as m0027 from './0027_form_mail.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +46,6 @@ export const migrations: Record<string, Migration> = {
   '0019_project_webhooks': m0019,
   '0020_change_request_origin': m0020,
   '0021_change_request_revisions': m0021,
+  '0026_form_intake': m0026,
+  '0027_form_mail': m0027,
 };
