@@ -54,15 +54,6 @@ const states = (n: number) => `[^x]{${n}}$`;
 let width = 1;
 while (states(width + 1) && (width + 2) * 2 - 1 <= L.MAX_REGEX_STATES) width++;
 const regexCondition: Condition = { attribute: 'text', operator: 'matches', values: [states(width)] };
-const typedRules = (condition: (r: number, c: number) => Condition): Rule[] =>
-  Array.from({ length: L.MAX_RULES }, (_, r) => ({
-    id: `r${r}`,
-    name: '',
-    enabled: true,
-    conditions: Array.from({ length: L.MAX_CONDITIONS }, (_, c) => condition(r, c)),
-    segments: [],
-    serve: { variant: 'on' },
-  }));
 const values = (r: number, c: number) => Array.from({ length: L.MAX_VALUES }, (_, i) => `v${r}-${c}-${i}`);
 const cidrs = (r: number, c: number) => Array.from({ length: L.MAX_VALUES }, (_, i) => `10.${(r * 7 + c) % 256}.${i % 256}.${Math.floor(i / 256)}/32`);
 
@@ -89,9 +80,33 @@ cases.push({
   flag: flagOf('regex', { rules: [{ id: 'r', name: '', enabled: true, conditions: [regexCondition], segments: [], serve: { variant: 'on' } }] }),
   context,
 });
+// The operand limit (MAX_FLAG_OPERANDS) caps what a flag's conditions hold together; compiling costs
+// time in proportion: the most `in` lists, the most single-value conditions, the most `exists`.
+const lists = Math.floor(L.MAX_FLAG_OPERANDS / L.MAX_VALUES);
+const rulesOf = (count: number, condition: (r: number, c: number) => Condition): Rule[] =>
+  Array.from({ length: Math.ceil(count / L.MAX_CONDITIONS) }, (_, r) => ({
+    id: `r${r}`,
+    name: '',
+    enabled: true,
+    conditions: Array.from({ length: Math.min(L.MAX_CONDITIONS, count - r * L.MAX_CONDITIONS) }, (_, c) => condition(r, c)),
+    segments: [],
+    serve: { variant: 'on' },
+  }));
 cases.push({
-  name: `typed, ${L.MAX_RULES} rules x ${L.MAX_CONDITIONS} in conditions of ${L.MAX_VALUES} values (none matches)`,
-  flag: flagOf('in', { rules: typedRules((r, c) => ({ attribute: 'plan', operator: 'in', values: values(r, c) })) }),
+  name: `typed, ${lists} in conditions of ${L.MAX_VALUES} values (${L.MAX_FLAG_OPERANDS} operands, none matches)`,
+  flag: flagOf('in', { rules: rulesOf(lists, (r, c) => ({ attribute: 'plan', operator: 'in', values: values(r, c) })) }),
+  context: { ...context, plan: 'nope' },
+});
+cases.push({
+  name: `typed, ${L.MAX_FLAG_OPERANDS} equals conditions in rules of ${L.MAX_CONDITIONS} (none matches)`,
+  flag: flagOf('equals', { rules: rulesOf(L.MAX_FLAG_OPERANDS, (r, c) => ({ attribute: 'plan', operator: 'equals', values: [`v${r}-${c}`] })) }),
+  context: { ...context, plan: 'nope' },
+});
+cases.push({
+  name: `typed, ${L.MAX_FLAG_OPERANDS} exists conditions in rules of ${L.MAX_CONDITIONS} (all but each rule's last hold)`,
+  flag: flagOf('exists', {
+    rules: rulesOf(L.MAX_FLAG_OPERANDS, (_r, c) => ({ attribute: c === L.MAX_CONDITIONS - 1 ? 'absent' : 'plan', operator: 'exists', values: [] })),
+  }),
   context: { ...context, plan: 'nope' },
 });
 cases.push({
@@ -111,8 +126,8 @@ cases.push({
   context: { ...context, ip: '192.168.1.1' },
 });
 cases.push({
-  name: `typed, ${L.MAX_RULES} rules x ${L.MAX_CONDITIONS} semver conditions`,
-  flag: flagOf('semver', { rules: typedRules((r, c) => ({ attribute: 'app', operator: 'semverGt', values: [`${r}.${c}.0`] })) }),
+  name: `typed, ${L.MAX_FLAG_OPERANDS} semver conditions in rules of ${L.MAX_CONDITIONS}`,
+  flag: flagOf('semver', { rules: rulesOf(L.MAX_FLAG_OPERANDS, (r, c) => ({ attribute: 'app', operator: 'semverGt', values: [`${r}.${c}.0`] })) }),
   context: { ...context, app: '0.0.1' },
 });
 

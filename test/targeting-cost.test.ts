@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { MAX_CONDITIONS, MAX_LOGIC_COST, MAX_REGEX_STATES, MAX_RULES } from '../src/targeting/limits.ts';
+import { MAX_CONDITIONS, MAX_FLAG_OPERANDS, MAX_LOGIC_COST, MAX_REGEX_STATES, MAX_RULES, MAX_VALUES } from '../src/targeting/limits.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture } from './support/fixtures.ts';
 
@@ -24,6 +24,17 @@ function nestedReadingContext(n: number, depth: number): unknown {
 }
 /** A pattern whose states all stay alive on `aaaa…`, the slowest case of re2js. */
 const slowPattern = (i: number) => `[^x]{${30 + (i % 7)}}$`;
+/** Rules of `in` conditions of MAX_VALUES values each: past MAX_FLAG_OPERANDS together from the third on. */
+const listRules = (n: number) =>
+  Array.from({ length: n }, (_, r) => ({
+    id: `r${r}`,
+    name: '',
+    enabled: true,
+    conditions: [{ attribute: 'plan', operator: 'in', values: Array.from({ length: MAX_VALUES }, (_, i) => `p${r}-${i}`) }],
+    segments: [],
+    serve: { variant: 'on' },
+  }));
+const tooManyLists = Math.floor(MAX_FLAG_OPERANDS / MAX_VALUES) + 1;
 
 forEachDialect('targeting cost bounds (issue 29)', (ctx) => {
   let project: ProjectFixture;
@@ -41,7 +52,7 @@ forEachDialect('targeting cost bounds (issue 29)', (ctx) => {
 
   before(async () => {
     project = await createProject(ctx());
-    for (const slug of ['logic', 'regex', 'stored']) {
+    for (const slug of ['logic', 'regex', 'stored', 'lists', 'stored-lists']) {
       await createFlag(ctx(), project.key, { slug, type: 'string', variants: { on: 'on', off: 'off' }, defaultVariant: 'off' });
       const res = await ctx().admin('PATCH', flagUrl(slug), { state: 'ENABLED', jsonLogic: { if: [{ '==': [{ var: 'country' }, 'fr'] }, 'on', 'off'] } });
       assert.equal(res.statusCode, 200, res.body);
@@ -53,6 +64,12 @@ forEachDialect('targeting cost bounds (issue 29)', (ctx) => {
       .set({ json_logic: JSON.stringify(nestedReadingContext(60, 3)) })
       .where('environment_id', '=', env.id)
       .where('slug', '=', 'stored')
+      .execute();
+    await ctx()
+      .handle.db.updateTable('flags')
+      .set({ json_logic: null, rules: JSON.stringify(listRules(tooManyLists)) })
+      .where('environment_id', '=', env.id)
+      .where('slug', '=', 'stored-lists')
       .execute();
   });
 
@@ -117,6 +134,24 @@ forEachDialect('targeting cost bounds (issue 29)', (ctx) => {
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal((await evaluate('regex', { email: 'ann@corp.com' })).body.value, 'on');
+  });
+
+  it(`refuses rules whose conditions hold more than ${MAX_FLAG_OPERANDS} operands together, naming the limit, and keeps the old rules`, async () => {
+    let res = await ctx().admin('PATCH', flagUrl('lists'), { jsonLogic: null, rules: listRules(tooManyLists) });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.body, new RegExp(`operands together, more than ${MAX_FLAG_OPERANDS}`));
+    assert.match(res.body, /body\.rules/);
+    assert.equal((await evaluate('lists', { country: 'fr' })).body.value, 'on', 'the stored targeting is unchanged');
+    res = await ctx().admin('PATCH', flagUrl('lists'), { jsonLogic: null, rules: listRules(tooManyLists - 1) });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await evaluate('lists', { plan: 'p1-999' })).body.value, 'on');
+  });
+
+  it('answers GENERAL without compiling for rules stored past the operand limit', async () => {
+    const answer = await evaluate('stored-lists', { plan: 'p0-1' });
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.errorCode, 'GENERAL');
+    assert.match(answer.body.errorDetails ?? '', new RegExp(`more than ${MAX_FLAG_OPERANDS}`));
   });
 
   it('answers GENERAL at once for targeting stored before the limits, and keeps answering other flags', async () => {

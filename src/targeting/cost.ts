@@ -4,11 +4,13 @@ import {
   MAX_ITERATOR_NESTING,
   MAX_LOGIC_COST,
   MAX_FLAG_CIDRS,
+  MAX_FLAG_OPERANDS,
   MAX_MATCH_INPUT_LENGTH,
   MAX_REGEX_STATES,
 } from './limits.ts';
 import { regexStates } from './regex.ts';
-import type { Condition } from './targeting.ts';
+import type { EnvironmentIndex } from './compile.ts';
+import type { Condition, Segment, TargetedFlag } from './targeting.ts';
 
 // A static bound on what evaluating one JSON Logic can cost (issue 29), so that stored targeting
 // cannot pin the process: flagd-core runs JSON Logic as compiled JavaScript that cannot be stopped
@@ -196,4 +198,60 @@ export function extensionWorkProblem(conditions: readonly Condition[], whose: st
   const cidrs = cidrsOf(conditions);
   if (cidrs > MAX_FLAG_CIDRS) return `${whose} inCidr conditions list ${cidrs} CIDRs together, more than ${MAX_FLAG_CIDRS}`;
   return undefined;
+}
+
+/** A condition's operands: its values, and at least one (an `exists` still compiles to a test). */
+const conditionOperands = (conditions: readonly Condition[]) => conditions.reduce((n, c) => n + Math.max(1, c.values.length), 0);
+const segmentOperands = (segment: Segment | undefined) => (segment ? conditionOperands(segment.conditions) : 1);
+
+/**
+ * The operations of a JSON Logic (each `{"op": ...}`, `var` included), a `$ref` counting the operands of
+ * its segment. Literal values are not counted: a list of them compiles to one constant, and the logic's
+ * length is bounded (validate.ts).
+ */
+function logicOperands(logic: unknown, segments: ReadonlyMap<string, Segment>): number {
+  if (Array.isArray(logic)) return logic.reduce((n: number, item) => n + logicOperands(item, segments), 0);
+  if (logic === null || typeof logic !== 'object') return 0;
+  let n = 0;
+  for (const [k, v] of Object.entries(logic)) n += k === '$ref' && typeof v === 'string' ? segmentOperands(segments.get(v)) : 1 + logicOperands(v, segments);
+  return n;
+}
+
+/**
+ * The operands a flag's compiled targeting holds (MAX_FLAG_OPERANDS): its enabled rules' conditions
+ * (its disabled ones too with `withDisabled`, so that enabling a rule cannot take it past the limit),
+ * the segments they use at each use, and its enabled prerequisites' at each use, as compile.ts inlines
+ * them. Each flag is counted once however often it is reached, so the count itself stays linear.
+ */
+export function flagOperands(flag: TargetedFlag, env: EnvironmentIndex, withDisabled = false): number {
+  const known = new Map<string, number>();
+  const count = (f: TargetedFlag, own: boolean, trail: ReadonlySet<string>): number => {
+    const t = f.targeting;
+    if (t.jsonLogic !== undefined) return logicOperands(t.jsonLogic, env.segments);
+    let n = 0;
+    for (const rule of t.rules) {
+      if (!rule.enabled && !own) continue;
+      n += conditionOperands(rule.conditions);
+      for (const key of rule.segments) n += segmentOperands(env.segments.get(key));
+    }
+    for (const p of t.prerequisites) {
+      const target = env.flags.get(p.flag);
+      if (!target || target.targeting.state !== 'ENABLED' || trail.has(p.flag)) continue;
+      let m = known.get(p.flag);
+      if (m === undefined) {
+        m = count(target, false, new Set([...trail, p.flag]));
+        known.set(p.flag, m);
+      }
+      n += m;
+    }
+    return n;
+  };
+  return count(flag, withDisabled, new Set([flag.key]));
+}
+
+/** Why a flag's targeting holds more operands than compiling one flag may take (MAX_FLAG_OPERANDS), or undefined. */
+export function operandsProblem(flag: TargetedFlag, env: EnvironmentIndex, withDisabled = false): string | undefined {
+  const n = flagOperands(flag, env, withDisabled);
+  if (n <= MAX_FLAG_OPERANDS) return undefined;
+  return `the flag's conditions (with its segments' and prerequisites', at each use) hold ${n} operands together, more than ${MAX_FLAG_OPERANDS}`;
 }

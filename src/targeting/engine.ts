@@ -2,7 +2,7 @@ import type { EvaluationContext, FlagValue } from '@openfeature/core';
 import { FeatureFlag } from '@openfeature/flagd-core';
 import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
 import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
-import { extensionWorkProblem, logicCost } from './cost.ts';
+import { extensionWorkProblem, logicCost, operandsProblem } from './cost.ts';
 import { MAX_LOGIC_COST } from './limits.ts';
 import { prepareContext, type PrepareOptions } from './context.ts';
 import { compileLogic, type Memo, type Program, SharedLogic } from './logic.ts';
@@ -172,6 +172,13 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
     answers: new Map(),
   };
   if (t.state === 'DISABLED') return { ...base, fixed: Object.freeze({ key: flag.key, reason: 'DISABLED', metadata }) };
+  // Counted before anything is built: building and compiling the logic cost time in proportion to its
+  // operands (prerequisites and segments inlined at every use), so a flag past the limit never is.
+  const operands = operandsProblem(flag, env);
+  if (operands) {
+    const errorDetails = `the flag needs more work than compiling one flag allows: ${operands}`;
+    return { ...base, refused: Object.freeze({ key: flag.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails, metadata }) };
+  }
   const typed = t.jsonLogic === undefined;
   const logic = targetingLogic(flag, env, { encode: typed, refSegments: false });
   if (logic === undefined) {

@@ -40,6 +40,13 @@ export const MAX_ITERATOR_NESTING = 3;
 export const MAX_REGEX_STATES = 32;
 /** The CIDRs of one flag's `inCidr` conditions (its rules', segments' and prerequisites') together. */
 export const MAX_FLAG_CIDRS = 1000;
+/**
+ * The operands of one flag's conditions together: its rules', the segments they use and its
+ * prerequisites' (each segment and prerequisite counted at every use, as the compiled logic inlines
+ * them), each condition counting its values and at least one; for JSON Logic, its operations and the
+ * operands of the segments it references. Compiling a flag costs time in proportion (docs/adr/0024).
+ */
+export const MAX_FLAG_OPERANDS = 2000;
 /** Rule ids, rule and segment names, segment keys. */
 export const MAX_NAME_LENGTH = 200;
 

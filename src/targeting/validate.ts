@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { ISO_DATE, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 import * as L from './limits.ts';
 import { buildIndex, extensionConditions } from './compile.ts';
-import { logicCostProblem, extensionWorkProblem } from './cost.ts';
+import { logicCostProblem, extensionWorkProblem, operandsProblem } from './cost.ts';
 import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
 import { drain, type Steps } from './slices.ts';
@@ -353,6 +353,8 @@ export function* environmentSteps(flags: readonly TargetedFlag[], segments: read
     const disabled = flag.targeting.rules.filter((r) => !r.enabled).flatMap((r) => r.conditions);
     const regex = extensionWorkProblem([...extensionConditions(flag, index), ...disabled], "the flag's (with its segments' and prerequisites')");
     if (regex) return { flagKey: flag.key, path: '/rules', message: regex };
+    const operands = operandsProblem(flag, index, true);
+    if (operands) return { flagKey: flag.key, path: flag.targeting.jsonLogic === undefined ? '/rules' : '/jsonLogic', message: operands };
   }
   const depth = new Map<string, number>();
   const visiting = new Set<string>();
