@@ -7,6 +7,7 @@ import { changeAdminRoutes } from './changes/index.ts';
 import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { registerDashboard } from './dashboard/index.ts';
+import { experimentAdminRoutes, trackRoutes } from './experiments/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { unleashRoutes } from './unleash/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
@@ -123,6 +124,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   // Open event streams never end by themselves: they are closed so that the server can.
   app.addHook('preClose', async () => services.streams.closeAll());
 
+  await app.register(trackRoutes, { prefix: '/v1/track', events: services.trackedEvents });
+
   await app.register(submissionIntakeRoutes, {
     prefix: '/v1/s',
     forms: services.forms,
@@ -167,6 +170,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       });
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
       await admin.register(auditAdminRoutes, { audit: services.audit });
+      await admin.register(experimentAdminRoutes, { metrics: services.experimentMetrics, experiments: services.experiments });
     },
     { prefix: '/admin/v1' },
   );

@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
+import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
@@ -120,6 +121,12 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  /** Experiments' events: POST /v1/track, their retention and personal data (issue 32). */
+  readonly trackedEvents: EventService;
+  /** Metrics of projects (issue 32). */
+  readonly experimentMetrics: MetricService;
+  /** Experiments of environments: drafts, start and stop (issue 32). */
+  readonly experiments: ExperimentService;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
   /** Applies change requests, now or when they are due. */
@@ -221,6 +228,30 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
+  });
+  const eventStore = new EventStore(handle.dialect);
+  const eventWriter = new EventWriter(db, eventStore);
+  // The read model answers the track route's port (ClientEnvironments): its warm snapshots know every flag's variants.
+  const trackedEvents = new EventService({
+    db,
+    store: eventStore,
+    writer: eventWriter,
+    environments: reads,
+    clock,
+    retentionDays: config.events.retentionDays,
+  });
+  const experimentStore = new ExperimentStore();
+  const metricStore = new MetricStore();
+  const experimentMetrics = new MetricService({ db, store: metricStore, experiments: experimentStore, projects, audit, clock });
+  const experiments = new ExperimentService({
+    db,
+    store: experimentStore,
+    metrics: metricStore,
+    events: eventStore,
+    projects,
+    flags,
+    audit,
+    clock,
   });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
@@ -377,7 +408,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     clock,
     log,
     intervalMs: config.retentionIntervalMs,
-    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), ...(sso ? [() => sso.prune()] : [])],
+    alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
   if (runsJobs) retention.start();
   usage.start();
@@ -425,6 +456,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     apiKeys,
     feedback,
     codeRefs,
+    trackedEvents,
+    experimentMetrics,
+    experiments,
     changeRequests,
     changeApplier,
     promotion,

@@ -109,6 +109,24 @@ export const messages = {
   ssoUnavailable: 'The identity provider cannot be reached right now; try again in a moment',
   passwordsOff: 'Password sign-in is off on this Flagpost: sign in with single sign-on',
   projectRoleNotFound: 'The member has no role on project {projectKey}',
+  clientKeysMissing: 'Missing required headers: x-project-key and x-environment-key',
+  clientKeysUnknown: 'Unknown project or environment key',
+  eventInvalid: '{field}: {reason}',
+  metricExists: 'Metric with key {metricKey} already exists in project {projectKey}',
+  metricNotFound: 'Metric with key {metricKey} does not exist in project {projectKey}',
+  metricInUse: 'Metric {metricKey} is used by running experiments: {experiments}',
+  experimentExists: 'Experiment with key {experimentKey} already exists in environment {environmentKey}',
+  experimentNotFound: 'Experiment with key {experimentKey} does not exist in environment {environmentKey}',
+  experimentProtected:
+    'Environment {environment} of project {projectKey} is protected: change requests do not carry experiments, so an owner may create, change, start or stop one with ?bypassProtection=true',
+  experimentNotDraft: 'Experiment {experimentKey} is {status}: {field} can change only before it starts',
+  experimentState: 'Experiment {experimentKey} is {status}: it cannot be {action}',
+  experimentNoSplit: 'Flag {flagKey} has no rule that serves a split in {environment}: an experiment measures a split, so add a rule with a split first',
+  experimentSplitAmbiguous: 'Flag {flagKey} has {count} rules that serve a split: name the one to measure with ruleId',
+  experimentRuleNotSplit: 'Rule {ruleId} of flag {flagKey} does not exist or serves no split: an experiment measures a split',
+  experimentControlNotInSplit: 'The split of rule {ruleId} does not serve the control variant {variant}',
+  experimentFlagBusy: 'Experiment {other} is already running on flag {flagKey} in this environment',
+  experimentMetricMissing: 'Experiment {experimentKey} names metrics that no longer exist ({metrics}): change its metrics first',
 } as const;
 
 export type MessageKey = keyof typeof messages;

@@ -16,6 +16,7 @@ const CAPABILITIES = new Set([
   'changes',
   'code-refs',
   'dashboard',
+  'experiments',
   'feedback',
   'files',
   'flagd-sync',
@@ -131,6 +132,22 @@ describe('architecture: which file may import which (docs/architecture.md)', () 
       .filter((file) => roomOf(file) !== 'identity')
       .filter((file) => /import[^;]*\bscrypt\b[^;]*from 'node:crypto'|export type Role\b/.test(fs.readFileSync(path.join(SRC, file), 'utf8')));
     assert.deepEqual(bad, []);
+  });
+
+  it('keeps experiments/statistics/ pure: it imports its own files and its numeric packages, nothing else', () => {
+    // ADR 0043: the statistics are table-tested against gbstats' published cases; no I/O, no clock,
+    // no other room, and the distributions come from stdlib's packages only.
+    const folder = path.join(SRC, 'experiments', 'statistics');
+    const files = sourceFiles(folder);
+    assert.ok(files.length > 0, 'no source files in experiments/statistics/');
+    const bad = files.flatMap((file) =>
+      ts
+        .preProcessFile(fs.readFileSync(file, 'utf8'), true, true)
+        .importedFiles.map((f) => f.fileName)
+        .filter((name) => (name.startsWith('.') ? path.dirname(path.resolve(path.dirname(file), name)) !== folder : !name.startsWith('@stdlib/')))
+        .map((name) => `${path.relative(SRC, file)} -> ${name}`),
+    );
+    assert.equal(bad.join('\n'), '');
   });
 
   it('never imports the composition (main, app, compose) from a folder', () => {

@@ -22,6 +22,8 @@ const ENTITIES = [
   'access_token',
   'settings',
   'sign_in',
+  'metric',
+  'experiment',
 ] as const;
 const ACTOR_TYPES = ['admin_token', 'user', 'access_token', 'anonymous'] as const;
 /**

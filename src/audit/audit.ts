@@ -19,7 +19,9 @@ export type AuditEntity =
   | 'invitation'
   | 'access_token'
   | 'settings'
-  | 'sign_in';
+  | 'sign_in'
+  | 'metric'
+  | 'experiment';
 
 /** A field's value before and after the write; a created entity has only `after`, a deleted one only `before`. */
 export interface FieldChange {

@@ -5,6 +5,9 @@ import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
 import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeNotificationsTable, ChangeRequestsTable } from '../changes/change.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
+import type { ExperimentUsersTable, ExposuresTable, TrackedEventsTable } from '../experiments/event.table.ts';
+import type { ExperimentsTable } from '../experiments/experiment.table.ts';
+import type { MetricsTable } from '../experiments/metric.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
@@ -56,6 +59,11 @@ export interface Database {
   project_webhooks: ProjectWebhooksTable;
   project_webhook_deliveries: ProjectWebhookDeliveriesTable;
   project_webhook_attempts: ProjectWebhookAttemptsTable;
+  exposures: ExposuresTable;
+  tracked_events: TrackedEventsTable;
+  metrics: MetricsTable;
+  experiments: ExperimentsTable;
+  experiment_users: ExperimentUsersTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

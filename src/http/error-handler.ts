@@ -7,7 +7,7 @@ import { AppError, type FieldProblem, message, messages } from '../errors.ts';
  * Which public surface a route belongs to. The specification answers a server error with 400 on
  * most flag endpoints and with 500 on GET /flags/preview; admin routes use plain HTTP semantics.
  */
-export type Surface = 'flags' | 'flags-preview' | 'ofrep' | 'admin' | 'forms' | 'system';
+export type Surface = 'flags' | 'flags-preview' | 'ofrep' | 'track' | 'admin' | 'forms' | 'system';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,6 +19,7 @@ const serverErrorStatus: Record<Surface, number> = {
   flags: 400,
   'flags-preview': 500,
   ofrep: 500,
+  track: 500,
   admin: 500,
   forms: 500,
   system: 500,

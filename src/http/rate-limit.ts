@@ -17,7 +17,7 @@ export type { RateLimitState } from './rate-limit-stores.ts';
 // The workers of FLAGPOST_WORKERS > 1 without Redis count in their primary (BatchedStore).
 
 /** Surfaces that count against the limit; admin, the health probes (/healthz, /livez, /readyz) and unknown routes never do. */
-export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'forms']);
+export const LIMITED_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['flags', 'flags-preview', 'ofrep', 'track', 'forms']);
 
 const REDIS_PREFIX = 'flagpost:ratelimit:';
 

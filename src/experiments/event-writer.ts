@@ -1,0 +1,120 @@
+import type { Db } from '../db/database.ts';
+import type { EventStore, ExperimentUserRow, RunningExperiment, StoredExposure, StoredTrackedEvent } from './event.store.ts';
+
+/** What one caller writes: the events of one batch (or of one flush of server-side exposures). */
+export interface EventBatch {
+  exposures: StoredExposure[];
+  tracked: StoredTrackedEvent[];
+}
+
+interface Queued {
+  batch: EventBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** Most events committed in one transaction: bounds its size and the time the write lock is held. */
+const MAX_EVENTS_PER_COMMIT = 20_000;
+
+/**
+ * The users that exposures add to running experiments, one row per (experiment, user): the earliest
+ * exposure since the start decides the variant; a user seen in two variants is `multiple`. Exposures
+ * of variants the experiment's split does not serve are not its users.
+ */
+export function experimentUsersOf(exposures: readonly StoredExposure[], running: readonly RunningExperiment[]): ExperimentUserRow[] {
+  if (running.length === 0) return [];
+  const byFlag = new Map<string, RunningExperiment[]>();
+  for (const x of running) {
+    const key = `${x.environmentId}\u0000${x.flagKey}`;
+    byFlag.set(key, [...(byFlag.get(key) ?? []), x]);
+  }
+  const users = new Map<string, ExperimentUserRow>();
+  for (const e of exposures) {
+    for (const x of byFlag.get(`${e.environmentId}\u0000${e.flagKey}`) ?? []) {
+      if (e.occurredAt < x.startedAt || !x.variants.has(e.variant)) continue;
+      const key = `${x.id}\u0000${e.targetingKey}`;
+      const user = users.get(key);
+      if (!user) {
+        users.set(key, { experimentId: x.id, targetingKey: e.targetingKey, variant: e.variant, firstAt: e.occurredAt, multiple: false });
+        continue;
+      }
+      if (user.variant !== e.variant) user.multiple = true;
+      if (e.occurredAt < user.firstAt) {
+        user.variant = e.variant;
+        user.firstAt = e.occurredAt;
+      }
+    }
+  }
+  return [...users.values()];
+}
+
+/**
+ * Group commit of events. A batch is answered once it is committed (202 only when durable: a kill -9
+ * after it loses nothing), and a commit costs a disk flush; so the batches that arrive while one commit
+ * runs are written together in the next transaction, with the rollup of experiment users, one flush
+ * for all of them. Events are checked before they are queued: a failed commit (the database is away)
+ * fails every batch of it, and none is partly written.
+ */
+export class EventWriter {
+  private readonly queue: Queued[] = [];
+  private running = false;
+  private commits = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: EventStore,
+  ) {}
+
+  /** Transactions committed so far (fewer than the batches written when they were grouped). */
+  get commitCount(): number {
+    return this.commits;
+  }
+
+  /** Resolves once the batch is committed. */
+  write(batch: EventBatch): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        // The rest of this turn of the event loop may bring more batches into the same commit.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const group: Queued[] = [];
+      let size = 0;
+      while (this.queue.length > 0 && (group.length === 0 || size + eventsIn(this.queue[0]!.batch) <= MAX_EVENTS_PER_COMMIT)) {
+        const next = this.queue.shift()!;
+        size += eventsIn(next.batch);
+        group.push(next);
+      }
+      try {
+        await this.commit(group.map((q) => q.batch));
+        this.commits++;
+        for (const q of group) q.resolve();
+      } catch (error) {
+        for (const q of group) q.reject(error);
+      }
+    }
+    this.running = false;
+  }
+
+  private async commit(batches: EventBatch[]): Promise<void> {
+    const exposures = batches.flatMap((b) => b.exposures);
+    const tracked = batches.flatMap((b) => b.tracked);
+    await this.db.transaction().execute(async (trx) => {
+      if (exposures.length > 0) {
+        await this.store.insertExposures(trx, exposures);
+        const environments = [...new Set(exposures.map((e) => e.environmentId))];
+        const users = experimentUsersOf(exposures, await this.store.runningExperiments(trx, environments));
+        if (users.length > 0) await this.store.upsertExperimentUsers(trx, users);
+      }
+      if (tracked.length > 0) await this.store.insertTracked(trx, tracked);
+    });
+  }
+}
+
+const eventsIn = (batch: EventBatch): number => batch.exposures.length + batch.tracked.length;
