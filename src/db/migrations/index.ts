@@ -20,6 +20,7 @@ import * as m0018 from './0018_flag_tags_archive.ts';
 import * as m0019 from './0019_project_webhooks.ts';
 import * as m0020 from './0020_change_request_origin.ts';
 import * as m0023 from './0023_experiment_events.ts';
+import * as m0025 from './0025_releases.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_project_webhooks': m0019,
   '0020_change_request_origin': m0020,
   '0023_experiment_events': m0023,
+  '0025_releases': m0025,
 };
