@@ -7,3 +7,6 @@ export { ExperimentService } from './experiment.service.ts';
 export { ExperimentStore } from './experiment.store.ts';
 export { MetricService } from './metric.service.ts';
 export { MetricStore } from './metric.store.ts';
+export { type ArmQuery, armStatistics } from './arm-statistics.ts';
+export { type Metric, type MetricDirection, type MetricType } from './metric.ts';
+export { type Comparison, compare, hasEnoughData, type MetricStatistic, summarize } from './statistics/index.ts';

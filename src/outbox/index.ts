@@ -17,4 +17,4 @@ export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
 export { OutboxWorker } from './outbox.worker.ts';
 export { type Lookup, WebhookSender } from './webhook.sender.ts';
-export { type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';
+export { refusedTarget, type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';
