@@ -17,6 +17,7 @@ import {
   type FlagConfig,
   flagConfig,
   type FlagValues,
+  releaseRuleChange,
   RESERVED_SLUGS,
   ruleInputProblems,
   touchesTargeting,
@@ -186,13 +187,20 @@ export class FlagService {
     baseVersion: number | undefined,
     actor: Actor,
     note: Record<string, FieldChange> = {},
+    by: { release?: boolean } = {},
   ): Promise<FlagConfig> {
     const { project, environment } = target;
     const flag = await this.deps.store.findFlag(trx, environment.id, slug);
     if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey: project.key }));
     if (baseVersion !== undefined && flag.version !== baseVersion) throw conflictOf(slug, environment.name);
     const next = applyFlagValues(flag, config, nowIso(this.deps.clock), newId);
-    await this.write(trx, emit, project, environment, flag, next, actor, { check: true, at: `flags.${slug}`, note, expectedVersion: flag.version });
+    await this.write(trx, emit, project, environment, flag, next, actor, {
+      check: true,
+      at: `flags.${slug}`,
+      note,
+      expectedVersion: flag.version,
+      releaseWrite: by.release,
+    });
     return flagConfig(flag);
   }
 
@@ -241,8 +249,10 @@ export class FlagService {
     flag: Flag,
     next: Flag,
     actor: Actor,
-    how: { check: boolean; at: string; note: Record<string, FieldChange>; expectedVersion?: number },
+    how: { check: boolean; at: string; note: Record<string, FieldChange>; expectedVersion?: number; releaseWrite?: boolean },
   ): Promise<{ envFlags: Flag[]; segments: Segment[] }> {
+    const owned = how.releaseWrite ? undefined : releaseRuleChange(flag.targeting.rules, next.targeting.rules);
+    if (owned) throw new AppError('conflict', message('releaseRuleOwned', { ...owned, slug: flag.slug }));
     const { flags: envFlags, segments } = await this.neighbourhoodOf(trx, project, environment, next);
     if (how.check) checkEnvironment(envFlags, segments, flag.slug, how.at);
     if (!(await this.deps.store.updateFlag(trx, next, how.expectedVersion))) throw conflictOf(flag.slug, environment.name);

@@ -7,7 +7,7 @@ import { checkWritable, type ProjectService, type WriteOptions } from '../projec
 import { engineSegment, type SegmentService } from '../segments/index.ts';
 import { environmentProblem, type FlagdDefinition, type TargetedFlag, toFlagdDefinition } from '../targeting/index.ts';
 import { parseFlagdDefinition } from '../targeting/flagd-import.ts';
-import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, RESERVED_SLUGS, SLUG_MAX_LENGTH, SLUG_REGEX, targetedFlag } from './flag.ts';
+import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, releaseRuleChange, RESERVED_SLUGS, SLUG_MAX_LENGTH, SLUG_REGEX, targetedFlag } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
 import { enabledOf, safeTargeting } from './flag-serve.ts';
 
@@ -105,6 +105,8 @@ export class FlagdService {
             result.unchanged.push(flag.key);
             continue;
           }
+          const owned = releaseRuleChange(before.targeting.rules, next.targeting.rules);
+          if (owned) throw new AppError('conflict', message('releaseRuleOwned', { ...owned, slug: flag.key }));
           await this.deps.store.updateFlag(trx, next);
           await this.deps.audit.record(trx, actor, {
             projectId: project.id,

@@ -6,7 +6,7 @@ import type { DomainEvents, Emit } from '../events/index.ts';
 import { bypassNote, checkSegmentsWritable, checkWritable, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { engineSegment, type SegmentService, type SegmentValues } from '../segments/index.ts';
 import { environmentProblem, type Segment, type TargetedFlag } from '../targeting/index.ts';
-import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, type FlagConfig, flagConfig, RESERVED_SLUGS } from './flag.ts';
+import { AUDITED_FLAG_FIELDS, auditedFlag, type Flag, type FlagConfig, flagConfig, releaseRuleChange, RESERVED_SLUGS } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
 import { enabledOf, safeTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
@@ -307,6 +307,8 @@ export class ProjectDocumentService {
         const settings = flagSettings(wanted);
         if (canonical(documentFlagEnvironment(settingsOf(row))) === canonical(documentFlagEnvironment(settings))) continue;
         const next: Flag = { ...row, ...settings, enabled: enabledOf(row.type, settings.targeting), updatedAt: now };
+        const owned = releaseRuleChange(row.targeting.rules, next.targeting.rules);
+        if (owned) throw new AppError('conflict', message('releaseRuleOwned', { ...owned, slug }));
         await store.updateFlag(trx, next);
         await audit.record(trx, actor, {
           projectId: project.id,
