@@ -8,6 +8,7 @@ import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { experimentAdminRoutes, trackRoutes } from './experiments/index.ts';
+import { releaseAdminRoutes } from './releases/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { unleashRoutes } from './unleash/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
@@ -171,6 +172,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(submissionAdminRoutes, { submissions: services.submissions });
       await admin.register(auditAdminRoutes, { audit: services.audit });
       await admin.register(experimentAdminRoutes, { metrics: services.experimentMetrics, experiments: services.experiments });
+      await admin.register(releaseAdminRoutes, { releases: services.releases, templates: services.releaseTemplates });
     },
     { prefix: '/admin/v1' },
   );

@@ -10,6 +10,7 @@ import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
 import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
+import { ExperimentGuardrailData, PrometheusClient, ReleaseGuard, ReleaseService, ReleaseStore, ReleaseTemplateService } from './releases/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { UnleashImportService } from './unleash/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
@@ -127,6 +128,11 @@ export interface Services {
   readonly experimentMetrics: MetricService;
   /** Experiments of environments: drafts, start and stop (issue 32). */
   readonly experiments: ExperimentService;
+  /** Release plans of flags (issue 33). */
+  readonly releases: ReleaseService;
+  readonly releaseTemplates: ReleaseTemplateService;
+  /** The guard loop of releases; `runOnce()` checks every running release now and sends their e-mails. */
+  readonly releaseGuard: ReleaseGuard;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
   /** Applies change requests, now or when they are due. */
@@ -412,6 +418,39 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   if (runsJobs) retention.start();
   usage.start();
+  // Releases (issue 33): the guard runs where periodic jobs run; its moves are conditional on each
+  // release's version, so instances that run it at once still move each release once.
+  const releaseStore = new ReleaseStore(handle.dialect);
+  const guardrailData = new ExperimentGuardrailData(db, metricStore);
+  const releases = new ReleaseService({
+    db,
+    store: releaseStore,
+    projects,
+    flags,
+    events,
+    audit,
+    clock,
+    data: guardrailData,
+    targets: new WebhookTargetRule(config.outbox.webhookTargets),
+    mail: changeMail,
+    accounts,
+    publicUrl: config.publicUrl,
+  });
+  const releaseTemplates = new ReleaseTemplateService({ db, store: releaseStore, projects, releases, audit, clock });
+  const releaseGuard = new ReleaseGuard({
+    db,
+    store: releaseStore,
+    projects,
+    releases,
+    data: guardrailData,
+    prometheus: new PrometheusClient({ policy: config.outbox.webhookTargets, lookup: ports.lookup }),
+    clock,
+    mail: changeMail,
+    maxAttempts: config.outbox.maxAttempts,
+    log,
+    pollMs: config.releases.checkMs,
+  });
+  if (runsJobs) releaseGuard.start();
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -420,7 +459,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
           streams,
           flagdSync: flagdSyncServer,
           // Every delivery queue: the submissions' outbox, project webhooks, change-request e-mails.
-          outbox: allDeliveries([outbox, webhookWorker, changeNotifier.deliveries]),
+          outbox: allDeliveries([outbox, webhookWorker, changeNotifier.deliveries, releaseGuard.deliveries]),
           database: handle,
         });
   reads.observer = metrics;
@@ -459,6 +498,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     trackedEvents,
     experimentMetrics,
     experiments,
+    releases,
+    releaseTemplates,
+    releaseGuard,
     changeRequests,
     changeApplier,
     promotion,
@@ -481,6 +523,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await flagdSyncServer.close();
       await retention.stop();
       await changeScheduler.stop();
+      await releaseGuard.stop();
       changeMail?.close();
       await changes.stop();
       await outbox.stop();
