@@ -205,7 +205,7 @@ function valueOf(text: string): QueryResult {
 /**
  * A Prometheus guardrail: breached when the value has stayed past its threshold (`above` or `below`) for
  * `forSeconds`, counted from the first check that saw it past (kept in the previous reading, so that a
- * restart keeps counting); `unknown` with the reason when the query fails, which holds the step and never
+ * restart keeps counting), and `collecting` until then (the step is held); `unknown` with the reason when the query fails, which holds the step and never
  * rolls back; an empty answer is healthy (no series is no errors).
  */
 export async function readPrometheusGuardrail(
@@ -227,5 +227,6 @@ export async function readPrometheusGuardrail(
   if (held >= forSeconds) {
     return { state: 'breached', reason: `${query} was ${side} for ${Math.round(held)} s (last value ${value})`, value, checkedAt, pastThresholdSince: since };
   }
-  return { state: 'healthy', reason: `${side} since ${since}`, value, checkedAt, pastThresholdSince: since };
+  // Past the threshold but not for long enough yet: not a breach, and no reason to move on either.
+  return { state: 'collecting', reason: `${side} since ${since}; a breach after ${forSeconds} s`, value, checkedAt, pastThresholdSince: since };
 }

@@ -249,10 +249,11 @@ forEachDialect(
         const away = ok(await editor.call('GET', `${releases('payments')}/${started.id}`));
         assert.deepEqual([away.status, away.currentStep, away.guardrails[0].state, away.waitingFor], ['running', 0, 'unknown', 'guardrail']);
         assert.match(away.guardrails[0].reason, /HTTP 503/);
-        // Back, and past the threshold: not yet for forSeconds.
+        // Back, and past the threshold, not yet for forSeconds: the step is held, nothing rolls back yet.
         answer = { status: 200, value: '0.2' };
         assert.equal(await guard(), 0);
-        assert.equal(ok(await editor.call('GET', `${releases('payments')}/${started.id}`)).guardrails[0].state, 'healthy');
+        const past = ok(await editor.call('GET', `${releases('payments')}/${started.id}`));
+        assert.deepEqual([past.guardrails[0].state, past.guardrails[0].value, past.currentStep], ['collecting', 0.2, 0]);
         offsetMs += 121_000;
         assert.equal(await guard(), 1);
         const view = ok(await editor.call('GET', `${releases('payments')}/${started.id}`));
@@ -261,7 +262,7 @@ forEachDialect(
         const readings = ok(await editor.call('GET', `${releases('payments')}/${started.id}/readings`));
         assert.deepEqual(
           readings.readings.map((r: { reading: { state: string } }) => r.reading.state),
-          ['unknown', 'healthy', 'breached'],
+          ['unknown', 'collecting', 'breached'],
         );
       } finally {
         server.close();
