@@ -25,6 +25,7 @@ const CAPABILITIES = new Set([
   'identity',
   'outbox',
   'projects',
+  'releases',
   'segments',
   'submissions',
   'webhooks',
