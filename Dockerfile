@@ -26,6 +26,8 @@ ENV PATH=/opt/node/bin:$PATH npm_config_nodedir=/opt/node npm_config_build_from_
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY cli/package.json cli/
+# The OpenFeature package is a workspace too; without its sources its build (prepare) is skipped.
+COPY packages/openfeature/package.json packages/openfeature/
 COPY .image/npm-cache /tmp/npm-cache
 RUN npm ci --omit=dev --offline --cache /tmp/npm-cache \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
@@ -43,7 +45,9 @@ RUN groupadd --gid 10001 flagpost \
 WORKDIR /app
 COPY --from=build /runtime/ /app/
 USER 10001:10001
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FLAGPOST_DATA_DIR=/data
+# The metrics and flagd sync listeners bind loopback by default; in a container they must take the
+# container's interface to be published at all (they are off until their ports are set).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FLAGPOST_DATA_DIR=/data FLAGPOST_METRICS_HOST=0.0.0.0 FLAGPOST_FLAGD_SYNC_HOST=0.0.0.0
 # The SQLite database (and anything else Flagpost keeps on disk) lives here; the rest can be read-only.
 VOLUME /data
 EXPOSE 3000

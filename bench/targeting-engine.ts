@@ -2,7 +2,7 @@
 // environment, bulk and single evaluation with rules against the same flags without. Prints numbers
 // and ratios; run with `npm run bench:targeting-engine` (the HTTP figures: `npm run bench:targeting`).
 import type { Flag } from '../src/flags/flag.ts';
-import { buildSnapshot } from '../src/flags/read/flag.snapshot.ts';
+import { buildSnapshot } from '../src/evaluation/flag.snapshot.ts';
 import { compileEnvironment } from '../src/targeting/engine.ts';
 import { CURRENT_BUCKETING, type Rule, type Segment, type TargetedFlag } from '../src/targeting/targeting.ts';
 

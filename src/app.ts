@@ -10,18 +10,10 @@ import { registerDashboard } from './dashboard/index.ts';
 import { experimentAdminRoutes, trackRoutes } from './experiments/index.ts';
 import { releaseAdminRoutes } from './releases/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
-import { unleashRoutes } from './unleash/index.ts';
+import { flagdAdminRoutes, projectDocumentRoutes, unleashRoutes } from './documents/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
-import {
-  answerUnroutableFlagRead,
-  FlagFastPath,
-  flagAdminRoutes,
-  flagdAdminRoutes,
-  flagPublicRoutes,
-  flagUsageAdminRoutes,
-  ofrepRoutes,
-  projectDocumentRoutes,
-} from './flags/index.ts';
+import { answerUnroutableFlagRead, FlagFastPath, flagPublicRoutes, flagUsageAdminRoutes, ofrepRoutes } from './evaluation/index.ts';
+import { flagAdminRoutes, playgroundRoutes } from './flags/index.ts';
 import { formAdminRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
 import { registerAdminAuth } from './http/admin-auth.ts';
@@ -59,7 +51,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const { config } = services;
   // One per-IP counter for the routes and the fast path (contract D20).
   const limiter = await createRateLimiter(config, services.log, services.worker);
-  // Warm flag GETs are answered before Fastify routing; see src/flags/read/flag.fast-path.ts and docs/performance.md.
+  // Warm flag GETs are answered before Fastify routing; see src/evaluation/flag.fast-path.ts and docs/performance.md.
   const trustProxy = trustProxyOf(config.trustProxy);
   const fastPath = new FlagFastPath(services.reads, limiter, trustProxy, { streams: services.streams, tokens: services.streamTokens });
   const app = Fastify({
@@ -154,11 +146,18 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await admin.register(projectAdminRoutes, { projects: services.projects });
       await admin.register(apiKeyAdminRoutes, { apiKeys: services.apiKeys });
       await admin.register(webhookAdminRoutes, { webhooks: services.webhooks });
-      await admin.register(flagAdminRoutes, { flags: services.flags });
+      await admin.register(flagAdminRoutes, { flags: services.flags, changeRequests: services.promotion });
       await admin.register(flagUsageAdminRoutes, { usage: services.usage });
       await admin.register(segmentAdminRoutes, { segments: services.segments });
-      await admin.register(changeAdminRoutes, { requests: services.changeRequests, applier: services.changeApplier, promotion: services.promotion });
-      await admin.register(flagdAdminRoutes, { flagd: services.flagd, playground: services.playground });
+      await admin.register(changeAdminRoutes, {
+        requests: services.changeRequests,
+        reviews: services.changeReviews,
+        views: services.changeViews,
+        applier: services.changeApplier,
+        promotion: services.promotion,
+      });
+      await admin.register(flagdAdminRoutes, { flagd: services.flagd });
+      await admin.register(playgroundRoutes, { playground: services.playground });
       await admin.register(projectDocumentRoutes, { documents: services.documents });
       await admin.register(unleashRoutes, { unleash: services.unleash });
       await admin.register(flagdSyncAdminRoutes, { flagdSync: services.flagdSync });

@@ -2,18 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { AccountService, AccountStore, AdminTokenService, SessionService, SessionStore } from './identity/index.ts';
+import pino from 'pino';
+import { AdminTokenService } from './identity/index.ts';
 import { SettingsStore } from './admin/index.ts';
-import { type Actor, AuditLog, AuditStore } from './audit/index.ts';
+import type { Actor } from './audit/index.ts';
+import { compose, type Services } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { openFileStorage } from './compose.ts';
 import { FILE_STORAGE_KINDS, type FileStorageKind } from './files/index.ts';
-import { applyCommand, CommandError, exportCommand, remoteOptions } from './flags/index.ts';
+import { applyCommand, CommandError, exportCommand, remoteOptions } from './commands/project-document.cli.ts';
 import { FileMigration, SubmissionStore } from './submissions/index.ts';
-import { importUnleashCommand } from './unleash/index.ts';
+import { importUnleashCommand } from './commands/unleash.cli.ts';
 
 // Operator commands of the server package (issue 11): `npm run flagpost -- <command>`. They read the
 // same environment as the server (DATABASE_URL, FLAGPOST_DATA_DIR, ...). Exit codes: 0 done, 1 failed,
@@ -69,6 +70,31 @@ const HEALTHCHECK_TIMEOUT_MS = 2500;
 function healthUrl(config: Config, path: string): string {
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}${path}`;
+}
+
+/**
+ * Runs a command on this database's services, composed as the server composes them (same settings) and
+ * never started: no periodic job, no change feed, no listener. Log lines go to stderr, warnings and up.
+ * `announceCreatedToken`: the first process to reach a database creates its admin token (compose); a
+ * command that did prints it once, as the server would have.
+ */
+async function withServices(config: Config, announceCreatedToken: boolean, run: (services: Services) => Promise<void>): Promise<void> {
+  const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  try {
+    await migrateToLatest(handle.db);
+    const log = pino({ level: config.logLevel === 'silent' ? 'silent' : 'warn' }, process.stderr);
+    const services = await compose(config, handle, { log });
+    try {
+      if (announceCreatedToken && services.createdAdminToken) {
+        process.stdout.write(`Flagpost created an admin token. Save it now, it will not be shown again:\n\n  ${services.createdAdminToken}\n\n`);
+      }
+      await run(services);
+    } finally {
+      await services.stop();
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 function fail(code: number, message: string): never {
@@ -156,26 +182,21 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'reset-admin-token') {
     if (args.length > 0) fail(2, USAGE);
     if (config.adminToken) fail(2, 'FLAGPOST_ADMIN_TOKEN is set: the admin token is the one in your environment. Change it there and restart.');
-    const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
-    try {
-      await migrateToLatest(handle.db);
-      const clock = () => new Date();
-      const audit = new AuditLog({ db: handle.db, store: new AuditStore(), clock, retentionDays: 0 });
+    // A token created by this very composition is replaced at once: only the new one is printed.
+    await withServices(config, false, async ({ handle, audit, identity }) => {
       const token = await handle.db.transaction().execute(async (trx) => {
         const replaced = await AdminTokenService.reset(trx, new SettingsStore());
         await audit.record(trx, COMMAND_LINE, { entity: 'settings', entityId: 'admin_token', action: 'admin_token.reset' });
         return replaced;
       });
       // The sessions the old token opened end with it (a restarted server also refuses any left over).
-      const ended = await new SessionService({ db: handle.db, store: new SessionStore(), clock, ttlMs: 0 }).closeAdminTokenSessions();
+      const ended = await identity.sessions.closeAdminTokenSessions();
       process.stdout.write(
         `The admin token was replaced. Save the new one now, it will not be shown again:\n\n  ${token}\n\n` +
           `${ended} dashboard session(s) opened with the old token ended.\n` +
           'Restart every Flagpost server of this database: running servers keep accepting the old token until then.\n',
       );
-    } finally {
-      await handle.close();
-    }
+    });
     return;
   }
 
@@ -185,26 +206,12 @@ async function main(argv: string[]): Promise<void> {
     const given = process.env.FLAGPOST_OWNER_PASSWORD;
     if (given !== undefined && (given.length < 10 || given.length > 200)) fail(2, 'FLAGPOST_OWNER_PASSWORD must be 10 to 200 characters.');
     const password = given ?? randomBytes(15).toString('base64url');
-    const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
-    try {
-      await migrateToLatest(handle.db);
-      const clock = () => new Date();
-      const audit = new AuditLog({ db: handle.db, store: new AuditStore(), clock, retentionDays: 0 });
-      const accounts = new AccountService({
-        db: handle.db,
-        store: new AccountStore(handle.dialect),
-        settings: new SettingsStore(),
-        audit,
-        clock,
-        invitationTtlMs: 0,
-      });
-      const user = await accounts.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
+    await withServices(config, true, async ({ identity }) => {
+      const user = await identity.accounts.members.createUser({ email, password, role: 'owner' }, COMMAND_LINE);
       process.stdout.write(
         `Created the owner ${user.email}.` + (given === undefined ? ` Their password, shown once (change it after signing in):\n\n  ${password}\n` : '\n'),
       );
-    } finally {
-      await handle.close();
-    }
+    });
     return;
   }
 
@@ -214,14 +221,7 @@ async function main(argv: string[]): Promise<void> {
       fail(2, `migrate-files needs --to db, --to fs or --to s3.\n\n${USAGE}`);
     }
     if (to === 's3' && !config.files.s3) fail(2, 'migrate-files --to s3 needs the bucket: set FLAGPOST_S3_BUCKET (and FLAGPOST_S3_* or the AWS environment).');
-    const handle = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
-    const log = {
-      warn: (obj: object, msg: string) => process.stderr.write(`${msg}: ${String((obj as { err?: Error }).err?.message ?? '')}\n`),
-      error: (obj: object, msg: string) => process.stderr.write(`${msg}: ${String((obj as { err?: Error }).err?.message ?? '')}\n`),
-    };
-    const files = openFileStorage(config, handle, () => new Date(), log);
-    try {
-      await migrateToLatest(handle.db);
+    await withServices(config, true, async ({ handle, files }) => {
       const started = Date.now();
       const done = await new FileMigration({ db: handle.db, store: new SubmissionStore(), files }).run(to as FileStorageKind, (p) => {
         if ((p.moved + p.skipped) % 100 === 0) process.stdout.write(`${p.moved} files moved...\n`);
@@ -231,10 +231,7 @@ async function main(argv: string[]): Promise<void> {
           (done.skipped > 0 ? ` (${done.skipped} deleted or moved meanwhile)` : '') +
           `. Set FLAGPOST_FILE_STORAGE=${to} (and restart) so that new files go there too, then run this again for files received meanwhile.\n`,
       );
-    } finally {
-      files.close();
-      await handle.close();
-    }
+    });
     return;
   }
 

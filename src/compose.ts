@@ -2,7 +2,16 @@ import type { Logger } from 'pino';
 import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
-import { ChangeApplier, ChangeNotifier, ChangeRequestService, ChangeScheduler, ChangeStore, PromotionService } from './changes/index.ts';
+import {
+  ChangeApplier,
+  ChangeNotifier,
+  ChangeRequestService,
+  ChangeRequestViews,
+  ChangeReviewService,
+  ChangeScheduler,
+  ChangeStore,
+  PromotionService,
+} from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import type { WorkerLink } from './cluster/worker-link.ts';
 import type { Config } from './config.ts';
@@ -12,26 +21,14 @@ import { Readiness } from './http/health.ts';
 import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
 import { ExperimentGuardrailData, PrometheusClient, ReleaseGuard, ReleaseService, ReleaseStore, ReleaseTemplateService } from './releases/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
-import { UnleashImportService } from './unleash/index.ts';
+import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
+import { type FlagChanges, type FlagReadModel, FlagUsage, FlagUsageStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './evaluation/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
-import {
-  type FlagChanges,
-  FlagdService,
-  ProjectDocumentService,
-  type FlagReadModel,
-  FlagService,
-  PlaygroundService,
-  FlagStore,
-  FlagUsage,
-  FlagUsageStore,
-  type OfrepStreams,
-  openFlagReadPath,
-  type StreamTokens,
-} from './flags/index.ts';
+import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
 import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
-  AccountService,
+  openAccounts,
   AccountStore,
   AdminGate,
   AdminTokenService,
@@ -52,21 +49,11 @@ import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
-import {
-  allDeliveries,
-  type Lookup,
-  MailSender,
-  type OutboxSettings,
-  OutboxService,
-  OutboxStore,
-  OutboxWorker,
-  WebhookSender,
-  WebhookTargetRule,
-} from './outbox/index.ts';
+import { allDeliveries, type Lookup, MailSender, type OutboxSettings, Scheduler, WebhookSender, WebhookTargetRule } from './delivery/index.ts';
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { CaptchaVerifier, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import { CaptchaVerifier, OutboxService, OutboxStore, OutboxWorker, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
 
 /** What the process takes from outside that tests may replace. */
 export interface Ports {
@@ -135,6 +122,8 @@ export interface Services {
   readonly releaseGuard: ReleaseGuard;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
+  readonly changeReviews: ChangeReviewService;
+  readonly changeViews: ChangeRequestViews;
   /** Applies change requests, now or when they are due. */
   readonly changeApplier: ChangeApplier;
   /** Compare and promote between environments, revert from a flag's history. */
@@ -165,7 +154,15 @@ export interface Services {
   droppedLogLines(): number;
   /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
   flushLogs(deadlineMs: number): Promise<void>;
-  /** Stops background work; the database handle is closed by its owner. */
+  /** The periodic jobs of this process (scheduleJobs); `start()` starts them. */
+  readonly scheduler: Scheduler;
+  /**
+   * Starts what runs in the background: the change feeds of the read path (LISTEN on PostgreSQL, the
+   * other workers) and the periodic jobs. `main` calls it once the app is built; `compose()` starts
+   * nothing, so a command-line tool composes the same services and starts none.
+   */
+  start(): Promise<void>;
+  /** Stops background work (started or not); the database handle is closed by its owner. */
   stop(): Promise<void>;
 }
 
@@ -198,7 +195,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const segmentStore = new SegmentStore();
   const segments = new SegmentService({ db, store: segmentStore, projects, events, audit, clock });
   const settings = new SettingsStore();
-  const { reads, changes, streams, streamTokens } = await openFlagReadPath({
+  const streamKey = await instanceSecret(db, settings, 'ofrep_stream_key');
+  const { reads, changes, streams, streamTokens } = openFlagReadPath({
     db,
     dialect: handle.dialect,
     databaseUrl: handle.databaseUrl,
@@ -207,7 +205,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     segments: segmentStore,
     events,
     log,
-    streamKey: await instanceSecret(db, settings, 'ofrep_stream_key'),
+    streamKey,
     streamLimits: config.streams,
     peers: ports.worker,
   });
@@ -234,6 +232,12 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     perClient: config.streams.perClient,
     usage: reads.usage,
+    connections: {
+      max: config.flagdSync.maxConnections,
+      perClient: config.flagdSync.maxConnectionsPerClient,
+      idleMs: config.flagdSync.idleMs,
+      maxAgeMs: config.flagdSync.maxAgeMs,
+    },
   });
   const eventStore = new EventStore(handle.dialect);
   const eventWriter = new EventWriter(db, eventStore);
@@ -266,7 +270,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const resultPageKey = await instanceSecret(db, settings, 'result_page_key');
   const sessions = new SessionService({ db, store: new SessionStore(), clock, ttlMs: config.sessionTtlMs });
   const accountStore = new AccountStore(handle.dialect);
-  const accounts = new AccountService({
+  const accounts = openAccounts({
     db,
     store: accountStore,
     settings,
@@ -293,37 +297,51 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     passwordsOff: config.sso?.only ? { breakGlassEmail: config.sso.breakGlassEmail } : undefined,
   });
   const passwordWork = new PasswordWork(config.passwordWork);
+  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const changeStore = new ChangeStore(handle.dialect);
   const changeMail = config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined;
   const changeNotifier = new ChangeNotifier({
     db,
     store: changeStore,
     mail: changeMail,
-    accounts,
+    accounts: accounts.members,
+    projectRoles,
     publicUrl: config.publicUrl,
     clock,
     maxAttempts: config.outbox.maxAttempts,
     log,
   });
-  const changeRequests = new ChangeRequestService({ db, store: changeStore, projects, flags, segments, audit, notifier: changeNotifier, clock, events });
+  const changeViews = new ChangeRequestViews({ db, store: changeStore, projects, flags, segments });
+  const changeRequests = new ChangeRequestService({
+    db,
+    store: changeStore,
+    projects,
+    flags,
+    segments,
+    views: changeViews,
+    audit,
+    notifier: changeNotifier,
+    clock,
+    events,
+  });
+  const changeReviews = new ChangeReviewService({ db, store: changeStore, views: changeViews, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
     db,
     store: changeStore,
     projects,
     flags,
     segments,
-    requests: changeRequests,
+    views: changeViews,
     events,
     audit,
     notifier: changeNotifier,
     clock,
   });
-  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, audit, events });
+  const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
   const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
-  changeScheduler.start();
 
   const files = openFileStorage(config, handle, clock, log);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
@@ -336,7 +354,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projects,
     webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
   });
-  const projectRoles = new ProjectRoleService({ db, store: new ProjectRoleStore(), accounts: accountStore, projects, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
@@ -348,7 +365,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
-  const sso = config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log });
+  const sso =
+    config.sso && new SsoService({ db, store: new SsoStore(), accounts: accountStore, audit, clock, config: config.sso, log, throttles: signInThrottles });
   const identity: Identity = {
     adminToken: adminTokens,
     accounts,
@@ -397,14 +415,17 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     forms,
     events,
   });
-  // Periodic jobs run in one process of the instance: the only one, or the worker of slot 1. Every worker
-  // still delivers what its own submissions wake (a claimed delivery is leased to one process).
-  const runsJobs = ports.worker?.runsJobs ?? true;
-  if (runsJobs) outbox.start();
   const webhookStore = new WebhookStore(handle.dialect);
-  const webhooks = new WebhookService({ db, store: webhookStore, projects, audit, events, clock });
+  const webhooks = new WebhookService({
+    db,
+    store: webhookStore,
+    projects,
+    audit,
+    events,
+    clock,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const webhookWorker = new WebhookWorker({ ...outboxSettings, db, store: webhookStore, sender: webhookSender, events });
-  if (runsJobs) webhookWorker.start();
   const retention = new RetentionJob({
     db,
     dialect: handle.dialect,
@@ -416,9 +437,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     intervalMs: config.retentionIntervalMs,
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
-  if (runsJobs) retention.start();
-  usage.start();
-  // Releases (issue 33): the guard runs where periodic jobs run; its moves are conditional on each
+  // Releases (issue 33): the guard runs in one process of each instance; its moves are conditional on each
   // release's version, so instances that run it at once still move each release once.
   const releaseStore = new ReleaseStore(handle.dialect);
   const guardrailData = new ExperimentGuardrailData(db, metricStore);
@@ -433,7 +452,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     data: guardrailData,
     targets: new WebhookTargetRule(config.outbox.webhookTargets),
     mail: changeMail,
-    accounts,
+    accounts: accounts.members,
     publicUrl: config.publicUrl,
   });
   const releaseTemplates = new ReleaseTemplateService({ db, store: releaseStore, projects, releases, audit, clock });
@@ -450,7 +469,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     pollMs: config.releases.checkMs,
   });
-  if (runsJobs) releaseGuard.start();
+  const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
+  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, releaseGuard });
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -502,6 +522,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     releaseTemplates,
     releaseGuard,
     changeRequests,
+    changeReviews,
+    changeViews,
     changeApplier,
     promotion,
     changeScheduler,
@@ -514,26 +536,54 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     webhookWorker,
     retention,
     files,
+    scheduler,
     healthy: () => handle.healthy(),
     readiness: new Readiness(() => handle.healthy()),
     droppedLogLines: logger.dropped,
     flushLogs: logger.flush,
+    async start() {
+      await changes.start();
+      scheduler.start();
+    },
     async stop() {
       streams.closeAll();
       await flagdSyncServer.close();
-      await retention.stop();
-      await changeScheduler.stop();
-      await releaseGuard.stop();
+      // After the servers closed: every answered read is counted, and written (the usage job's last
+      // flush) before the database closes.
+      await scheduler.stop();
       changeMail?.close();
       await changes.stop();
-      await outbox.stop();
-      await webhookWorker.stop();
       files.close();
-      // After the servers closed: every answered read is counted, and written before the database closes.
-      await usage.stop();
       await tracing?.shutdown();
     },
   };
+}
+
+/**
+ * Every periodic job of the process, in one place. Periodic jobs that must not run in every worker run
+ * in one process of the instance: the only one, or the worker of slot 1; every worker still delivers what
+ * its own submissions wake (a claimed delivery is leased to one process).
+ */
+function scheduleJobs(
+  scheduler: Scheduler,
+  jobs: {
+    changeScheduler: ChangeScheduler;
+    outbox: OutboxWorker;
+    webhookWorker: WebhookWorker;
+    retention: RetentionJob;
+    usage: FlagUsage;
+    releaseGuard: ReleaseGuard;
+  },
+): void {
+  // Every instance looks for due changes; the claim in ChangeApplier.runDue makes each apply once.
+  scheduler.add('scheduled changes', jobs.changeScheduler, 'every process');
+  scheduler.add('outbox deliveries', jobs.outbox, 'one process');
+  scheduler.add('project webhook deliveries', jobs.webhookWorker, 'one process');
+  scheduler.add('retention', jobs.retention, 'one process');
+  // Releases' moves are conditional on each release's version: instances running it at once move each once.
+  scheduler.add('release guard', jobs.releaseGuard, 'one process');
+  // Each process flushes the counts of the reads it answered.
+  scheduler.add('flag usage flush', jobs.usage, 'every process');
 }
 
 /**
@@ -541,7 +591,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
  * reach: the folder always, the bucket whenever one is configured (files stay where they were written
  * until `migrate-files` moves them).
  */
-export function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
+function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
   const objects: { fs: ObjectStore; s3?: ObjectStore } = { fs: new FsObjectStore(config.dataDir) };
   if (config.files.s3) objects.s3 = new S3ObjectStore(config.files.s3);
   return new FileStorage({

@@ -29,12 +29,18 @@ const EVERY_VARIABLE = {
   FLAGPOST_CAPTCHA_TIMEOUT_MS: '2500',
   FLAGPOST_MAX_STREAMS_PER_CLIENT: '5',
   FLAGPOST_STREAM_HEARTBEAT_MS: '1500',
+  FLAGPOST_MAX_STREAMS: '700',
+  FLAGPOST_STREAM_MAX_AGE_MS: '60000',
   FLAGPOST_METRICS_PORT: '9464',
   OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4319/v1/traces',
   FLAGPOST_METRICS_HOST: '127.0.0.2',
   FLAGPOST_FLAGD_SYNC_PORT: '8013',
   FLAGPOST_FLAGD_SYNC_HOST: '::1',
+  FLAGPOST_FLAGD_SYNC_MAX_CONNECTIONS: '300',
+  FLAGPOST_FLAGD_SYNC_MAX_CONNECTIONS_PER_CLIENT: '4',
+  FLAGPOST_FLAGD_SYNC_IDLE_MS: '5000',
+  FLAGPOST_FLAGD_SYNC_MAX_AGE_MS: '600000',
   FLAGPOST_DASHBOARD_DIR: '/tmp/web',
   LOG_LEVEL: 'debug',
   FLAGPOST_BODY_LIMIT_BYTES: '2048',
@@ -82,6 +88,8 @@ const EVERY_VARIABLE = {
   FLAGPOST_OIDC_REDIRECT_URL: 'https://flags.example.com/admin/v1/sso/callback?x=1',
   FLAGPOST_SSO_ONLY: 'true',
   FLAGPOST_SSO_BREAK_GLASS_EMAIL: ' Root@Example.com ',
+  FLAGPOST_SSO_STARTS_PER_CLIENT: '7',
+  FLAGPOST_SSO_MAX_PENDING: '70',
 };
 
 describe('loadConfig', () => {
@@ -94,7 +102,13 @@ describe('loadConfig', () => {
     assert.equal(config.forms.maxFileBytes, 1_048_576);
     assert.equal(config.forms.maxFiles, 5);
     assert.equal(config.publicUrl, 'http://localhost:3000');
-    assert.deepEqual(config.flagdSync, { port: undefined, host: '0.0.0.0' }, 'the flagd sync service is off unless a port is set');
+    assert.deepEqual(
+      config.flagdSync,
+      { port: undefined, host: '127.0.0.1', maxConnections: 1000, maxConnectionsPerClient: 20, idleMs: 30_000, maxAgeMs: 3_600_000 },
+      'the flagd sync service is off unless a port is set, and binds loopback unless a host is set',
+    );
+    assert.equal(config.metrics.host, '127.0.0.1', 'the metrics listener binds loopback unless a host is set (issue 29)');
+    assert.deepEqual(config.streams, { perClient: 100, heartbeatMs: 20_000, total: 5000, maxAgeMs: 3_600_000 });
     assert.ok(Object.isFrozen(config) && Object.isFrozen(config.forms));
   });
 
@@ -109,10 +123,10 @@ describe('loadConfig', () => {
       adminLockout: { maxFailures: 7, windowMs: 60_000 },
       passwordWork: { concurrency: 3, queue: 9, perClient: 4 },
       publicUrl: 'https://flags.example.com',
-      streams: { perClient: 5, heartbeatMs: 1500 },
+      streams: { perClient: 5, heartbeatMs: 1500, total: 700, maxAgeMs: 60_000 },
       metrics: { port: 9464, host: '127.0.0.2' },
       tracing: { otlpEndpoint: 'http://127.0.0.1:4318', otlpTracesEndpoint: 'http://127.0.0.1:4319/v1/traces' },
-      flagdSync: { port: 8013, host: '::1' },
+      flagdSync: { port: 8013, host: '::1', maxConnections: 300, maxConnectionsPerClient: 4, idleMs: 5000, maxAgeMs: 600_000 },
       captcha: {
         urls: { turnstile: 'http://127.0.0.1:9001/turnstile', hcaptcha: 'http://127.0.0.1:9001/hcaptcha', recaptcha: 'http://127.0.0.1:9001/recaptcha' },
         timeoutMs: 2500,
@@ -137,6 +151,9 @@ describe('loadConfig', () => {
         postLogoutUrl: 'https://flags.example.com/sign-in',
         only: true,
         breakGlassEmail: 'root@example.com',
+        publicUrl: 'https://flags.example.com',
+        startsPerClient: 7,
+        maxPending: 70,
       },
       dashboardDir: '/tmp/web',
       logLevel: 'debug',

@@ -21,17 +21,31 @@ export interface Config {
   readonly passwordWork: { readonly concurrency: number; readonly queue: number; readonly perClient: number };
   /** How the server is reached from outside, without a trailing slash; used in redirect and page URLs. */
   readonly publicUrl: string;
-  /** OFREP event streams (issue 10): open streams per client address, and the heartbeat interval in ms. */
-  readonly streams: { readonly perClient: number; readonly heartbeatMs: number };
+  /**
+   * OFREP event streams (issue 10): open streams per client address, the heartbeat interval in ms, open
+   * streams of the process at most, and the age in ms at which a stream is ended (issue 29).
+   */
+  readonly streams: { readonly perClient: number; readonly heartbeatMs: number; readonly total: number; readonly maxAgeMs: number };
   /**
    * Traces over OTLP/HTTP (issue 23): on when either endpoint is set; the exporter reads these and the
    * other OTEL_EXPORTER_OTLP_* variables itself.
    */
   readonly tracing: { readonly otlpEndpoint: string | undefined; readonly otlpTracesEndpoint: string | undefined };
-  /** The Prometheus metrics listener (issue 23): off without a port; its host defaults to HOST. */
+  /** The Prometheus metrics listener (issue 23): off without a port; on loopback unless its host is set (issue 29). */
   readonly metrics: { readonly port: number | undefined; readonly host: string };
-  /** flagd's sync gRPC service (issue 21): off without a port; its host defaults to HOST. */
-  readonly flagdSync: { readonly port: number | undefined; readonly host: string };
+  /**
+   * flagd's sync gRPC service (issue 21): off without a port; on loopback unless its host is set. Its
+   * HTTP/2 connections are capped in all and per client key, closed when idle (no call) and when old
+   * (issue 29).
+   */
+  readonly flagdSync: {
+    readonly port: number | undefined;
+    readonly host: string;
+    readonly maxConnections: number;
+    readonly maxConnectionsPerClient: number;
+    readonly idleMs: number;
+    readonly maxAgeMs: number;
+  };
   /** CAPTCHA siteverify endpoints per provider and the longest wait for one (issue 12). */
   readonly captcha: { readonly urls: { readonly turnstile: string; readonly hcaptcha: string; readonly recaptcha: string }; readonly timeoutMs: number };
   /** Milliseconds between two rounds of the retention job; 0: off. */
@@ -129,7 +143,7 @@ export interface Config {
    * `uniquelocal`): X-Forwarded-For counts only as far as these added it. Empty: no proxy is trusted.
    */
   readonly trustProxy: readonly string[];
-  /** Answer warm flag GETs before Fastify routing (src/http/fast-path.ts); false serves them through the routes. */
+  /** Answer warm flag GETs before Fastify routing (src/evaluation/flag.fast-path.ts); false serves them through the routes. */
   readonly flagFastPath: boolean;
   /** Worker processes behind the port (FLAGPOST_WORKERS, `auto`: one per core); 1 runs everything in this process. */
   readonly workers: number;
@@ -158,6 +172,12 @@ export interface SsoConfig {
   /** Passwords off, except for `breakGlassEmail`'s. */
   readonly only: boolean;
   readonly breakGlassEmail: string | undefined;
+  /** FLAGPOST_PUBLIC_URL: a sign-in returns only to its origin. */
+  readonly publicUrl: string;
+  /** Sign-ins one client key may start within the sign-in lifetime (10 minutes). */
+  readonly startsPerClient: number;
+  /** Sign-ins under way (started, neither completed nor expired) at most, over all clients. */
+  readonly maxPending: number;
 }
 
 /** The instance roles the SSO role mapping may give (identity's ROLES; config.ts sits below the capabilities). */
@@ -264,7 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const s3Endpoint = url('FLAGPOST_S3_ENDPOINT', ['http:', 'https:']);
   const s3PathStyle = bool('FLAGPOST_S3_FORCE_PATH_STYLE', false);
-  const sso = ssoOf(env, publicUrl, url, bool, problems);
+  const sso = ssoOf(env, publicUrl, url, bool, int, problems);
 
   const config: Config = {
     port,
@@ -285,6 +305,8 @@ export function loadConfig(env: Env = process.env): Config {
     streams: {
       perClient: int('FLAGPOST_MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
       heartbeatMs: int('FLAGPOST_STREAM_HEARTBEAT_MS', 20_000, 100, 600_000),
+      total: int('FLAGPOST_MAX_STREAMS', 5000, 1, 1_000_000),
+      maxAgeMs: int('FLAGPOST_STREAM_MAX_AGE_MS', 3_600_000, 1000, 7 * 86_400_000),
     },
     tracing: {
       otlpEndpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
@@ -292,11 +314,16 @@ export function loadConfig(env: Env = process.env): Config {
     },
     metrics: {
       port: env.FLAGPOST_METRICS_PORT ? int('FLAGPOST_METRICS_PORT', 0, 1, 65535) : undefined,
-      host: env.FLAGPOST_METRICS_HOST || host,
+      // Loopback unless asked: metrics are for a local agent (the container image sets 0.0.0.0).
+      host: env.FLAGPOST_METRICS_HOST || '127.0.0.1',
     },
     flagdSync: {
       port: env.FLAGPOST_FLAGD_SYNC_PORT ? int('FLAGPOST_FLAGD_SYNC_PORT', 0, 1, 65535) : undefined,
-      host: env.FLAGPOST_FLAGD_SYNC_HOST || host,
+      host: env.FLAGPOST_FLAGD_SYNC_HOST || '127.0.0.1',
+      maxConnections: int('FLAGPOST_FLAGD_SYNC_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+      maxConnectionsPerClient: int('FLAGPOST_FLAGD_SYNC_MAX_CONNECTIONS_PER_CLIENT', 20, 1, 1_000_000),
+      idleMs: int('FLAGPOST_FLAGD_SYNC_IDLE_MS', 30_000, 100, 86_400_000),
+      maxAgeMs: int('FLAGPOST_FLAGD_SYNC_MAX_AGE_MS', 3_600_000, 1000, 7 * 86_400_000),
     },
     captcha: {
       urls: {
@@ -389,6 +416,7 @@ function ssoOf(
   publicUrl: string,
   url: (name: string, protocols: string[]) => string | undefined,
   bool: (name: string, fallback: boolean) => boolean,
+  int: (name: string, fallback: number, min: number, max?: number) => number,
   problems: string[],
 ): SsoConfig | undefined {
   const issuer = url('FLAGPOST_OIDC_ISSUER', ['https:', 'http:']);
@@ -434,6 +462,9 @@ function ssoOf(
     postLogoutUrl: `${publicUrl}/sign-in`,
     only,
     breakGlassEmail,
+    publicUrl,
+    startsPerClient: int('FLAGPOST_SSO_STARTS_PER_CLIENT', 20, 1, 1_000_000),
+    maxPending: int('FLAGPOST_SSO_MAX_PENDING', 1000, 1, 1_000_000),
   };
 }
 

@@ -51,6 +51,11 @@ export const messages = {
   environmentExists: 'Environment with name {name} already exists in project {projectKey}',
   environmentProtected:
     'Environment {environment} of project {projectKey} is protected: propose the change in a change request (POST /admin/v1/projects/{projectKey}/change-requests), or an owner may bypass with ?bypassProtection=true',
+  environmentProtectedDelete: 'Environment {environment} of project {projectKey} is protected: an owner must unprotect it before it can be deleted',
+  flagPreviewProtected:
+    'Flag {slug} would be created with preview settings in {environment}, which is protected, and a change request does not carry preview settings: an owner may create it with ?bypassProtection=true, or set them while the environment is not protected',
+  flagRenameProtected:
+    'Project {projectKey} has protected environments, whose answers a rename would change without review: an owner may rename with ?bypassProtection=true',
   projectProtected:
     'Segments of project {projectKey} are used by its protected environments: propose the change in a change request (POST /admin/v1/projects/{projectKey}/change-requests), or an owner may bypass with ?bypassProtection=true',
   changeConflict: 'Flag {slug} in {environment} was changed after this change was based on it: review the change again',
@@ -59,6 +64,8 @@ export const messages = {
   changeRequestState: 'The change request is {status}: it cannot be {action}',
   changeRequestApprovals: 'The change request has {approvals} of the {required} approvals it needs',
   changeRequestOwnApproval: 'The author of a change request cannot approve it',
+  changeRequestOwnRevision: 'Who wrote a revision of a change request since its approvals were last reset cannot approve it',
+  changeRequestRevision: 'The change request is at revision {current}, not {revision}: review it again before approving',
   changeRequestApprover: 'Approvals come from members: sign in or use a personal access token',
   changeRequestEmpty: 'A change request changes at least one flag or segment',
   scheduleInPast: 'The time to apply at must be in the future',
@@ -106,6 +113,9 @@ export const messages = {
   ssoNoRole: 'Your account at the identity provider is in no group that has a role in Flagpost: ask an owner',
   ssoNoEmail: 'The identity provider gave no e-mail address for your account',
   ssoEmailTaken: 'A member with this e-mail address exists and is not linked to this identity: ask an owner',
+  ssoEmailUnverified: 'The identity provider has not verified the e-mail address of your account',
+  ssoBusy: 'Too many single sign-ons are under way: try again in a minute',
+  ssoBreakGlass: 'The break-glass owner signs in with a password, never with single sign-on',
   ssoUnavailable: 'The identity provider cannot be reached right now; try again in a moment',
   passwordsOff: 'Password sign-in is off on this Flagpost: sign in with single sign-on',
   projectRoleNotFound: 'The member has no role on project {projectKey}',

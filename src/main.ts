@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   if (!worker) await migrateToLatest(handle.db); // a worker's primary migrated before forking it
   const services = await compose(config, handle, { worker });
   const app = await buildApp(services);
+  // Background work (change feeds, periodic jobs) starts once the app is built.
+  await services.start();
   process.off('SIGTERM', stopWhileStarting).off('SIGINT', stopWhileStarting);
 
   if (services.createdAdminToken) {

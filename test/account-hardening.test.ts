@@ -43,7 +43,7 @@ forEachDialect(
         assert.equal((await ctx().admin('PATCH', `/admin/v1/users/${bo.id}`, { role: 'editor' })).statusCode, 200);
         // The request was let in while bo was an owner; the demotion committed before the invitation.
         await assert.rejects(
-          ctx().services.identity.accounts.invite({ email: 'late@example.com', role: 'owner' }, { type: 'user', id: bo.id, label: bo.email }),
+          ctx().services.identity.accounts.invitations.invite({ email: 'late@example.com', role: 'owner' }, { type: 'user', id: bo.id, label: bo.email }),
           (error: unknown) => error instanceof AppError && error.status === 403,
         );
         assert.equal(await openInvitationsBy(bo.id), 0);

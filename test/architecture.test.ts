@@ -16,6 +16,9 @@ const CAPABILITIES = new Set([
   'changes',
   'code-refs',
   'dashboard',
+  'delivery',
+  'documents',
+  'evaluation',
   'experiments',
   'feedback',
   'files',
@@ -23,13 +26,14 @@ const CAPABILITIES = new Set([
   'flags',
   'forms',
   'identity',
-  'outbox',
   'projects',
   'releases',
   'segments',
   'submissions',
   'webhooks',
 ]);
+/** The files of flags/ that the read side (evaluation/) may import: the domain, the loader and the shared schemas. */
+const FLAGS_FOR_READS = new Set(['flag.ts', 'flag.store.ts', 'flag.schemas.ts', 'preview-content.ts'].map((f) => path.join('flags', f)));
 /** Files at the top of src/ that only compose the others. */
 const COMPOSITION = new Set(['main.ts', 'app.ts', 'compose.ts']);
 
@@ -115,8 +119,27 @@ describe('architecture: which file may import which (docs/architecture.md)', () 
 
   it('reaches a capability from outside only through its index.ts', () => {
     const bad = crossing.filter(
-      (i) => CAPABILITIES.has(roomOf(i.to)) && path.basename(i.to) !== 'index.ts' && !(roomOf(i.from) === 'db' && i.to.endsWith('.table.ts')),
+      (i) =>
+        CAPABILITIES.has(roomOf(i.to)) &&
+        path.basename(i.to) !== 'index.ts' &&
+        !(roomOf(i.from) === 'db' && i.to.endsWith('.table.ts')) &&
+        !(roomOf(i.from) === 'evaluation' && FLAGS_FOR_READS.has(i.to)),
     );
+    assert.equal(show(bad), '');
+  });
+
+  it('keeps the write model of flags free of its read side and of its documents', () => {
+    const bad = crossing.filter((i) => roomOf(i.from) === 'flags' && ['evaluation', 'documents'].includes(roomOf(i.to)));
+    assert.equal(show(bad), '');
+  });
+
+  it('lets evaluation/ reach flags/ only through its domain file, loader and shared schemas (not its index: the write service)', () => {
+    const bad = crossing.filter((i) => roomOf(i.from) === 'evaluation' && roomOf(i.to) === 'flags' && !FLAGS_FOR_READS.has(i.to));
+    assert.equal(show(bad), '');
+  });
+
+  it('keeps delivery/ a platform room: it imports only db/ (and the loader of optional packages), and no capability', () => {
+    const bad = crossing.filter((i) => roomOf(i.from) === 'delivery' && roomOf(i.to) !== 'db' && i.to !== 'optional-packages.ts');
     assert.equal(show(bad), '');
   });
 

@@ -151,17 +151,17 @@ forEachDialect(
       assert.equal((await viewer.call('POST', `${cr}/submit`)).statusCode, 403);
       assert.equal(ok(await ed1.call('POST', `${cr}/submit`)).status, 'in_review');
       // The author cannot approve their own; the admin token is not a member.
-      assert.equal((await ed1.call('POST', `${cr}/approve`)).statusCode, 403);
-      assert.equal((await ctx().admin('POST', `${cr}/approve`)).statusCode, 403);
-      assert.equal(ok(await ed2.call('POST', `${cr}/approve`)).status, 'in_review');
+      assert.equal((await ed1.call('POST', `${cr}/approve`, { revision: 1 })).statusCode, 403);
+      assert.equal((await ctx().admin('POST', `${cr}/approve`, { revision: 1 })).statusCode, 403);
+      assert.equal(ok(await ed2.call('POST', `${cr}/approve`, { revision: 1 })).status, 'in_review');
       const tooFew = await ed1.call('POST', `${cr}/apply`);
       assert.equal(tooFew.statusCode, 409);
       assert.equal(tooFew.json().message, 'The change request has 1 of the 2 approvals it needs');
       // An edit resets the approvals.
       const edited = ok(await ed1.call('PATCH', cr, { flags: [{ slug: 'checkout', values: { enabled: true, description: 'launched' } }] }));
       assert.deepEqual([edited.status, edited.approvals.length, edited.revision], ['in_review', 0, 2]);
-      ok(await ed2.call('POST', `${cr}/approve`));
-      const approved = ok(await owner.call('POST', `${cr}/approve`));
+      ok(await ed2.call('POST', `${cr}/approve`, { revision: 2 }));
+      const approved = ok(await owner.call('POST', `${cr}/approve`, { revision: 2 }));
       assert.equal(approved.status, 'approved');
       ok(await ed2.call('POST', `${cr}/comments`, { body: 'Looks good' }));
       const beforeAnswers = await answers(ctx(), project, prod);
@@ -192,8 +192,8 @@ forEachDialect(
         201,
       );
       const cr = `${base()}/change-requests/${created.id}`;
-      ok(await ed2.call('POST', `${cr}/approve`));
-      ok(await owner.call('POST', `${cr}/approve`));
+      ok(await ed2.call('POST', `${cr}/approve`, { revision: 1 }));
+      ok(await owner.call('POST', `${cr}/approve`, { revision: 1 }));
       ok(await owner.call('PATCH', `${base()}/environments/${env(prod)}/flags/checkout?bypassProtection=true`, { description: 'meanwhile' }));
       const view = ok(await ed1.call('GET', cr));
       assert.deepEqual(
@@ -220,8 +220,8 @@ forEachDialect(
           201,
         );
         const cr = `${base()}/change-requests/${created.id}`;
-        ok(await ed2.call('POST', `${cr}/approve`));
-        ok(await owner.call('POST', `${cr}/approve`));
+        ok(await ed2.call('POST', `${cr}/approve`, { revision: 1 }));
+        ok(await owner.call('POST', `${cr}/approve`, { revision: 1 }));
         return cr;
       };
       const first = await propose('Banner c at noon', { defaultVariant: 'c' });
@@ -319,8 +319,8 @@ forEachDialect(
       assert.equal(out.changeRequest.status, 'in_review');
       assert.equal(out.changeRequest.environment.key, env(prod));
       const cr = `${base()}/change-requests/${out.changeRequest.id}`;
-      ok(await ed2.call('POST', `${cr}/approve`));
-      ok(await owner.call('POST', `${cr}/approve`));
+      ok(await ed2.call('POST', `${cr}/approve`, { revision: 1 }));
+      ok(await owner.call('POST', `${cr}/approve`, { revision: 1 }));
       ok(await ed2.call('POST', `${cr}/apply`));
       const cmp = ok(await viewer.call('GET', `${base()}/compare?from=${env(1)}&to=${env(prod)}`));
       assert.equal(cmp.flags.find((f: { slug: string }) => f.slug === 'banner').status, 'identical');

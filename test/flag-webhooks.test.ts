@@ -59,7 +59,7 @@ forEachDialect(
           }),
           201,
         );
-        ok(await editor.call('POST', `${base()}/change-requests/${cr.id}/approve`));
+        ok(await editor.call('POST', `${base()}/change-requests/${cr.id}/approve`, { revision: 1 }));
         ok(await owner.call('POST', `${base()}/change-requests/${cr.id}/apply`));
 
         const later = ok(
@@ -71,7 +71,7 @@ forEachDialect(
           }),
           201,
         );
-        ok(await editor.call('POST', `${base()}/change-requests/${later.id}/approve`));
+        ok(await editor.call('POST', `${base()}/change-requests/${later.id}/approve`, { revision: 1 }));
         ok(await owner.call('PUT', `${base()}/change-requests/${later.id}/schedule`, { at: new Date(clock().getTime() + 60_000).toISOString() }));
         offsetMs += 120_000;
         assert.equal(await ctx().services.changeApplier.runDue(), 1);

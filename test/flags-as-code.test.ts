@@ -372,8 +372,8 @@ forEachDialect('flags as code', (ctx) => {
     assert.equal(keptAudit[1].id, lastBefore);
 
     // Approved, then the document changes: the same request now proposes the new configuration, its approvals reset.
-    assert.equal((await ed1.call('POST', `${cr}/approve`)).statusCode, 403, 'not by its author');
-    assert.equal((await ed2.call('POST', `${cr}/approve`)).json().status, 'approved');
+    assert.equal((await ed1.call('POST', `${cr}/approve`, { revision: 1 })).statusCode, 403, 'not by its author');
+    assert.equal((await ed2.call('POST', `${cr}/approve`, { revision: 1 })).json().status, 'approved');
     wanted.flags.banner.environments.production.defaultVariant = 'blue';
     const approved = await requestState();
     assert.deepEqual([approved.status, approved.approvals], ['approved', 1]);
@@ -419,7 +419,7 @@ forEachDialect('flags as code', (ctx) => {
     }
 
     // Approved by another editor and applied: the project is the document.
-    assert.equal((await ed2.call('POST', `${cr}/approve`)).json().status, 'approved');
+    assert.equal((await ed2.call('POST', `${cr}/approve`, { revision: 2 })).json().status, 'approved');
     const done = await ed1.call('POST', `${cr}/apply`);
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json().status, 'applied');

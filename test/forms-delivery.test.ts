@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/connect.ts';
-import type { Lookup } from '../src/outbox/index.ts';
+import type { Lookup } from '../src/delivery/index.ts';
 import { ADMIN_TOKEN, forEachDialect } from './support/context.ts';
 import { createForm, startSmtpServer, startWebhookReceiver, submitJson, submitMultipart, verifyWebhook, waitFor } from './support/forms.ts';
 

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Services } from '../src/compose.ts';
 import type { DbHandle } from '../src/db/connect.ts';
-import type { PgFlagChanges } from '../src/flags/read/pg-flag-changes.ts';
+import type { PgFlagChanges } from '../src/evaluation/pg-flag-changes.ts';
 import { ADMIN_TOKEN, createTestDatabase, startInstance, type TestDatabase } from './support/context.ts';
 import { keys, type ProjectFixture } from './support/fixtures.ts';
 

@@ -82,7 +82,7 @@ forEachDialect('personal data: access and erasure requests', (ctx) => {
     const lookAlikes: string[] = [];
     for (const symbol of "!#$%&'*+-/=?^_`{|}~.") lookAlikes.push(await submit(`o${symbol}brien@example.com`));
     lookAlikes.push(await submit('Obrien@example.com'), await submit('9brien@example.com'), await submit('ébrien@example.com'));
-    lookAlikes.push(await submit('brien@example.com.evil.test'), await submit('brien@example.com-mail.test'));
+    lookAlikes.push(await submit('brien@example.com.evil.test'), await submit('brien@example.com-mail.test'), await submit('brien@example.com_x'));
     const his = [await submit('Brien@Example.com'), await submit('write to brien@example.com, please')];
 
     const erased = await ctx().admin('POST', '/admin/v1/personal-data/erase', { email: 'brien@example.com' });

@@ -3,7 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import type { Flag } from '../src/flags/flag.ts';
-import { type EnvironmentFlags, FlagReadModel } from '../src/flags/read/flag.read-model.ts';
+import { type EnvironmentFlags, FlagReadModel } from '../src/evaluation/flag.read-model.ts';
 import { ADMIN_TOKEN, createTestContext, createTestDatabase, dialects, startInstance, type TestContext } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture } from './support/fixtures.ts';
 
@@ -57,7 +57,7 @@ function heldSource() {
   };
 }
 
-const enabledIn = (snapshot: Awaited<ReturnType<FlagReadModel['get']>>) => JSON.parse(snapshot!.single.get('a')!.body).enabled as boolean;
+const enabledIn = (snapshot: Awaited<ReturnType<FlagReadModel['get']>>) => JSON.parse(snapshot!.v1.single.get('a')!.body).enabled as boolean;
 
 describe('FlagReadModel: a load that began before a change', () => {
   it('is not handed to a read that starts after the change', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { type EnvironmentFlags, FlagReadModel } from '../src/flags/read/flag.read-model.ts';
+import { type EnvironmentFlags, FlagReadModel } from '../src/evaluation/flag.read-model.ts';
 import type { Flag } from '../src/flags/flag.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture, sampleDoc } from './support/fixtures.ts';
@@ -38,7 +38,7 @@ describe('FlagReadModel', () => {
     assert.equal(loads, 1);
     assert.ok(!(second instanceof Promise), 'a warm read is synchronous');
     assert.equal(second, first, 'the very same snapshot: no query and no serialization');
-    assert.equal(second?.single.get('a')?.body, '{"slug":"a","enabled":true,"payload":null,"expiredAt":null,"description":""}');
+    assert.equal(second?.v1.single.get('a')?.body, '{"slug":"a","enabled":true,"payload":null,"expiredAt":null,"description":""}');
   });
 
   it('shares one load among concurrent first reads', async () => {
@@ -66,7 +66,7 @@ describe('FlagReadModel', () => {
     release({ environmentId: 'e1', flags: [flag('a', false)], segments: [] });
     await pending;
     const fresh = await model.get('p', 'e');
-    assert.equal(JSON.parse(fresh!.single.get('a')!.body).enabled, true);
+    assert.equal(JSON.parse(fresh!.v1.single.get('a')!.body).enabled, true);
   });
 
   it('remembers unknown keys until the set of keys changes', async () => {

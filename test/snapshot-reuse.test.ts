@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Flag } from '../src/flags/flag.ts';
 import { FlagStore } from '../src/flags/flag.store.ts';
-import { buildSnapshot } from '../src/flags/read/flag.read-model.ts';
-import { evaluateOfrepBulk, evaluateOfrepFlag } from '../src/flags/read/ofrep.evaluation.ts';
+import { buildSnapshot } from '../src/evaluation/flag.read-model.ts';
+import { evaluateOfrepBulk, evaluateOfrepFlag } from '../src/evaluation/ofrep.evaluation.ts';
 import type { Rule, Segment } from '../src/targeting/index.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject } from './support/fixtures.ts';
@@ -60,8 +60,8 @@ describe('snapshot rebuild', () => {
     const again = buildSnapshot({ environmentId: 'e1', flags, segments: [segment('beta', 'pro'), segment('paid', 'team')] }, { previous: first });
     for (const f of flags) {
       assert.equal(again.compiled.compiledOf(f.slug), first.compiled.compiledOf(f.slug), f.slug);
-      assert.equal(again.ofrep.get(f.slug), first.ofrep.get(f.slug), f.slug);
-      assert.equal(again.ofrep.get(`${f.slug}:payload`), first.ofrep.get(`${f.slug}:payload`), f.slug);
+      assert.equal(again.ofrep.entries.get(f.slug), first.ofrep.entries.get(f.slug), f.slug);
+      assert.equal(again.ofrep.entries.get(`${f.slug}:payload`), first.ofrep.entries.get(`${f.slug}:payload`), f.slug);
     }
     assert.equal(again.version, first.version);
   });
@@ -71,10 +71,10 @@ describe('snapshot rebuild', () => {
     assert.equal(JSON.parse(evaluateOfrepFlag(first, 'uses-beta', { plan: 'pro' }).answer.body).value, true);
     const next = buildSnapshot({ environmentId: 'e1', flags, segments: [segment('beta', 'team'), segment('paid', 'team')] }, { previous: first });
     assert.notEqual(next.compiled.compiledOf('uses-beta'), first.compiled.compiledOf('uses-beta'));
-    assert.notEqual(next.ofrep.get('uses-beta'), first.ofrep.get('uses-beta'));
+    assert.notEqual(next.ofrep.entries.get('uses-beta'), first.ofrep.entries.get('uses-beta'));
     for (const slug of ['uses-paid', 'by-country', 'plain']) {
       assert.equal(next.compiled.compiledOf(slug), first.compiled.compiledOf(slug), slug);
-      assert.equal(next.ofrep.get(slug), first.ofrep.get(slug), slug);
+      assert.equal(next.ofrep.entries.get(slug), first.ofrep.entries.get(slug), slug);
     }
     const value = (context: Record<string, unknown>) => JSON.parse(evaluateOfrepFlag(next, 'uses-beta', context).answer.body).value;
     assert.equal(value({ plan: 'pro' }), false, 'the old segment is not served');
@@ -105,9 +105,9 @@ describe('snapshot rebuild', () => {
       { previous: first },
     );
     assert.match(evaluateOfrepFlag(next, 'plain', {}).answer.body, /Now with a description/);
-    assert.match(next.single.get('plain')!.body, /Now with a description/);
-    assert.match(next.list.body, /Now with a description/);
-    assert.doesNotMatch(first.list.body, /Now with a description/);
+    assert.match(next.v1.single.get('plain')!.body, /Now with a description/);
+    assert.match(next.v1.list.body, /Now with a description/);
+    assert.doesNotMatch(first.v1.list.body, /Now with a description/);
   });
 
   it('gives bulk answers that differ only in the context different ETags, and alike answers the same one', () => {

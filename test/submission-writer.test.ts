@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { newId, nowIso } from '../src/db/codec.ts';
 import { DomainEvents } from '../src/events/index.ts';
-import { OutboxService, OutboxStore } from '../src/outbox/index.ts';
+import { OutboxService, OutboxStore } from '../src/submissions/index.ts';
 import type { Submission } from '../src/submissions/submission.ts';
 import { SubmissionStore } from '../src/submissions/submission.store.ts';
 import { SubmissionWriter } from '../src/submissions/submission-writer.ts';

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { forEachDialect } from './support/context.ts';
-import { flagTypeOf, readUnleash, variantValue } from '../src/unleash/index.ts';
+import { flagTypeOf, readUnleash, variantValue } from '../src/documents/index.ts';
 
 // Issue 21, migration from Unleash, judged by Unleash's own client specification
 // (@unleash/client-specification 6.1.0): each specification's state is imported through the admin API,

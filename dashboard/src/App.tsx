@@ -3,6 +3,7 @@ import { type FormEvent, lazy, type ReactNode, Suspense, useEffect, useState } f
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { api, ApiError, type CurrentSession, type Project } from './api.ts';
 import { hasSessionHint, setSessionHint, useSession } from './session.ts';
+import { returnPath } from '../../src/http/return-path.ts';
 import { Button, ErrorMessage, Field, Loading, Select, ThemeSwitch, toast, Toaster } from './ui/index.ts';
 import { ProjectsScreen } from './screens/Projects.tsx';
 import { ProjectFlagsScreen } from './screens/ProjectFlags.tsx';
@@ -266,7 +267,8 @@ function useAfterSignIn() {
       const users = await api<{ users: unknown[] }>('GET', '/users').catch(() => undefined);
       if (users && users.users.length === 0) toast.info('Signed in with the admin token. Next step: create the first owner account (Members).');
     }
-    navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
+    // The server's own check (src/http/return-path.ts): same origin only, no whitespace or control characters.
+    navigate(returnPath(next, window.location.origin), { replace: true });
   };
 }
 

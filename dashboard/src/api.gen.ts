@@ -3551,6 +3551,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -3595,6 +3596,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -3681,6 +3690,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -3725,6 +3735,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -3948,6 +3966,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -3992,6 +4011,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4076,6 +4103,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4120,6 +4148,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4146,7 +4182,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve a change request: a member other than its author, editor or owner */
+    /** Approve the revision of a change request the reviewer saw (409 when it has a newer one): a member other than its author and than whoever wrote a revision since its approvals were last reset, editor or owner */
     post: {
       parameters: {
         query?: never;
@@ -4157,7 +4193,14 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The revision approved (the `revision` of the request as the reviewer read it); 409 when the request has another */
+            revision: number;
+          };
+        };
+      };
       responses: {
         /** @description The error object of the specification */
         '4XX': {
@@ -4208,6 +4251,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4252,6 +4296,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4340,6 +4392,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4384,6 +4437,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4478,6 +4539,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4522,6 +4584,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4610,6 +4680,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4654,6 +4725,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4751,6 +4830,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4795,6 +4875,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -4869,6 +4957,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -4913,6 +5002,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5000,6 +5097,7 @@ export interface paths {
               approvals: {
                 /** @description ISO-8601 UTC date-time */
                 at: string;
+                /** @description The member's e-mail address ('a member' for viewers) */
                 label: string;
                 userId: string;
               }[];
@@ -5044,6 +5142,14 @@ export interface paths {
               /** @description Approvals its environment needs now (0 when not protected) */
               requiredApprovals: number;
               revision: number;
+              /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+              revisions: {
+                /** @description Writing it cleared the approvals there were */
+                approvalsReset: boolean;
+                /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                author: string;
+                revision: number;
+              }[];
               scheduledAt: string | null;
               /** @enum {string} */
               status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -5593,7 +5699,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete an environment with its flag values and sync token; a project keeps at least one */
+    /** Delete an environment with its flag values and sync token; a project keeps at least one, and a protected one is refused (409) until an owner unprotects it */
     delete: {
       parameters: {
         query?: never;
@@ -6817,6 +6923,7 @@ export interface paths {
                 approvals: {
                   /** @description ISO-8601 UTC date-time */
                   at: string;
+                  /** @description The member's e-mail address ('a member' for viewers) */
                   label: string;
                   userId: string;
                 }[];
@@ -6861,6 +6968,14 @@ export interface paths {
                 /** @description Approvals its environment needs now (0 when not protected) */
                 requiredApprovals: number;
                 revision: number;
+                /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+                revisions: {
+                  /** @description Writing it cleared the approvals there were */
+                  approvalsReset: boolean;
+                  /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                  author: string;
+                  revision: number;
+                }[];
                 scheduledAt: string | null;
                 /** @enum {string} */
                 status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';
@@ -7064,10 +7179,13 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a flag in every environment of the project */
+    /** Create a flag in every environment of the project; in a protected one it starts switched off and what was asked for waits in a change request */
     post: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
         header?: never;
         path: {
           /** @description The project's key (x-project-key of its clients) */
@@ -7147,6 +7265,14 @@ export interface paths {
             'application/json': {
               /** @description When the flag was archived, or null */
               archivedAt?: string | null;
+              /** @description One per protected environment where the flag asked for more than switched off: it starts switched off there, and this change request (submitted for review) holds what was asked */
+              changeRequests: {
+                environment: {
+                  key: string;
+                  name: string;
+                };
+                id: string;
+              }[];
               environments: {
                 createdAt: string;
                 defaultVariant: string | null;
@@ -7345,10 +7471,13 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    /** Rename a flag, set its tags, archive or restore it (in every environment) */
+    /** Rename a flag, set its tags, archive or restore it (in every environment); a rename is refused (409) while an environment is protected */
     patch: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
         header?: never;
         path: {
           projectKey: string;
@@ -7706,6 +7835,7 @@ export interface paths {
                 approvals: {
                   /** @description ISO-8601 UTC date-time */
                   at: string;
+                  /** @description The member's e-mail address ('a member' for viewers) */
                   label: string;
                   userId: string;
                 }[];
@@ -7750,6 +7880,14 @@ export interface paths {
                 /** @description Approvals its environment needs now (0 when not protected) */
                 requiredApprovals: number;
                 revision: number;
+                /** @description Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve */
+                revisions: {
+                  /** @description Writing it cleared the approvals there were */
+                  approvalsReset: boolean;
+                  /** @description An e-mail address or a token's name (for viewers, what kind of actor) */
+                  author: string;
+                  revision: number;
+                }[];
                 scheduledAt: string | null;
                 /** @enum {string} */
                 status: 'draft' | 'in_review' | 'approved' | 'scheduled' | 'applied' | 'rejected' | 'cancelled';

@@ -7,9 +7,10 @@ import type { FlagConfig, FlagService } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import type { SegmentService, SegmentValues } from '../segments/index.ts';
 import { isLate, refusalOf, statusAfter } from './change.ts';
+import { checkAction, recordRequestEntry } from './change-request.writes.ts';
 import type { ChangeItem, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 import type { ChangeNotifier } from './change.notifier.ts';
-import { type ChangeRequestService, type ChangeRequestView, environmentOf } from './change-request.service.ts';
+import { type ChangeRequestView, type ChangeRequestViews, environmentOf } from './change-request.views.ts';
 
 export interface ChangeApplierDeps {
   db: Db;
@@ -17,7 +18,7 @@ export interface ChangeApplierDeps {
   projects: ProjectService;
   flags: FlagService;
   segments: SegmentService;
-  requests: ChangeRequestService;
+  views: Pick<ChangeRequestViews, 'find' | 'view'>;
   /** Applications run in one transaction whose flag.changed and segment.changed reach the read models after the commit. */
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
@@ -40,19 +41,19 @@ export class ChangeApplier {
 
   /** Applies an approved request (or one whose environment needs no approval) now. */
   async apply(projectKey: string, id: string, actor: Actor): Promise<ChangeRequestView> {
-    const { project, environment, record } = await this.deps.requests.find(projectKey, id);
+    const { project, environment, record } = await this.deps.views.find(projectKey, id);
     await this.checkReady('apply', record, environment);
     const now = this.deps.clock();
     const next: ChangeRequestRecord = { ...record, status: 'applied', appliedAt: now.toISOString(), failure: null, updatedAt: now.toISOString() };
     if (!(await this.applyRecord(project, environment, record, next, actor, {}))) {
       throw new AppError('conflict', message('changeRequestState', { status: 'changed meanwhile', action: 'applied' }));
     }
-    return this.deps.requests.view(projectKey, id);
+    return this.deps.views.view(projectKey, id);
   }
 
   /** Sets (or moves) the time a request is applied at; it must be approved by then as now. */
   async schedule(projectKey: string, id: string, at: string, actor: Actor): Promise<ChangeRequestView> {
-    const { project, environment, record } = await this.deps.requests.find(projectKey, id);
+    const { project, environment, record } = await this.deps.views.find(projectKey, id);
     const when = new Date(at);
     if (when.getTime() <= this.deps.clock().getTime())
       throw AppError.validation([{ field: 'body.at', reason: 'must be in the future' }], messages.scheduleInPast);
@@ -68,12 +69,12 @@ export class ChangeApplier {
     await this.writeStatus(project, environment, record, next, actor, 'change_request.scheduled', {
       scheduledAt: { before: record.scheduledAt, after: next.scheduledAt },
     });
-    return this.deps.requests.view(projectKey, id);
+    return this.deps.views.view(projectKey, id);
   }
 
   /** Takes a scheduled request off the schedule; it stays approved (or in review). */
   async unschedule(projectKey: string, id: string, actor: Actor): Promise<ChangeRequestView> {
-    const { project, environment, record } = await this.deps.requests.find(projectKey, id);
+    const { project, environment, record } = await this.deps.views.find(projectKey, id);
     const approvals = (await this.deps.store.approvals(this.deps.db, record.id)).length;
     const facts = { status: record.status, approvals, required: approvalsNeeded(environment) };
     if (refusalOf('unschedule', facts)) throw new AppError('conflict', message('changeRequestState', { status: record.status, action: 'unscheduled' }));
@@ -81,7 +82,7 @@ export class ChangeApplier {
     await this.writeStatus(project, environment, record, next, actor, 'change_request.unscheduled', {
       scheduledAt: { before: record.scheduledAt, after: null },
     });
-    return this.deps.requests.view(projectKey, id);
+    return this.deps.views.view(projectKey, id);
   }
 
   /**
@@ -183,12 +184,7 @@ export class ChangeApplier {
   }
 
   private async checkReady(action: 'apply' | 'schedule', record: ChangeRequestRecord, environment: Environment): Promise<void> {
-    const approvals = (await this.deps.store.approvals(this.deps.db, record.id)).length;
-    const refusal = refusalOf(action, { status: record.status, approvals, required: approvalsNeeded(environment) });
-    if (refusal?.reason === 'state')
-      throw new AppError('conflict', message('changeRequestState', { status: record.status, action: action === 'apply' ? 'applied' : 'scheduled' }));
-    if (refusal?.reason === 'approvals')
-      throw new AppError('conflict', message('changeRequestApprovals', { approvals: refusal.approvals, required: refusal.required }));
+    checkAction(action, record, environment, (await this.deps.store.approvals(this.deps.db, record.id)).length);
   }
 
   private async writeStatus(
@@ -217,13 +213,6 @@ export class ChangeApplier {
     action: string,
     changes: Record<string, FieldChange>,
   ): Promise<void> {
-    await this.deps.audit.record(trx, actor, {
-      projectId: project.id,
-      entity: 'change_request',
-      entityId: record.id,
-      environmentKey: environment.key,
-      action,
-      changes,
-    });
+    await recordRequestEntry(this.deps.audit, trx, actor, { project, environment }, record, action, changes);
   }
 }

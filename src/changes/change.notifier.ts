@@ -1,8 +1,8 @@
-import type { AccountService } from '../identity/index.ts';
+import { levelOn, type MemberService, type ProjectRoleService } from '../identity/index.ts';
 import { newId } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { OutageLog } from '../db/outage.ts';
-import { type AttemptResult, DeliveryLoop, type MailSender } from '../outbox/index.ts';
+import { type AttemptResult, DeliveryLoop, type MailSender } from '../delivery/index.ts';
 import type { Environment, Project } from '../projects/index.ts';
 import type { ChangeNotification, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 
@@ -12,7 +12,9 @@ export interface ChangeNotifierDeps {
   /** Undefined when SMTP_URL is not set: nothing is queued. */
   mail: Pick<MailSender, 'send'> | undefined;
   /** Who reviews (editors and owners) and the authors' addresses. */
-  accounts: Pick<AccountService, 'listUsers' | 'getUser'>;
+  accounts: Pick<MemberService, 'listUsers' | 'getUser'>;
+  /** Who has a role on a project: only members who may see a request's project hear of it. */
+  projectRoles: Pick<ProjectRoleService, 'roleOn'>;
   publicUrl: string;
   clock: () => Date;
   /** Attempts before an e-mail is given up. */
@@ -27,11 +29,16 @@ export type ChangeNotice = 'review' | 'approved' | 'rejected' | 'applied' | 'fai
 const RETRY_MS = 60_000;
 /** E-mails sent in one round of the scheduler at the most. */
 const PER_ROUND = 20;
+/** Levels of access.ts: who may see a project, and who may approve its change requests. */
+const VIEWER_LEVEL = 1;
+const EDITOR_LEVEL = 2;
 
 /**
  * E-mails about change requests (issue 24), through the SMTP settings of the instance (SMTP_URL,
- * FLAGPOST_MAIL_FROM): reviewers (editors and owners other than the author) when a request waits for
- * them, the author when it is approved, rejected, applied or could not be applied at its time. Queued
+ * FLAGPOST_MAIL_FROM): reviewers (members who may approve in the request's project, by their instance
+ * role or their role on the project, other than the author) when a request waits for them, the author
+ * (while they may still see the project) when it is approved, rejected, applied or could not be applied
+ * at its time. A member without a role on the project never hears of it (issue 29 item 7). Queued
  * in the transaction of what they announce, sent by the scheduler's rounds (the outbox's delivery loop,
  * without a timer of its own), retried a minute apart.
  */
@@ -65,7 +72,7 @@ export class ChangeNotifier {
    * Who gets the e-mails of `notice`; read before the transaction that queues them (on SQLite a read
    * outside a running transaction would wait for it).
    */
-  async recipients(notice: ChangeNotice, request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {
+  async recipients(notice: ChangeNotice, request: Pick<ChangeRequestRecord, 'author' | 'projectId'>): Promise<string[]> {
     if (!this.deps.mail) return [];
     return notice === 'review' ? this.reviewers(request) : this.author(request);
   }
@@ -117,18 +124,26 @@ export class ChangeNotifier {
     return this.deps.mail.send({ to: mail.recipient, subject: mail.subject, text: mail.body });
   }
 
-  private async reviewers(request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {
-    const users = await this.deps.accounts.listUsers();
-    return users.filter((u) => u.role !== 'viewer' && u.id !== request.author.id).map((u) => u.email);
+  /** Editors, project editors and above (who may approve), other than the author. */
+  private async reviewers(request: Pick<ChangeRequestRecord, 'author' | 'projectId'>): Promise<string[]> {
+    const users = (await this.deps.accounts.listUsers()).filter((u) => u.id !== request.author.id);
+    const levels = await Promise.all(users.map((u) => this.levelOn(u, request.projectId)));
+    return users.filter((_, i) => levels[i]! >= EDITOR_LEVEL).map((u) => u.email);
   }
 
-  private async author(request: Pick<ChangeRequestRecord, 'author'>): Promise<string[]> {
+  private async author(request: Pick<ChangeRequestRecord, 'author' | 'projectId'>): Promise<string[]> {
     if (request.author.id === null) return [];
+    let user: Awaited<ReturnType<MemberService['getUser']>>;
     try {
-      return [(await this.deps.accounts.getUser(request.author.id)).email];
+      user = await this.deps.accounts.getUser(request.author.id);
     } catch {
       // The author was removed: nobody to tell.
       return [];
     }
+    return (await this.levelOn(user, request.projectId)) >= VIEWER_LEVEL ? [user.email] : [];
+  }
+
+  private async levelOn(user: { id: string; role: Parameters<typeof levelOn>[0] }, projectId: string): Promise<number> {
+    return levelOn(user.role, await this.deps.projectRoles.roleOn(user.id, projectId));
   }
 }

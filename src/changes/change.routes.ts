@@ -3,13 +3,16 @@ import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import { environmentParams, projectParams } from '../projects/index.ts';
 import { type ChangeStatus, OPEN_STATUSES } from './change.ts';
 import type { ChangeApplier } from './change-apply.service.ts';
-import type { ChangeRequestService, ChangeRequestView } from './change-request.service.ts';
+import type { ChangeRequestService } from './change-request.service.ts';
+import type { ChangeRequestView, ChangeRequestViews } from './change-request.views.ts';
+import type { ChangeReviewService } from './change-review.service.ts';
 import type { Actor } from '../audit/index.ts';
 import {
   changeOutcomeSchema,
   changeRequestParams,
   changeRequestSchema,
   changeRequestSummarySchema,
+  approveBody,
   commentBody,
   compareQuery,
   comparisonSchema,
@@ -24,11 +27,11 @@ import type { PromotionService } from './promotion.service.ts';
 
 export interface ChangeRouteDeps {
   requests: ChangeRequestService;
+  reviews: ChangeReviewService;
+  views: ChangeRequestViews;
   applier: ChangeApplier;
   promotion: PromotionService;
 }
-
-type Member = { id: string; email: string } | null;
 
 const flagParams = {
   type: 'object',
@@ -37,7 +40,7 @@ const flagParams = {
 } as const;
 
 /** Change requests, scheduled changes, compare and promote, revert (issue 24). Viewers read; editors propose, approve and apply. */
-export const changeAdminRoutes: RoutePlugin<ChangeRouteDeps> = async (app, { requests, applier, promotion }) => {
+export const changeAdminRoutes: RoutePlugin<ChangeRouteDeps> = async (app, { requests, reviews, views, applier, promotion }) => {
   app.get(
     '/projects/:projectKey/change-requests',
     {
@@ -59,7 +62,8 @@ export const changeAdminRoutes: RoutePlugin<ChangeRouteDeps> = async (app, { req
     async (request) => {
       const { status = 'open', limit } = request.query;
       const statuses: readonly ChangeStatus[] = status === 'open' ? OPEN_STATUSES : status === 'all' ? [] : (status.split(',') as ChangeStatus[]);
-      return { changeRequests: await requests.list(request.params.projectKey, statuses, Math.min(500, Math.max(1, Number(limit ?? 100)))) };
+      const count = Math.min(500, Math.max(1, Number(limit ?? 100)));
+      return { changeRequests: await views.list(request.params.projectKey, statuses, count, request.role) };
     },
   );
 
@@ -85,7 +89,7 @@ export const changeAdminRoutes: RoutePlugin<ChangeRouteDeps> = async (app, { req
         response: { 200: changeRequestSchema, ...adminErrors },
       },
     },
-    async (request) => requests.view(request.params.projectKey, request.params.id),
+    async (request) => views.view(request.params.projectKey, request.params.id, request.role),
   );
 
   app.patch(
@@ -101,19 +105,32 @@ export const changeAdminRoutes: RoutePlugin<ChangeRouteDeps> = async (app, { req
     async (request) => requests.edit(request.params.projectKey, request.params.id, request.body, request.actor),
   );
 
-  type Run = (projectKey: string, id: string, actor: Actor, member: Member) => Promise<ChangeRequestView>;
+  app.post(
+    '/projects/:projectKey/change-requests/:id/approve',
+    {
+      schema: {
+        summary:
+          'Approve the revision of a change request the reviewer saw (409 when it has a newer one): a member other than its author and than whoever wrote a revision since its approvals were last reset, editor or owner',
+        params: changeRequestParams,
+        body: approveBody,
+        response: { 200: changeRequestSchema, ...adminErrors },
+      },
+    },
+    async (request) => reviews.approve(request.params.projectKey, request.params.id, request.body.revision, request.actor, request.member),
+  );
+
+  type Run = (projectKey: string, id: string, actor: Actor) => Promise<ChangeRequestView>;
   const actions: Array<[string, string, Run]> = [
-    ['submit', 'Submit a draft for review (approved at once where the environment needs no approval)', (p, id, actor) => requests.submit(p, id, actor)],
-    ['approve', 'Approve a change request: a member other than its author, editor or owner', (p, id, actor, member) => requests.approve(p, id, actor, member)],
-    ['reject', 'Reject a change request', (p, id, actor) => requests.reject(p, id, actor)],
-    ['cancel', 'Cancel a change request (a scheduled one never applies)', (p, id, actor) => requests.cancel(p, id, actor)],
+    ['submit', 'Submit a draft for review (approved at once where the environment needs no approval)', (p, id, actor) => reviews.submit(p, id, actor)],
+    ['reject', 'Reject a change request', (p, id, actor) => reviews.reject(p, id, actor)],
+    ['cancel', 'Cancel a change request (a scheduled one never applies)', (p, id, actor) => reviews.cancel(p, id, actor)],
     ['apply', 'Apply an approved change request now, in one transaction; 409 naming a flag changed since', (p, id, actor) => applier.apply(p, id, actor)],
   ];
   for (const [path, summary, run] of actions) {
     app.post(
       `/projects/:projectKey/change-requests/:id/${path}`,
       { schema: { summary, params: changeRequestParams, response: { 200: changeRequestSchema, ...adminErrors } } },
-      async (request) => run(request.params.projectKey, request.params.id, request.actor, request.member),
+      async (request) => run(request.params.projectKey, request.params.id, request.actor),
     );
   }
 
@@ -127,7 +144,7 @@ export const changeAdminRoutes: RoutePlugin<ChangeRouteDeps> = async (app, { req
         response: { 200: changeRequestSchema, ...adminErrors },
       },
     },
-    async (request) => requests.comment(request.params.projectKey, request.params.id, request.body.body, request.actor),
+    async (request) => reviews.comment(request.params.projectKey, request.params.id, request.body.body, request.actor),
   );
 
   app.put(

@@ -1,5 +1,5 @@
 import type { OutageLog } from '../db/outage.ts';
-import { JobLoop } from '../outbox/index.ts';
+import { JobLoop } from '../delivery/index.ts';
 import type { ChangeApplier } from './change-apply.service.ts';
 import type { ChangeNotifier } from './change.notifier.ts';
 

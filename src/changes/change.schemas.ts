@@ -73,6 +73,20 @@ export const commentBody = {
   properties: { body: { type: 'string', minLength: 1, maxLength: 5000, pattern: '\\S' } },
 } as const;
 
+/** An approval names the revision the reviewer saw (issue 29 item 4). */
+export const approveBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['revision'],
+  properties: {
+    revision: {
+      type: 'integer',
+      minimum: 1,
+      description: 'The revision approved (the `revision` of the request as the reviewer read it); 409 when the request has another',
+    },
+  },
+} as const;
+
 export const scheduleBody = {
   type: 'object',
   additionalProperties: false,
@@ -148,7 +162,7 @@ export const changeRequestSummarySchema = {
 export const changeRequestSchema = {
   type: 'object',
   additionalProperties: false,
-  required: [...summaryRequired, 'requiredApprovals', 'approvals', 'changes', 'comments'],
+  required: [...summaryRequired, 'requiredApprovals', 'approvals', 'revisions', 'changes', 'comments'],
   properties: {
     ...summaryProperties,
     requiredApprovals: { type: 'integer', description: 'Approvals its environment needs now (0 when not protected)' },
@@ -158,7 +172,25 @@ export const changeRequestSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['userId', 'label', 'at'],
-        properties: { userId: { type: 'string' }, label: { type: 'string' }, at: isoTimestamp },
+        properties: {
+          userId: { type: 'string' },
+          label: { type: 'string', description: "The member's e-mail address ('a member' for viewers)" },
+          at: isoTimestamp,
+        },
+      },
+    },
+    revisions: {
+      type: 'array',
+      description: 'Who wrote each revision of the changes, oldest first; nobody who wrote one since the approvals were last reset may approve',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['revision', 'author', 'approvalsReset'],
+        properties: {
+          revision: { type: 'integer' },
+          author: { type: 'string', description: "An e-mail address or a token's name (for viewers, what kind of actor)" },
+          approvalsReset: { type: 'boolean', description: 'Writing it cleared the approvals there were' },
+        },
       },
     },
     changes: {

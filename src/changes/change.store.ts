@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { Actor } from '../audit/index.ts';
 import { fromBool, toBool } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../outbox/index.ts';
-import type { ChangeStatus } from './change.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../delivery/index.ts';
+import type { ChangeStatus, Revision } from './change.ts';
 import type { ChangeItemsTable, ChangeRequestsTable } from './change.table.ts';
 
 /** A change request as stored, without its items, approvals and comments. */
@@ -112,16 +112,22 @@ export interface ChangeNotification {
 export class ChangeStore {
   constructor(private readonly dialect: Dialect) {}
 
+  /** Inserts a request with its items and its first revision, by its author. */
   async insert(db: Executor, request: ChangeRequestRecord, items: ChangeItem[]): Promise<void> {
     await db.insertInto('change_requests').values(toRow(request)).execute();
     await this.replaceItems(db, request.id, items);
+    await this.addRevision(db, request.id, { revision: request.revision, author: request.author, approvalsReset: false }, request.createdAt);
   }
 
-  /** Writes a request's fields; with `expectedStatus`, only while it still has that status (false otherwise). */
-  async update(db: Executor, request: ChangeRequestRecord, expectedStatus?: ChangeStatus): Promise<boolean> {
+  /**
+   * Writes a request's fields; with `expectedStatus`, only while it still has that status, and with
+   * `expectedRevision` only while it is still at that revision (false otherwise).
+   */
+  async update(db: Executor, request: ChangeRequestRecord, expectedStatus?: ChangeStatus, expectedRevision?: number): Promise<boolean> {
     const { id, project_id, created_at, ...fields } = toRow(request);
     let query = db.updateTable('change_requests').set(fields).where('id', '=', id);
     if (expectedStatus !== undefined) query = query.where('status', '=', expectedStatus);
+    if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
@@ -205,8 +211,42 @@ export class ChangeStore {
       .execute();
   }
 
-  async clearApprovals(db: Executor, requestId: string): Promise<void> {
-    await db.deleteFrom('change_approvals').where('change_request_id', '=', requestId).execute();
+  /** Removes a request's approvals and answers how many there were. */
+  async clearApprovals(db: Executor, requestId: string): Promise<number> {
+    const result = await db.deleteFrom('change_approvals').where('change_request_id', '=', requestId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Who wrote each revision of a request, oldest first. */
+  async revisions(db: Executor, requestId: string): Promise<Revision[]> {
+    const rows = await db
+      .selectFrom('change_request_revisions')
+      .selectAll()
+      .where('change_request_id', '=', requestId)
+      .orderBy('revision')
+      .orderBy('created_at')
+      .execute();
+    return rows.map((r) => ({
+      revision: Number(r.revision),
+      author: { type: r.author_type as Actor['type'], id: r.author_id, label: r.author_label },
+      approvalsReset: toBool(r.approvals_reset),
+    }));
+  }
+
+  async addRevision(db: Executor, requestId: string, revision: Revision, createdAt: string): Promise<void> {
+    await db
+      .insertInto('change_request_revisions')
+      .values({
+        id: `${requestId}:${revision.revision}`,
+        change_request_id: requestId,
+        revision: revision.revision,
+        author_type: revision.author.type,
+        author_id: revision.author.id,
+        author_label: revision.author.label,
+        approvals_reset: fromBool(revision.approvalsReset),
+        created_at: createdAt,
+      })
+      .execute();
   }
 
   async comments(db: Executor, requestId: string): Promise<Comment[]> {

@@ -42,6 +42,19 @@ export interface ChangeApprovalsTable {
   created_at: string;
 }
 
+/** Who wrote each revision of a request (migration 0021): the approvals' rule reads it (change.ts). */
+export interface ChangeRequestRevisionsTable {
+  id: string;
+  change_request_id: string;
+  revision: number;
+  author_type: string;
+  author_id: string | null;
+  author_label: string;
+  /** 1 when writing this revision cleared approvals there were. */
+  approvals_reset: number;
+  created_at: string;
+}
+
 export interface ChangeCommentsTable {
   id: string;
   change_request_id: string;

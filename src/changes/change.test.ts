@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approvalRefusal, type ChangeAction, type ChangeStatus, canonicalJson, differences, isLate, refusalOf, statusAfter } from './change.ts';
+import {
+  approvalRefusal,
+  type ChangeAction,
+  type ChangeStatus,
+  canonicalJson,
+  differences,
+  isLate,
+  refusalOf,
+  type Revision,
+  sameActor,
+  statusAfter,
+} from './change.ts';
 
 describe('change request rules', () => {
   // [action, status, approvals, required, refusal (or the status after)]
@@ -48,10 +59,37 @@ describe('change request rules', () => {
   }
 
   it('lets members other than the author approve, never the author or the admin token', () => {
-    assert.equal(approvalRefusal({ type: 'user', id: 'u1' }, { memberId: 'u2' }), undefined);
-    assert.equal(approvalRefusal({ type: 'access_token', id: 'u1' }, { memberId: 'u1' }), 'own_request');
-    assert.equal(approvalRefusal({ type: 'user', id: 'u1' }, { memberId: null }), 'not_member');
-    assert.equal(approvalRefusal({ type: 'admin_token', id: null }, { memberId: 'u1' }), undefined);
+    assert.equal(approvalRefusal({ type: 'user', id: 'u1' }, [], { memberId: 'u2' }), undefined);
+    assert.equal(approvalRefusal({ type: 'access_token', id: 'u1' }, [], { memberId: 'u1' }), 'own_request');
+    assert.equal(approvalRefusal({ type: 'user', id: 'u1' }, [], { memberId: null }), 'not_member');
+    assert.equal(approvalRefusal({ type: 'admin_token', id: null }, [], { memberId: 'u1' }), undefined);
+  });
+
+  const by = (revision: number, id: string | null, approvalsReset = false): Revision => ({
+    revision,
+    author: { type: id === null ? 'admin_token' : 'user', id, label: id ?? 'admin token' },
+    approvalsReset,
+  });
+  // [revisions, approver, refusal]: the author of the request is u1 throughout.
+  const revisionRows: Array<[string, Revision[], string, string | undefined]> = [
+    ['a rewrite of the request by another', [by(1, 'u1'), by(2, 'u2', true)], 'u2', 'own_revision'],
+    ['a rewrite of a draft, then an edit by the author', [by(1, 'u1'), by(2, 'u2'), by(3, 'u1')], 'u2', 'own_revision'],
+    ['a rewrite before the last reset', [by(1, 'u1'), by(2, 'u2', true), by(3, 'u3', true)], 'u2', undefined],
+    ['a rewrite before the last reset, by the last writer', [by(1, 'u1'), by(2, 'u2', true), by(3, 'u3', true)], 'u3', 'own_revision'],
+    ['a reviewer who wrote nothing', [by(1, 'u1'), by(2, 'u2', true)], 'u3', undefined],
+    ['a revision by the admin token', [by(1, 'u1'), by(2, null, true)], 'u3', undefined],
+  ];
+  for (const [name, revisions, approver, expected] of revisionRows) {
+    it(`approval by ${approver} after ${name}: ${expected ?? 'allowed'}`, () => {
+      assert.equal(approvalRefusal({ type: 'user', id: 'u1' }, revisions, { memberId: approver }), expected);
+    });
+  }
+
+  it('knows a member through a session or a token as one actor, and the admin token as itself', () => {
+    assert.equal(sameActor({ type: 'user', id: 'u1', label: 'a' }, { type: 'access_token', id: 'u1', label: 'b' }), true);
+    assert.equal(sameActor({ type: 'user', id: 'u1', label: 'a' }, { type: 'user', id: 'u2', label: 'a' }), false);
+    assert.equal(sameActor({ type: 'admin_token', id: null, label: 'admin token' }, { type: 'admin_token', id: null, label: 'admin token' }), true);
+    assert.equal(sameActor({ type: 'admin_token', id: null, label: 'admin token' }, { type: 'user', id: 'u1', label: 'a' }), false);
   });
 
   it('calls an application late from a minute after its time', () => {

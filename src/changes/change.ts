@@ -80,13 +80,45 @@ export function statusAfter(action: ChangeAction, facts: ChangeFacts): ChangeSta
 }
 
 /** Why a member may not approve, or undefined when they may. Roles come from the route (editors and owners). */
-export type ApprovalRefusal = 'not_member' | 'own_request' | undefined;
+export type ApprovalRefusal = 'not_member' | 'own_request' | 'own_revision' | undefined;
 
-/** Approvals come from members (not the admin token) other than the request's author. */
-export function approvalRefusal(author: Pick<Actor, 'type' | 'id'>, approver: { memberId: string | null }): ApprovalRefusal {
+/** One revision of a request's changes and who wrote it (issue 29 item 1). */
+export interface Revision {
+  revision: number;
+  author: Pick<Actor, 'type' | 'id' | 'label'>;
+  /** Writing it cleared approvals there were. */
+  approvalsReset: boolean;
+}
+
+/**
+ * The revisions whose authors may not approve: those written since the approvals were last reset (the
+ * newest revision whose writing cleared approvals, and every one after it), or all of them when the
+ * approvals were never reset. Who rewrote someone else's request is then never a reviewer of it.
+ */
+export function revisionsSinceReset(revisions: readonly Revision[]): Revision[] {
+  const resets = revisions.filter((r) => r.approvalsReset).map((r) => r.revision);
+  const from = resets.length === 0 ? -Infinity : Math.max(...resets);
+  return revisions.filter((r) => r.revision >= from);
+}
+
+/**
+ * Approvals come from members (not the admin token) other than the request's author and other than
+ * whoever wrote a revision of it since its approvals were last reset.
+ */
+export function approvalRefusal(author: Pick<Actor, 'type' | 'id'>, revisions: readonly Revision[], approver: { memberId: string | null }): ApprovalRefusal {
   if (approver.memberId === null) return 'not_member';
   if (author.id !== null && author.id === approver.memberId) return 'own_request';
+  if (revisionsSinceReset(revisions).some((r) => r.author.id === approver.memberId)) return 'own_revision';
   return undefined;
+}
+
+/**
+ * True when two actors are the same person or credential: a member through a session or one of their
+ * access tokens is one member; the admin token is itself (flags as code keeps only its own requests).
+ */
+export function sameActor(a: Pick<Actor, 'type' | 'id' | 'label'>, b: Pick<Actor, 'type' | 'id' | 'label'>): boolean {
+  if (a.id !== null || b.id !== null) return a.id === b.id;
+  return a.type === b.type && a.label === b.label;
 }
 
 /** A scheduled request applied this long after its time or later is recorded as applied late (the process was down). */

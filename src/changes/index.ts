@@ -1,6 +1,8 @@
 export { ChangeApplier } from './change-apply.service.ts';
 export { changeAdminRoutes } from './change.routes.ts';
 export { ChangeRequestService } from './change-request.service.ts';
+export { ChangeRequestViews } from './change-request.views.ts';
+export { ChangeReviewService } from './change-review.service.ts';
 export { ChangeScheduler } from './change.scheduler.ts';
 export { ChangeStore } from './change.store.ts';
 export { PromotionService } from './promotion.service.ts';

@@ -2,26 +2,20 @@ import type { Actor, AuditLog, FieldChange } from '../audit/index.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message, messages } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
-import {
-  type Flag,
-  FLAG_CONFIG_FIELDS,
-  type FlagConfig,
-  flagConfig,
-  type FlagService,
-  type FlagValues,
-  type ProposalOutcome,
-  type ProtectedEnvironmentChanges,
-} from '../flags/index.ts';
+import { type Flag, FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService, type FlagValues } from '../flags/index.ts';
+import type { ProposalOutcome, ProtectedEnvironmentChanges } from '../documents/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import type { SegmentValues } from '../segments/index.ts';
 import { differences, type FieldDifference } from './change.ts';
-import type { ChangeRequestService, ChangeRequestView } from './change-request.service.ts';
+import type { ChangeRequestService } from './change-request.service.ts';
+import type { ChangeRequestView, ChangeRequestViews } from './change-request.views.ts';
 
 export interface PromotionServiceDeps {
   db: Db;
   projects: ProjectService;
   flags: FlagService;
-  requests: ChangeRequestService;
+  requests: Pick<ChangeRequestService, 'createIn' | 'reviewersOf' | 'openByOrigin' | 'proposeIn'>;
+  views: Pick<ChangeRequestViews, 'view'>;
   /** A flag's history: the audit entries of its writes, with the fields before and after. */
   audit: Pick<AuditLog, 'list'>;
   events: DomainEvents;
@@ -156,13 +150,13 @@ export class PromotionService implements ProtectedEnvironmentChanges {
     note: Record<string, FieldChange>,
   ): Promise<ChangeOutcome> {
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, envKey);
-    const reviewers = approvalsNeeded(environment) > 0 ? await this.deps.requests.reviewersOf(actor) : [];
+    const reviewers = approvalsNeeded(environment) > 0 ? await this.deps.requests.reviewersOf(project, actor) : [];
     const outcome = await this.deps.events.transaction(this.deps.db, (trx, emit) =>
       this.changeIn(trx, emit, { project, environment }, { title, flags: configs }, actor, note, reviewers),
     );
     return {
       applied: outcome.applied,
-      changeRequest: outcome.changeRequestId === null ? null : await this.deps.requests.view(projectKey, outcome.changeRequestId),
+      changeRequest: outcome.changeRequestId === null ? null : await this.deps.views.view(projectKey, outcome.changeRequestId),
     };
   }
 
@@ -205,9 +199,28 @@ export class PromotionService implements ProtectedEnvironmentChanges {
   // environment become a change request of whole configurations, opened once and kept or updated by the
   // applies after it (ChangeRequestService.proposeIn, origin 'flags_as_code').
 
-  /** Who reviews a change request by `actor`; read before the apply's transaction. */
-  async reviewersOf(actor: Actor): Promise<string[]> {
-    return this.deps.requests.reviewersOf(actor);
+  /** Who reviews a change request by `actor` in `project`; read before the apply's transaction. */
+  async reviewersOf(project: Project, actor: Actor): Promise<string[]> {
+    return this.deps.requests.reviewersOf(project, actor);
+  }
+
+  /**
+   * A change request of these flags' whole configurations, opened and submitted within the caller's
+   * transaction: the values a new flag asks for in a protected environment, where it starts switched
+   * off (FlagService.createFlag's port, issue 29 item 2).
+   */
+  async openIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }> },
+    actor: Actor,
+    reviewers: string[],
+  ): Promise<{ id: string }> {
+    const flags = change.flags.map(({ slug, config }) => ({ slug, values: valuesOf(config) }));
+    const input = { environment: target.environment.key, title: change.title, flags, submit: true };
+    const record = await this.deps.requests.createIn(trx, emit, target, input, actor, reviewers);
+    return { id: record.id };
   }
 
   /** The open change requests applies opened in the project, the newest of each environment. */

@@ -1,6 +1,6 @@
 import type { ApiKeyService } from '../api-keys/index.ts';
 import { AppError, message, messages } from '../errors.ts';
-import { readKeyHeaders } from '../flags/index.ts';
+import { readKeyHeaders } from '../evaluation/index.ts';
 import { adminErrors, publicErrors, type RoutePlugin } from '../http/schemas.ts';
 import { projectParams } from '../projects/index.ts';
 import {

@@ -3,7 +3,14 @@ import type { AccessTokensTable, InvitationsTable, UsersTable } from '../identit
 import type { ThrottlesTable } from '../identity/throttle.table.ts';
 import type { ApiKeysTable } from '../api-keys/api-key.table.ts';
 import type { AuditLogTable } from '../audit/audit.table.ts';
-import type { ChangeApprovalsTable, ChangeCommentsTable, ChangeItemsTable, ChangeNotificationsTable, ChangeRequestsTable } from '../changes/change.table.ts';
+import type {
+  ChangeApprovalsTable,
+  ChangeCommentsTable,
+  ChangeItemsTable,
+  ChangeNotificationsTable,
+  ChangeRequestRevisionsTable,
+  ChangeRequestsTable,
+} from '../changes/change.table.ts';
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { ExperimentUsersTable, ExposuresTable, TrackedEventsTable } from '../experiments/event.table.ts';
 import type { ExperimentsTable } from '../experiments/experiment.table.ts';
@@ -13,9 +20,9 @@ import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
-import type { FlagUsageTable } from '../flags/usage/flag-usage.table.ts';
+import type { FlagUsageTable } from '../evaluation/flag-usage.table.ts';
 import type { FormsTable } from '../forms/form.table.ts';
-import type { DeliveryAttemptsTable, OutboxTable } from '../outbox/outbox.table.ts';
+import type { DeliveryAttemptsTable, OutboxTable } from '../submissions/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { ProjectRolesTable } from '../identity/project-role.table.ts';
@@ -52,6 +59,7 @@ export interface Database {
   change_requests: ChangeRequestsTable;
   change_items: ChangeItemsTable;
   change_approvals: ChangeApprovalsTable;
+  change_request_revisions: ChangeRequestRevisionsTable;
   change_comments: ChangeCommentsTable;
   change_notifications: ChangeNotificationsTable;
   user_identities: UserIdentitiesTable;

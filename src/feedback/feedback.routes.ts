@@ -1,4 +1,5 @@
-import { keyHeaders, readKeyHeaders } from '../flags/index.ts';
+import { readKeyHeaders } from '../evaluation/index.ts';
+import { keyHeaders } from '../flags/index.ts';
 import { encodeCursor, pageQueryProperties, readPage } from '../http/paging.ts';
 import { adminErrors, nextCursor, publicErrors, type RoutePlugin } from '../http/schemas.ts';
 import { feedbackView } from './feedback.ts';

@@ -1,10 +1,11 @@
+import net from 'node:net';
 import path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 
 import { message } from '../errors.ts';
 import { loadGrpc, loadProtoLoader } from '../optional-packages.ts';
-import { type FlagUsageTally, type ReasonCounts, reasonCounts } from '../flags/index.ts';
+import { type FlagUsageTally, type ReasonCounts, reasonCounts } from '../evaluation/index.ts';
 import { clientKey } from '../http/client-key.ts';
 import type { SyncGrant } from './flagd-sync-token.ts';
 import type { FlagdSyncService } from './flagd-sync.service.ts';
@@ -40,7 +41,27 @@ export interface FlagdSyncServerOptions {
    * evaluations with reason UNKNOWN.
    */
   usage?: Pick<FlagUsageTally, 'all'>;
+  /** Bounds on the port's connections (issue 29); defaults as in config.ts. */
+  connections?: Partial<SyncConnectionLimits>;
 }
+
+/**
+ * The sync port takes unauthenticated HTTP/2 connections: without bounds, idle ones use up the process's
+ * descriptors (420 did, and the main port answered ECONNRESET). Connections past `max` in all or
+ * `perClient` per client key are closed as they arrive; a connection without a call for `idleMs` is
+ * closed (GOAWAY), and one older than `maxAgeMs` is asked to go away, its streams ended (UNAVAILABLE,
+ * so that providers reconnect) 5 s later.
+ */
+export interface SyncConnectionLimits {
+  max: number;
+  perClient: number;
+  idleMs: number;
+  maxAgeMs: number;
+}
+
+const DEFAULT_CONNECTION_LIMITS: SyncConnectionLimits = { max: 1000, perClient: 20, idleMs: 30_000, maxAgeMs: 3_600_000 };
+/** How long an aged connection's streams may go on after its GOAWAY. */
+const MAX_AGE_GRACE_MS = 5000;
 
 interface RequestWithSelector {
   selector?: string;
@@ -65,8 +86,17 @@ export class FlagdSyncServer {
   /** The flag keys of the last definition counted per environment, so that a document is parsed once. */
   private readonly countedFlags = new Map<string, { document: string; flags: Array<{ slug: string }>; reasons: ReasonCounts }>();
   private closed: Promise<void> | undefined;
+  private readonly limits: SyncConnectionLimits;
+  /** The listening socket: connections are counted here, then handed to gRPC. */
+  private listener: net.Server | undefined;
+  private injector: grpc.ConnectionInjector | undefined;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly socketsPerClient = new Map<string, number>();
+  /** Connections closed on arrival because of the caps (metrics and tests). */
+  refusedConnections = 0;
 
   constructor(private readonly options: FlagdSyncServerOptions) {
+    this.limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
     this.environments = new SyncEnvironments(options.service, options.log, options.recheckMs ?? 5000);
     this.refusals = new SyncRefusals(options.maxFailures ?? 10, options.failureWindowMs ?? 60_000);
     options.watch((environmentId) => this.environments.changed(environmentId));
@@ -77,13 +107,50 @@ export class FlagdSyncServer {
     return this.environments.streamCount;
   }
 
-  /** Listens on host and port (0: any free port); answers the port bound. */
+  /** Connections open now on the sync port. */
+  get connectionCount(): number {
+    return this.sockets.size;
+  }
+
+  /**
+   * Listens on host and port (0: any free port); answers the port bound. The port is a plain TCP
+   * listener that counts connections and hands those within the caps to gRPC's connection injector.
+   */
   listen(host: string, port: number): Promise<number> {
     const server = (this.server ??= this.build());
+    this.injector ??= server.createConnectionInjector(loadGrpc().ServerCredentials.createInsecure());
+    const listener = (this.listener ??= net.createServer({ noDelay: true }, (socket) => this.accept(socket)));
     return new Promise((resolve, reject) => {
-      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-      server.bindAsync(address, loadGrpc().ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+      listener.once('error', reject);
+      listener.listen(port, host, () => {
+        listener.off('error', reject);
+        resolve((listener.address() as net.AddressInfo).port);
+      });
     });
+  }
+
+  private accept(socket: net.Socket): void {
+    const client = clientKey(socket.remoteAddress ?? '');
+    const ofClient = this.socketsPerClient.get(client) ?? 0;
+    if (this.closing || this.sockets.size >= this.limits.max || ofClient >= this.limits.perClient) {
+      this.refusedConnections += 1;
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    this.socketsPerClient.set(client, ofClient + 1);
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      const left = (this.socketsPerClient.get(client) ?? 1) - 1;
+      if (left <= 0) this.socketsPerClient.delete(client);
+      else this.socketsPerClient.set(client, left);
+    });
+    // A socket that never completes the HTTP/2 preface is idle too.
+    socket.setTimeout(this.limits.idleMs, () => {
+      if (socket.bytesRead === 0) socket.destroy();
+    });
+    socket.on('error', () => socket.destroy());
+    this.injector!.injectConnection(socket);
   }
 
   private build(): grpc.Server {
@@ -96,6 +163,10 @@ export class FlagdSyncServer {
       // Idle providers are pinged, so that a half-open connection (a vanished host) ends its stream.
       'grpc.keepalive_time_ms': 60_000,
       'grpc.keepalive_timeout_ms': 20_000,
+      // A connection without a call is closed; an old one is asked to go away (issue 29).
+      'grpc.max_connection_idle_ms': this.limits.idleMs,
+      'grpc.max_connection_age_ms': this.limits.maxAgeMs,
+      'grpc.max_connection_age_grace_ms': MAX_AGE_GRACE_MS,
       // flagd providers ping every keepAliveTime ms when configured; allow it down to 10 s.
       'grpc.http2.min_ping_interval_without_data_ms': 10_000,
     });
@@ -125,6 +196,7 @@ export class FlagdSyncServer {
 
   private async shutdown(): Promise<void> {
     this.closing = true;
+    this.listener?.close();
     const server = this.server;
     if (!server) {
       this.environments.closeAll(new Error(message('flagdSyncShuttingDown'))); // never listened: no stream to end
@@ -142,6 +214,7 @@ export class FlagdSyncServer {
         resolve();
       });
     });
+    for (const socket of this.sockets) socket.destroy();
   }
 
   private async syncFlags(call: grpc.ServerWritableStream<RequestWithSelector, unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Actor, AuditLog } from '../audit/index.ts';
 import { newKey, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
-import type { FlagdService } from '../flags/index.ts';
+import type { FlagdService } from '../documents/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import { hashSyncToken, SYNC_TOKEN_PREFIX, type SyncGrant, type SyncTokenInfo, tokenOfSelector, VISIBLE_PREFIX_LENGTH } from './flagd-sync-token.ts';
 import type { FlagdSyncStore } from './flagd-sync.store.ts';

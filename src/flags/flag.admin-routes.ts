@@ -2,6 +2,7 @@ import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { bypassRequested, projectParams, protectionQuery } from '../projects/index.ts';
 import {
   adminFlagSchema,
+  createdFlagSchema,
   createFlagBody,
   environmentFlagParams,
   flagAcrossEnvironmentsSchema,
@@ -9,22 +10,31 @@ import {
   updateFlagAcrossEnvironmentsBody,
   updateFlagBody,
 } from './flag.schemas.ts';
-import type { FlagService } from './flag.service.ts';
+import type { FlagService, NewFlagChangeRequests } from './flag.service.ts';
 
-export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, { flags }) => {
+export interface FlagAdminRouteDeps {
+  flags: FlagService;
+  /** Opens the change requests of a new flag's values in protected environments (answered by changes/). */
+  changeRequests: NewFlagChangeRequests;
+}
+
+export const flagAdminRoutes: RoutePlugin<FlagAdminRouteDeps> = async (app, { flags, changeRequests }) => {
   app.post(
     '/projects/:projectKey/flags',
     {
       schema: {
-        summary: 'Create a flag in every environment of the project',
+        summary:
+          'Create a flag in every environment of the project; in a protected one it starts switched off and what was asked for waits in a change request',
         params: projectParams,
+        querystring: protectionQuery,
         body: createFlagBody,
-        response: { 201: flagAcrossEnvironmentsSchema, ...adminErrors },
+        response: { 201: createdFlagSchema, ...adminErrors },
       },
     },
     async (request, reply) => {
       const { slug, ...values } = request.body;
-      return reply.code(201).send(await flags.createFlag(request.params.projectKey, slug, values, request.actor));
+      const bypassProtection = bypassRequested(request.query, request.role);
+      return reply.code(201).send(await flags.createFlag(request.params.projectKey, slug, values, request.actor, { bypassProtection, changeRequests }));
     },
   );
 
@@ -65,13 +75,17 @@ export const flagAdminRoutes: RoutePlugin<{ flags: FlagService }> = async (app, 
     '/projects/:projectKey/flags/:slug',
     {
       schema: {
-        summary: 'Rename a flag, set its tags, archive or restore it (in every environment)',
+        summary: 'Rename a flag, set its tags, archive or restore it (in every environment); a rename is refused (409) while an environment is protected',
         params: flagParams,
+        querystring: protectionQuery,
         body: updateFlagAcrossEnvironmentsBody,
         response: { 200: flagAcrossEnvironmentsSchema, ...adminErrors },
       },
     },
-    async (request) => flags.updateFlagAcrossEnvironments(request.params.projectKey, request.params.slug, request.body, request.actor),
+    async (request) => {
+      const bypassProtection = bypassRequested(request.query, request.role);
+      return flags.updateFlagAcrossEnvironments(request.params.projectKey, request.params.slug, request.body, request.actor, { bypassProtection });
+    },
   );
 
   app.delete(

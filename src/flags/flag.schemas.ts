@@ -125,6 +125,34 @@ export const flagAcrossEnvironmentsSchema = {
   },
 } as const;
 
+/** A new flag, with the change request opened in each protected environment for what it asked for there. */
+export const createdFlagSchema = {
+  ...flagAcrossEnvironmentsSchema,
+  required: [...flagAcrossEnvironmentsSchema.required, 'changeRequests'],
+  properties: {
+    ...flagAcrossEnvironmentsSchema.properties,
+    changeRequests: {
+      type: 'array',
+      description:
+        'One per protected environment where the flag asked for more than switched off: it starts switched off there, and this change request (submitted for review) holds what was asked',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'environment'],
+        properties: {
+          id: { type: 'string' },
+          environment: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['key', 'name'],
+            properties: { key: { type: 'string' }, name: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 /** PATCH /projects/{projectKey}/flags/{slug}: what the flag shares across environments. */
 export const updateFlagAcrossEnvironmentsBody = {
   type: 'object',

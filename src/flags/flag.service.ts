@@ -23,7 +23,6 @@ import {
   touchesTargeting,
 } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
-import type { FlagUsage } from './usage/flag-usage.service.ts';
 import { booleanVariantFor, enabledOf, initialTargeting, switchTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
 import { checkEnvironment, flagdPortability, portabilityOf } from './targeting-check.ts';
@@ -41,8 +40,14 @@ export interface FlagServiceDeps {
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
-  /** The last evaluation of each flag and environment, for the admin answers (flags/usage/). */
-  usage: Pick<FlagUsage, 'lastEvaluated'>;
+  /** The last evaluation of each flag and environment, for the admin answers (evaluation/flag-usage.service.ts counts them). */
+  usage: LastEvaluated;
+}
+
+/** The port through which the write model learns when each flag was last evaluated, without importing the read side. */
+export interface LastEvaluated {
+  /** The latest evaluation of each flag in each environment of the project, as `environmentId\nslug` -> ISO time. */
+  lastEvaluated(project: Project): Promise<Map<string, string>>;
 }
 
 /** A new flag: its type and starting variants besides the values of every flag. */
@@ -53,7 +58,38 @@ export interface NewFlagValues extends Omit<FlagValues, 'state' | 'rules' | 'pre
 
 export type AdminFlagView = ReturnType<typeof adminFlag>;
 
-/** Admin writes of flags. Reads for clients go through the read path (read/flag.read-model.ts). */
+/**
+ * Change requests for the values a new flag asks for in protected environments, where it starts
+ * switched off (issue 29 item 2): a port owned by flags/ and answered by changes/ (PromotionService),
+ * which the admin route passes in, so that flags/ does not import changes/.
+ */
+export interface NewFlagChangeRequests {
+  /** Who reviews a request by `actor` in `project`; read before the transaction (on SQLite a read outside it would wait for it). */
+  reviewersOf(project: Project, actor: Actor): Promise<string[]>;
+  /** Opens and submits a request of these whole configurations within the caller's transaction. */
+  openIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    change: { title: string; flags: Array<{ slug: string; config: FlagConfig }> },
+    actor: Actor,
+    reviewers: string[],
+  ): Promise<{ id: string }>;
+}
+
+/** How a flag is created: an owner's bypass of protection, and where the values held back in protected environments go. */
+export interface CreateFlagOptions extends WriteOptions {
+  changeRequests?: NewFlagChangeRequests;
+}
+
+/** A new flag, and the change request opened in each protected environment for what it asked for there. */
+export interface CreatedFlag {
+  slug: string;
+  environments: AdminFlagView[];
+  changeRequests: Array<{ id: string; environment: { key: string; name: string } }>;
+}
+
+/** Admin writes of flags. Reads for clients go through the read path (evaluation/flag.read-model.ts). */
 /** A flag with what it shares across environments and its value in each. */
 export interface FlagAcrossEnvironments {
   slug: string;
@@ -82,9 +118,11 @@ export class FlagService {
    * Creates the flag in every environment of the project at once. A flag without `type` is a boolean
    * flag over on/off whose switch is `enabled`; other types need `variants`. Every new flag starts
    * switched off unless `enabled` is true: a boolean flag serves its false variant, another type is
-   * DISABLED (OpenFeature callers get their default) until switched on.
+   * DISABLED (OpenFeature callers get their default) until switched on. In a protected environment the
+   * flag starts switched off whatever was asked, and what was asked waits in a change request there
+   * (issue 29 item 2), unless `bypassProtection` (an owner's emergency, recorded in the audit).
    */
-  async createFlag(projectKey: string, slug: string, values: NewFlagValues, actor: Actor): Promise<{ slug: string; environments: AdminFlagView[] }> {
+  async createFlag(projectKey: string, slug: string, values: NewFlagValues, actor: Actor, options: CreateFlagOptions = {}): Promise<CreatedFlag> {
     if (RESERVED_SLUGS.has(slug)) {
       throw AppError.validation([{ field: 'body.slug', reason: `"${slug}" is reserved by the flag interface` }]);
     }
@@ -111,7 +149,32 @@ export class FlagService {
       updatedAt: now,
     };
     checkEnvironment([{ ...blank, id: '', environmentId: '' }], [], slug, 'body');
-    const flags = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, rest, now, newId));
+    const wanted = project.environments.map((env) => applyFlagValues({ ...blank, id: newId(), environmentId: env.id }, rest, now, newId));
+    const protectedEnvironments = project.environments.filter((e) => e.protected);
+    const guarded = options.bypassProtection ? [] : protectedEnvironments;
+    // Switched off (the requested default serve aside), without payload, description or expiry.
+    const offTargeting = startingTargeting(type, variants, undefined, false);
+    const off = (flag: Flag): Flag => ({
+      ...blank,
+      id: flag.id,
+      environmentId: flag.environmentId,
+      targeting: offTargeting,
+      enabled: enabledOf(type, offTargeting),
+    });
+    const held = wanted.flatMap((flag, i) => {
+      const environment = project.environments[i]!;
+      if (!guarded.includes(environment)) return [];
+      return JSON.stringify(flagConfig(off(flag))) === JSON.stringify(flagConfig(flag)) ? [] : [{ environment, config: flagConfig(flag) }];
+    });
+    if (guarded.length > 0 && (values.isPreview === true || values.previewName != null || values.previewContent != null)) {
+      // Preview settings are served, and a change request does not carry them.
+      throw new AppError('conflict', message('flagPreviewProtected', { slug, environment: guarded[0]!.name }));
+    }
+    const port = options.changeRequests;
+    if (held.length > 0 && !port) throw new AppError('conflict', message('environmentProtected', { environment: held[0]!.environment.name, projectKey }));
+    const flags = wanted.map((flag, i) => (guarded.includes(project.environments[i]!) ? off(flag) : flag));
+    const reviewers = held.length > 0 ? await port!.reviewersOf(project, actor) : [];
+    const changeRequests: CreatedFlag['changeRequests'] = [];
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       // The unique index is per environment; a project without environments still has one slug.
       if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {
@@ -123,11 +186,19 @@ export class FlagService {
         entity: 'flag',
         entityId: slug,
         action: 'flag.created',
-        changes: flags[0] ? changesOf(null, auditedFlag(flags[0]), AUDITED_FLAG_FIELDS) : {},
+        changes: {
+          ...(flags[0] ? changesOf(null, auditedFlag(flags[0]), AUDITED_FLAG_FIELDS) : {}),
+          ...bypassNote(options.bypassProtection && protectedEnvironments.length > 0),
+        },
       });
       await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: project.environments.map((e) => e.id) });
+      for (const { environment, config } of held) {
+        const title = `Create flag ${slug} in ${environment.name}`;
+        const { id } = await port!.openIn(trx, emit, { project, environment }, { title, flags: [{ slug, config }] }, actor, reviewers);
+        changeRequests.push({ id, environment: { key: environment.key, name: environment.name } });
+      }
     });
-    return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!, portabilityOf(new Map(), f.slug))) };
+    return { slug, environments: flags.map((f, i) => adminFlag(f, project.environments[i]!, portabilityOf(new Map(), f.slug))), changeRequests };
   }
 
   /**
@@ -304,19 +375,24 @@ export class FlagService {
   /**
    * What a flag shares across environments (issue 22, docs/adr/0037-rename-archive.md): its slug (a
    * rename, refused while other flags name it as a prerequisite), its tags and whether it is archived.
-   * An archived flag is served as before; it leaves the dashboard's list of active flags.
+   * An archived flag is served as before; it leaves the dashboard's list of active flags. A rename
+   * changes what every environment serves under both slugs, so it is refused while one is protected
+   * (issue 29 item 2) unless `bypassProtection` (an owner's emergency, recorded in the audit).
    */
   async updateFlagAcrossEnvironments(
     projectKey: string,
     slug: string,
     values: { slug?: string; tags?: string[]; archived?: boolean },
     actor: Actor,
+    options: WriteOptions = {},
   ): Promise<FlagAcrossEnvironments> {
     const project = await this.deps.projects.getProject(projectKey);
     const to = values.slug !== undefined && values.slug !== slug ? values.slug : undefined;
     if (to !== undefined && RESERVED_SLUGS.has(to)) {
       throw AppError.validation([{ field: 'body.slug', reason: `"${to}" is reserved by the flag interface` }]);
     }
+    const guarded = to !== undefined && project.environments.some((e) => e.protected);
+    if (guarded && !options.bypassProtection) throw new AppError('conflict', message('flagRenameProtected', { projectKey }));
     const tags = values.tags === undefined ? undefined : [...new Set(values.tags.map((t) => t.trim().toLowerCase()))].sort();
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const all = await this.deps.store.listProjectFlags(trx, project.id);
@@ -338,6 +414,7 @@ export class FlagService {
       const archivedAt = values.archived === undefined ? undefined : values.archived ? (wasArchived ?? nowIso(this.deps.clock)) : null;
       const changes: Record<string, { before?: unknown; after?: unknown }> = {};
       if (to !== undefined) changes.slug = { before: slug, after: to };
+      if (guarded) Object.assign(changes, bypassNote(true));
       if (tags !== undefined && JSON.stringify(tags) !== JSON.stringify(first.tags ?? [])) changes.tags = { before: first.tags ?? [], after: tags };
       if (archivedAt !== undefined && (archivedAt === null) !== (wasArchived === null))
         changes.archived = { before: wasArchived !== null, after: archivedAt !== null };

@@ -59,7 +59,7 @@ function fastPathRoute(url: string): string {
   return path === '/v1/flags/preview' ? '/v1/flags/preview' : '/v1/flags/:slug';
 }
 
-/** Observes the answers of the flag fast path (src/flags/read/flag.fast-path.ts), which bypasses Fastify's hooks. */
+/** Observes the answers of the flag fast path (src/evaluation/flag.fast-path.ts), which bypasses Fastify's hooks. */
 export class FastPathMetrics {
   constructor(private readonly metrics: HttpMetrics) {}
 

@@ -13,7 +13,7 @@ export type { RateLimitState } from './rate-limit-stores.ts';
 // Contract D20: per client IP limits on the public interfaces, 429 JSON with Retry-After and the
 // RateLimit-* headers of the IETF draft, counted in memory or, with REDIS_URL, in Redis so that every
 // instance shares one count. One counter serves @fastify/rate-limit (every Fastify route) and the flag
-// read fast path (src/flags/read/flag.fast-path.ts), so a client has one budget however its request is answered.
+// read fast path (src/evaluation/flag.fast-path.ts), so a client has one budget however its request is answered.
 // The workers of FLAGPOST_WORKERS > 1 without Redis count in their primary (BatchedStore).
 
 /** Surfaces that count against the limit; admin, the health probes (/healthz, /livez, /readyz) and unknown routes never do. */

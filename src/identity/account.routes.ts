@@ -5,14 +5,14 @@ import type { SessionCookie } from '../http/session-cookie.ts';
 import { accessTokenView, invitationView, userView } from './account.ts';
 import { ROLES } from './actor.ts';
 import type { AdminGate } from './admin-gate.ts';
-import { ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, type AccountService } from './account.service.ts';
+import { ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, type Accounts } from './account.service.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.ts';
 import type { PasswordWork } from './password-work.ts';
 import type { SessionService } from './session.service.ts';
 import type { SignInService } from './sign-in.service.ts';
 
 export interface AccountRouteDeps {
-  accounts: AccountService;
+  accounts: Accounts;
   gate: AdminGate;
   cookie: SessionCookie;
   /** Opens a session for a user who just accepted an invitation; ends the others after a password change. */
@@ -86,7 +86,9 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
     },
     async (request, reply) => {
       const { email, password, role } = request.body;
-      const user = await deps.passwordWork.run(clientKey(request.ip), () => accounts.createUser({ email, password, role: role ?? 'owner' }, request.actor));
+      const user = await deps.passwordWork.run(clientKey(request.ip), () =>
+        accounts.members.createUser({ email, password, role: role ?? 'owner' }, request.actor),
+      );
       return reply.code(201).send(userView(user));
     },
   );
@@ -103,7 +105,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
         },
       },
     },
-    async () => ({ users: (await accounts.listUsers()).map(userView) }),
+    async () => ({ users: (await accounts.members.listUsers()).map(userView) }),
   );
 
   app.patch(
@@ -117,7 +119,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
         response: { 200: userSchema, ...adminErrors },
       },
     },
-    async (request) => userView(await accounts.changeRole(request.params.id, request.body.role, request.actor)),
+    async (request) => userView(await accounts.members.changeRole(request.params.id, request.body.role, request.actor)),
   );
 
   app.delete(
@@ -127,7 +129,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       schema: { summary: 'Remove a member, with their sessions and access tokens', params: idParams, response: { 204: noContent, ...adminErrors } },
     },
     async (request, reply) => {
-      await accounts.removeUser(request.params.id, request.actor);
+      await accounts.members.removeUser(request.params.id, request.actor);
       return reply.code(204).send();
     },
   );
@@ -143,7 +145,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request, reply) => {
-      const { invitation, token } = await accounts.invite(request.body, request.actor);
+      const { invitation, token } = await accounts.invitations.invite(request.body, request.actor);
       const url = new URL(`/accept-invitation#token=${token}`, deps.publicUrl).toString();
       return reply
         .code(201)
@@ -169,14 +171,14 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
         },
       },
     },
-    async () => ({ invitations: (await accounts.listInvitations()).map(invitationView) }),
+    async () => ({ invitations: (await accounts.invitations.listInvitations()).map(invitationView) }),
   );
 
   app.delete(
     '/invitations/:id',
     { config: { access: 'owner' }, schema: { summary: 'Revoke an open invitation', params: idParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
-      await accounts.revokeInvitation(request.params.id, request.actor);
+      await accounts.invitations.revokeInvitation(request.params.id, request.actor);
       return reply.code(204).send();
     },
   );
@@ -213,7 +215,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       const user = await deps.passwordWork.run(clientKey(request.ip), async () => {
         const attempt = await gate.reserveAttempt(request);
         try {
-          const accepted = await accounts.acceptInvitation(request.body.token, request.body.password);
+          const accepted = await accounts.invitations.acceptInvitation(request.body.token, request.body.password);
           await attempt.refund();
           return accepted;
         } catch (error) {
@@ -250,7 +252,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       // A wrong current password counts like a wrong sign-in, before the scrypt work: a stolen session cannot guess it freely.
       await deps.passwordWork.run(clientKey(request.ip), async () => {
         await deps.signIns.confirmPassword(member, request.body.currentPassword, 'body.currentPassword');
-        await accounts.changePassword(member.id, request.body.newPassword, request.actor);
+        await accounts.members.changePassword(member.id, request.body.newPassword, request.actor);
       });
       await deps.sessions.closeOthers(member.id, request.cookies[cookie.name]);
       return reply.code(204).send();
@@ -269,7 +271,7 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
         },
       },
     },
-    async (request) => ({ tokens: (await accounts.listAccessTokens(request.member!.id)).map(accessTokenView) }),
+    async (request) => ({ tokens: (await accounts.accessTokens.listAccessTokens(request.member!.id)).map(accessTokenView) }),
   );
 
   app.post(
@@ -299,9 +301,9 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
     async (request, reply) => {
       const member = request.member!;
       await deps.passwordWork.run(clientKey(request.ip), () => deps.signIns.confirmPassword(member, request.body.password, 'body.password'));
-      const user = await accounts.getUser(member.id);
+      const user = await accounts.members.getUser(member.id);
       const days = request.body.expiresInDays ?? ACCESS_TOKEN_DEFAULT_DAYS;
-      const { accessToken, token } = await accounts.createAccessToken(user, request.body.name.trim(), days, request.actor);
+      const { accessToken, token } = await accounts.accessTokens.createAccessToken(user, request.body.name.trim(), days, request.actor);
       return reply
         .code(201)
         .header('cache-control', 'no-store')
@@ -313,13 +315,13 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
     '/me/tokens/:id',
     { config: { access: 'user' }, schema: { summary: 'Revoke one of your access tokens', params: idParams, response: { 204: noContent, ...adminErrors } } },
     async (request, reply) => {
-      await accounts.revokeAccessToken(request.member!.id, request.params.id, request.actor);
+      await accounts.accessTokens.revokeAccessToken(request.member!.id, request.params.id, request.actor);
       return reply.code(204).send();
     },
   );
 
   app.get('/settings', { schema: { summary: 'Instance settings of members', response: { 200: settingsSchema, ...adminErrors } } }, async () => ({
-    viewersSeeSubmissions: await accounts.viewersSeeSubmissions(),
+    viewersSeeSubmissions: await accounts.members.viewersSeeSubmissions(),
   }));
 
   app.patch(
@@ -333,8 +335,8 @@ export const accountRoutes: RoutePlugin<AccountRouteDeps> = async (app, deps) =>
       },
     },
     async (request) => {
-      if (request.body.viewersSeeSubmissions !== undefined) await accounts.setViewersSeeSubmissions(request.body.viewersSeeSubmissions, request.actor);
-      return { viewersSeeSubmissions: await accounts.viewersSeeSubmissions() };
+      if (request.body.viewersSeeSubmissions !== undefined) await accounts.members.setViewersSeeSubmissions(request.body.viewersSeeSubmissions, request.actor);
+      return { viewersSeeSubmissions: await accounts.members.viewersSeeSubmissions() };
     },
   );
 };

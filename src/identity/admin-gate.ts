@@ -4,7 +4,8 @@ import { type AdminAuthority, fromOwnOrigin, presentedCredential } from '../http
 import { clientKey } from '../http/client-key.ts';
 import { type Access, accessOf, instanceLevel, isSafeMethod, levelOn, needsViewerSetting, type ProjectScope, refusalOf, roleOfLevel } from './access.ts';
 import { type Actor, ADMIN_TOKEN_ACTOR, ADMIN_TOKEN_PRINCIPAL, type Member, type Principal, type Role } from './actor.ts';
-import type { AccountService } from './account.service.ts';
+import type { AccessTokenService } from './access-token.service.ts';
+import type { MemberService } from './member.service.ts';
 import type { AdminTokenService } from './admin-token.service.ts';
 import type { FormDirectory, ProjectDirectory } from './project-directory.ts';
 import type { ProjectRoleService } from './project-role.service.ts';
@@ -15,7 +16,7 @@ import type { Attempt, SignInThrottles } from './sign-in-throttles.ts';
 export interface AdminGateDeps {
   adminToken: Pick<AdminTokenService, 'verify' | 'generation'>;
   sessions: Pick<SessionService, 'find'>;
-  accounts: Pick<AccountService, 'principalOfUser' | 'principalOfAccessToken' | 'viewersSeeSubmissions'>;
+  accounts: { members: Pick<MemberService, 'principalOfUser' | 'viewersSeeSubmissions'>; accessTokens: Pick<AccessTokenService, 'principalOfAccessToken'> };
   throttles: Pick<SignInThrottles, 'reserveAddress' | 'clearAddress'>;
   projectRoles: Pick<ProjectRoleService, 'roleOn' | 'rolesOf'>;
   projects: Pick<ProjectDirectory, 'findProject'>;
@@ -110,13 +111,13 @@ export class AdminGate implements AdminAuthority {
     if (credential === undefined || credential.kind === 'malformed') return undefined;
     if (credential.kind === 'bearer') {
       if (this.deps.adminToken.verify(credential.token)) return ADMIN_TOKEN_PRINCIPAL;
-      return this.deps.accounts.principalOfAccessToken(credential.token);
+      return this.deps.accounts.accessTokens.principalOfAccessToken(credential.token);
     }
     const session = await this.deps.sessions.find(credential.token);
     if (!session) return undefined;
     // A session of an admin token that was rotated since is over (issue 20).
     if (session.userId === null && session.adminTokenGeneration !== this.deps.adminToken.generation) return undefined;
-    const principal = session.userId === null ? ADMIN_TOKEN_PRINCIPAL : await this.deps.accounts.principalOfUser(session.userId);
+    const principal = session.userId === null ? ADMIN_TOKEN_PRINCIPAL : await this.deps.accounts.members.principalOfUser(session.userId);
     if (!principal) return undefined;
     if (!isSafeMethod(request.method) && !fromOwnOrigin(request, this.deps.publicOrigin)) throw new AppError('forbidden', messages.crossSiteRefused);
     request.adminSession = session;
@@ -162,7 +163,7 @@ export class AdminGate implements AdminAuthority {
         request.role = roleOfLevel(level);
       }
     }
-    const viewersSee = needsViewerSetting(access, level) ? await this.deps.accounts.viewersSeeSubmissions() : false;
+    const viewersSee = needsViewerSetting(access, level) ? await this.deps.accounts.members.viewersSeeSubmissions() : false;
     const refusal = refusalOf(access, principal, level, hidden !== undefined, viewersSee);
     if (refusal === 'hidden') throw new AppError('not_found', hidden!);
     if (refusal) throw new AppError('forbidden', REFUSAL_MESSAGES[refusal]);

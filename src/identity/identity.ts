@@ -1,7 +1,7 @@
 import { type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
 import { accountRoutes } from './account.routes.ts';
-import type { AccountService } from './account.service.ts';
+import type { Accounts } from './account.service.ts';
 import type { AdminGate } from './admin-gate.ts';
 import type { AdminTokenService } from './admin-token.service.ts';
 import type { PasswordWork } from './password-work.ts';
@@ -21,8 +21,8 @@ import type { SsoService } from './sso.service.ts';
 export interface Identity {
   /** The admin token (the bootstrap and automation credential). */
   readonly adminToken: AdminTokenService;
-  /** Members, invitations, personal access tokens, the members settings. */
-  readonly accounts: AccountService;
+  /** Members (and the members settings), invitations, personal access tokens. */
+  readonly accounts: Accounts;
   /** Dashboard sign-in sessions. */
   readonly sessions: SessionService;
   /** Attempt counters per account and per client key, shared by every instance. */

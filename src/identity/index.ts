@@ -1,6 +1,9 @@
-export { type Access, atLeast } from './access.ts';
+export { type Access, atLeast, levelOn } from './access.ts';
 export { type Actor, ADMIN_TOKEN_ACTOR, type Member, type Principal, type Role, ROLES } from './actor.ts';
-export { AccountService, ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, ACCESS_TOKEN_PREFIX } from './account.service.ts';
+export { ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, ACCESS_TOKEN_PREFIX, type Accounts, openAccounts } from './account.service.ts';
+export { AccessTokenService } from './access-token.service.ts';
+export { InvitationService } from './invitation.service.ts';
+export { MemberService } from './member.service.ts';
 export { AccountStore } from './account.store.ts';
 export { AdminGate } from './admin-gate.ts';
 export { AdminTokenService } from './admin-token.service.ts';

@@ -43,6 +43,11 @@ export class SignInThrottles {
     return this.reserve(throttleKey.address(client), this.deps.address);
   }
 
+  /** Counts one single sign-on start of a client key (each writes a sign-in under way); refused past `limit`. */
+  reserveSsoStart(client: string, limit: ThrottleLimit): Promise<Attempt> {
+    return this.reserve(throttleKey.ssoStart(client), limit);
+  }
+
   /** Forgets a client key's failures (the admin token was presented). */
   async clearAddress(client: string): Promise<void> {
     await this.deps.store.clear(this.deps.db, throttleKey.address(client));

@@ -73,7 +73,7 @@ export const ssoRoutes: RoutePlugin<SsoRouteDeps> = async (app, { sso, sessions,
       },
     },
     async (request, reply) => {
-      const { url, browserToken } = await configured().begin(request.query.next);
+      const { url, browserToken } = await configured().begin(request.query.next, clientKey(request.ip));
       return reply.code(302).header('cache-control', 'no-store').header('location', url).setCookie(binding.name, browserToken, binding.options).send();
     },
   );

@@ -9,8 +9,10 @@ import { normalizeEmail, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
 import type { Actor } from './actor.ts';
 import type { AuditTrail } from './audit-trail.ts';
-import { groupsOf, matchIdentity, returnPath, roleOfGroups } from './sso.ts';
+import { returnPath } from '../http/return-path.ts';
+import { groupsOf, matchIdentity, roleAfterSignIn, roleOfGroups } from './sso.ts';
 import type { SsoStore } from './sso.store.ts';
+import type { SignInThrottles } from './sign-in-throttles.ts';
 import { hashToken } from './token-hash.ts';
 
 export interface SsoServiceDeps {
@@ -21,6 +23,8 @@ export interface SsoServiceDeps {
   clock: () => Date;
   config: SsoConfig;
   log: Logger;
+  /** Counts each client key's starts (shared by every instance, like the sign-in throttles). */
+  throttles: Pick<SignInThrottles, 'reserveSsoStart'>;
 }
 
 /** A sign-in must come back from the provider within this time. */
@@ -52,17 +56,24 @@ export class SsoService {
   }
 
   /**
-   * Starts a sign-in: the provider's authorization URL, and the value of the cookie that binds the
-   * sign-in to this browser.
+   * Starts a sign-in for `client` (a client key): the provider's authorization URL, and the value of the
+   * cookie that binds the sign-in to this browser. Each start writes a row until its callback or its
+   * expiry, so starts are counted per client key (429 past FLAGPOST_SSO_STARTS_PER_CLIENT in the sign-in
+   * lifetime) and the sign-ins under way are capped (503 past FLAGPOST_SSO_MAX_PENDING).
    */
-  async begin(next: string | undefined): Promise<{ url: string; browserToken: string }> {
+  async begin(next: string | undefined, client: string): Promise<{ url: string; browserToken: string }> {
     const config = await this.configuration();
+    const attempt = await this.deps.throttles.reserveSsoStart(client, { limit: this.deps.config.startsPerClient, windowMs: LOGIN_TTL_MS });
+    if (attempt.retryAfter > 0) throw new AppError('rate_limited', messages.tooManyRequests, { retryAfterSeconds: attempt.retryAfter });
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const browserToken = randomBytes(32).toString('base64url');
     const now = this.deps.clock();
     await this.deps.store.deleteExpiredLogins(this.deps.db, now.toISOString());
+    if ((await this.deps.store.countOpenLogins(this.deps.db, now.toISOString())) >= this.deps.config.maxPending) {
+      throw new AppError('unavailable', messages.ssoBusy, { retryAfterSeconds: 60 });
+    }
     await this.deps.store.insertLogin(
       this.deps.db,
       hashToken(state),
@@ -70,7 +81,7 @@ export class SsoService {
         browserHash: hashToken(browserToken),
         nonce,
         codeVerifier,
-        nextPath: returnPath(next),
+        nextPath: returnPath(next, this.deps.config.publicUrl),
         expiresAt: new Date(now.getTime() + LOGIN_TTL_MS).toISOString(),
       },
       now.toISOString(),
@@ -159,9 +170,12 @@ export class SsoService {
         linkedUserId,
         userWithEmail: withEmail && { id: withEmail.id, linked: await this.deps.store.isLinked(trx, withEmail.id, issuer) },
         emailVerified: claims.email_verified === true,
+        breakGlass: email !== undefined && email === this.deps.config.breakGlassEmail,
       });
       let user: User;
       if (match.kind === 'email-taken') throw new AppError('conflict', messages.ssoEmailTaken);
+      if (match.kind === 'email-unverified') throw new AppError('forbidden', messages.ssoEmailUnverified);
+      if (match.kind === 'break-glass') throw new AppError('forbidden', messages.ssoBreakGlass);
       if (match.kind === 'create') {
         if (!email) throw new AppError('forbidden', messages.ssoNoEmail);
         user = { id: newId(), email, role, createdAt: now, updatedAt: now };
@@ -176,20 +190,23 @@ export class SsoService {
       } else {
         const found = await this.deps.accounts.findUser(trx, match.userId);
         if (!found) throw new AppError('unauthorized', messages.ssoFailed);
+        if (found.email === this.deps.config.breakGlassEmail) throw new AppError('forbidden', messages.ssoBreakGlass);
         if (match.kind === 'link') await this.deps.store.link(trx, issuer, subject, found.id, now);
         else await this.deps.store.touch(trx, issuer, subject, now);
         user = found;
-        // The provider's groups decide the role at every sign-in.
-        if (found.role !== role) {
-          await this.deps.accounts.updateRole(trx, found.id, role, now);
+        // The provider's groups decide the role at every sign-in, except that the last owner stays one.
+        const next = found.role === 'owner' && role !== 'owner' ? roleAfterSignIn(found.role, role, await this.deps.accounts.countOwners(trx)) : role;
+        if (next !== role) this.deps.log.warn({ userId: found.id, mapped: role }, 'single sign-on kept the last owner an owner');
+        if (found.role !== next) {
+          await this.deps.accounts.updateRole(trx, found.id, next, now);
           if (found.role === 'owner') await this.deps.accounts.deleteOpenInvitationsBy(trx, found.id);
           await this.deps.audit.record(trx, actorOf(found), {
             entity: 'member',
             entityId: found.id,
             action: 'member.role_changed',
-            changes: { role: { before: found.role, after: role }, method: { after: 'sso' } },
+            changes: { role: { before: found.role, after: next }, method: { after: 'sso' } },
           });
-          user = { ...found, role, updatedAt: now };
+          user = { ...found, role: next, updatedAt: now };
         }
       }
       await this.deps.audit.record(trx, actorOf(user), {

@@ -32,6 +32,16 @@ export class SsoStore {
     return row && { browserHash: row.browser_hash, nonce: row.nonce, codeVerifier: row.code_verifier, nextPath: row.next_path, expiresAt: row.expires_at };
   }
 
+  /** Sign-ins under way that have not expired. */
+  async countOpenLogins(db: Executor, now: string): Promise<number> {
+    const row = await db
+      .selectFrom('sso_logins')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async deleteExpiredLogins(db: Executor, now: string): Promise<number> {
     const result = await db.deleteFrom('sso_logins').where('expires_at', '<=', now).executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { groupsOf, matchIdentity, returnPath, type RoleMapping, roleOfGroups, type SignInFacts, type SignInMatch } from './sso.ts';
+import { returnPath } from '../http/return-path.ts';
+import { groupsOf, matchIdentity, roleAfterSignIn, type RoleMapping, roleOfGroups, type SignInFacts, type SignInMatch } from './sso.ts';
 
 describe('single sign-on rules (ADR 0032)', () => {
   const mappings: RoleMapping[] = [
@@ -32,33 +33,70 @@ describe('single sign-on rules (ADR 0032)', () => {
   const matches: Array<[string, SignInFacts, SignInMatch]> = [
     [
       'uses the member linked to the subject',
-      { linkedUserId: 'u1', userWithEmail: { id: 'u2', linked: false }, emailVerified: true },
+      { linkedUserId: 'u1', userWithEmail: { id: 'u2', linked: false }, emailVerified: true, breakGlass: false },
       { kind: 'linked', userId: 'u1' },
     ],
-    ['creates a member for a new subject and address', { linkedUserId: undefined, userWithEmail: undefined, emailVerified: false }, { kind: 'create' }],
+    [
+      'creates a member for a new subject and a verified address',
+      { linkedUserId: undefined, userWithEmail: undefined, emailVerified: true, breakGlass: false },
+      { kind: 'create' },
+    ],
+    [
+      'never creates a member from an unverified address',
+      { linkedUserId: undefined, userWithEmail: undefined, emailVerified: false, breakGlass: false },
+      { kind: 'email-unverified' },
+    ],
+    [
+      'never links the break-glass owner, even by a verified address',
+      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: false }, emailVerified: true, breakGlass: true },
+      { kind: 'break-glass' },
+    ],
+    [
+      'never creates a member with the break-glass address',
+      { linkedUserId: undefined, userWithEmail: undefined, emailVerified: true, breakGlass: true },
+      { kind: 'break-glass' },
+    ],
     [
       'links an unlinked member by a verified address',
-      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: false }, emailVerified: true },
+      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: false }, emailVerified: true, breakGlass: false },
       { kind: 'link', userId: 'u2' },
     ],
     [
       'never links by an unverified address',
-      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: false }, emailVerified: false },
+      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: false }, emailVerified: false, breakGlass: false },
       { kind: 'email-taken' },
     ],
     [
       'never takes over a member linked to another subject',
-      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: true }, emailVerified: true },
+      { linkedUserId: undefined, userWithEmail: { id: 'u2', linked: true }, emailVerified: true, breakGlass: false },
       { kind: 'email-taken' },
     ],
   ];
   for (const [name, facts, expected] of matches) it(name, () => assert.deepEqual(matchIdentity(facts), expected));
 
-  it('returns only to the dashboard’s own paths', () => {
-    assert.equal(returnPath('/projects/web'), '/projects/web');
-    assert.equal(returnPath('//evil.example/x'), '/projects');
-    assert.equal(returnPath('https://evil.example'), '/projects');
-    assert.equal(returnPath('/\\evil.example'), '/projects');
-    assert.equal(returnPath(undefined), '/projects');
-  });
+  const roleChanges: Array<[string, 'owner' | 'editor' | 'viewer', 'owner' | 'editor' | 'viewer', number, string]> = [
+    ['applies a mapped demotion while other owners remain', 'owner', 'viewer', 2, 'viewer'],
+    ['never demotes the last owner', 'owner', 'viewer', 1, 'owner'],
+    ['promotes whatever the number of owners', 'viewer', 'owner', 1, 'owner'],
+    ['changes a non-owner freely', 'editor', 'viewer', 1, 'viewer'],
+  ];
+  for (const [name, current, mapped, owners, expected] of roleChanges) it(name, () => assert.equal(roleAfterSignIn(current, mapped, owners), expected));
+
+  const PUBLIC = 'https://flags.example.test';
+  const paths: Array<[string, string | undefined, string]> = [
+    ['keeps a dashboard path with its query and fragment', '/projects/web?tab=flags#x', '/projects/web?tab=flags#x'],
+    ['refuses a protocol-relative URL', '//evil.example/x', '/projects'],
+    ['refuses an absolute URL', 'https://evil.example', '/projects'],
+    ['refuses a backslash', '/\\evil.example', '/projects'],
+    ['refuses a tab that a browser would strip', '/\t/evil.example/', '/projects'],
+    ['refuses a carriage return', '/\r/evil.example/', '/projects'],
+    ['refuses a line feed', '/\n/evil.example/', '/projects'],
+    ['refuses a space', '/ /evil.example/', '/projects'],
+    ['refuses a no-break space', '/\u00a0/evil.example/', '/projects'],
+    ['refuses a NUL', '/\u0000/evil.example/', '/projects'],
+    ['refuses a zero-width character', '/\u200b/evil.example/', '/projects'],
+    ['normalizes dot segments on the same origin', '/a/../projects', '/projects'],
+    ['goes to /projects without next', undefined, '/projects'],
+  ];
+  for (const [name, next, expected] of paths) it(`return path: ${name}`, () => assert.equal(returnPath(next, PUBLIC), expected));
 });

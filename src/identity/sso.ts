@@ -40,23 +40,37 @@ export interface SignInFacts {
   userWithEmail: { id: string; linked: boolean } | undefined;
   /** The provider vouches for the address (`email_verified: true`). */
   emailVerified: boolean;
+  /** The address is the break-glass owner's (FLAGPOST_SSO_BREAK_GLASS_EMAIL). */
+  breakGlass: boolean;
 }
 
 /**
  * Which member an identity is. Matched by issuer and subject; an unlinked member with the same address is
  * linked only when the provider verified the address, never otherwise (someone could register any
- * address at a provider). A taken address otherwise refuses the sign-in: an owner must sort it out.
+ * address at a provider). A taken address otherwise refuses the sign-in: an owner must sort it out. A
+ * new member is made only from a verified address, and the break-glass owner's address is never linked
+ * nor taken by an identity: that account must keep working when the provider does not (issue 29).
  */
-export type SignInMatch = { kind: 'linked'; userId: string } | { kind: 'link'; userId: string } | { kind: 'create' } | { kind: 'email-taken' };
+export type SignInMatch =
+  | { kind: 'linked'; userId: string }
+  | { kind: 'link'; userId: string }
+  | { kind: 'create' }
+  | { kind: 'email-taken' }
+  | { kind: 'email-unverified' }
+  | { kind: 'break-glass' };
 
 export function matchIdentity(facts: SignInFacts): SignInMatch {
   if (facts.linkedUserId) return { kind: 'linked', userId: facts.linkedUserId };
-  if (!facts.userWithEmail) return { kind: 'create' };
+  if (facts.breakGlass) return { kind: 'break-glass' };
+  if (!facts.userWithEmail) return facts.emailVerified ? { kind: 'create' } : { kind: 'email-unverified' };
   if (facts.emailVerified && !facts.userWithEmail.linked) return { kind: 'link', userId: facts.userWithEmail.id };
   return { kind: 'email-taken' };
 }
 
-/** A dashboard path to return to after signing in; anything else (another origin, `//x`) goes to /projects. */
-export function returnPath(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\') && next.length <= 500 ? next : '/projects';
+/**
+ * The role a signing-in member gets: the one their groups map to, except that the last owner stays an
+ * owner (a changed group at the provider must not leave Flagpost without an owner; issue 29).
+ */
+export function roleAfterSignIn(current: Role, mapped: Role, owners: number): Role {
+  return current === 'owner' && mapped !== 'owner' && owners <= 1 ? 'owner' : mapped;
 }

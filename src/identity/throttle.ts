@@ -19,10 +19,11 @@ export function retryAfterOf(count: ThrottleCount, limit: number, now: number): 
   return Math.max(1, Math.ceil((Date.parse(count.windowEndsAt) - now) / 1000));
 }
 
-/** The counter of an account (a normalized e-mail address, known or not) and of a client key. */
+/** The counter of an account (a normalized e-mail address, known or not), of a client key, and of a client key's single sign-on starts. */
 export const throttleKey = {
   account: (email: string) => `account:${email}`,
   address: (client: string) => `address:${client}`,
+  ssoStart: (client: string) => `sso-start:${client}`,
 } as const;
 
 /** How much scrypt work one process runs at once (it runs on libuv's thread pool, 4 threads by default). */

@@ -11,14 +11,14 @@ import { loadPromClient } from '../optional-packages.ts';
 
 /** What the metrics read from the rest of the process at scrape time (ports owned here, as http/ does). */
 export interface MetricSources {
-  /** Flag evaluations answered since start, by surface and reason (flags/read/flag-usage-tally.ts). */
+  /** Flag evaluations answered since start, by surface and reason (evaluation/flag-usage-tally.ts). */
   reads: { readonly usage: { evaluationCounts(): ReadonlyArray<{ readonly surface: string; readonly reason: string; readonly count: number }> } };
   /** Open OFREP event streams of this process. */
   streams: { readonly size: number };
   /** Open flagd sync streams of this process. */
   flagdSync: { readonly streamCount: number };
   /**
-   * Every delivery queue of the process (src/outbox/delivery-loop.ts): the submissions' outbox, project
+   * Every delivery queue of the process (src/delivery/delivery-loop.ts): the submissions' outbox, project
    * webhooks and change-request e-mails.
    */
   outbox: {

@@ -112,7 +112,8 @@ export const projectAdminRoutes: RoutePlugin<{ projects: ProjectService }> = asy
       // Environments are managed by project admins (and instance editors and owners): ADR 0033.
       config: { access: 'project_admin' },
       schema: {
-        summary: 'Delete an environment with its flag values and sync token; a project keeps at least one',
+        summary:
+          'Delete an environment with its flag values and sync token; a project keeps at least one, and a protected one is refused (409) until an owner unprotects it',
         params: environmentParams,
         response: { 204: noContent, ...adminErrors },
       },

@@ -168,10 +168,13 @@ export class ProjectService {
     });
   }
 
-  /** Deletes an environment with its flag values and sync token; the last one of a project stays. */
+  /** Deletes an environment with its flag values and sync token; the last one of a project stays, a protected one until it is unprotected. */
   async deleteEnvironment(projectKey: string, environmentKey: string, actor: Actor): Promise<void> {
     const { project, environment } = await this.getEnvironment(projectKey, environmentKey);
     if (project.environments.length <= 1) throw new AppError('conflict', message('lastEnvironment', { environmentKey, projectKey }));
+    // What a protected environment serves changes only through review; deleting it would end that
+    // without one (issue 29 item 2): an owner unprotects it first, which the audit log records.
+    if (environment.protected) throw new AppError('conflict', message('environmentProtectedDelete', { environment: environment.name, projectKey }));
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       await this.deps.store.deleteEnvironment(trx, environment.id);
       await this.deps.audit.record(trx, actor, {

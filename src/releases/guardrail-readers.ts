@@ -13,7 +13,7 @@ import {
   type MetricStore,
   summarize,
 } from '../experiments/index.ts';
-import { type Lookup, refusedTarget, type WebhookTargetPolicy } from '../outbox/index.ts';
+import { type Lookup, refusedTarget, type WebhookTargetPolicy } from '../delivery/index.ts';
 import { breachReason, DEFAULT_MIN_USERS, type GuardrailReading, type MetricGuardrail, type PrometheusGuardrail } from './release.ts';
 
 /** What a guardrail said at one check, with its numbers: what the API shows and the chart draws. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { OutageLog } from '../db/outage.ts';
-import { type AttemptResult, DeliveryLoop, JobLoop, type MailSender } from '../outbox/index.ts';
+import { type AttemptResult, DeliveryLoop, JobLoop, type MailSender } from '../delivery/index.ts';
 import type { Environment, Project, ProjectService } from '../projects/index.ts';
 import { type GuardrailData, type GuardrailView, type PrometheusClient, readMetricGuardrail, readPrometheusGuardrail } from './guardrail-readers.ts';
 import { nextMove } from './release.ts';

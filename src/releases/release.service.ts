@@ -4,7 +4,7 @@ import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
 import { type Flag, flagConfig, type FlagService } from '../flags/index.ts';
-import type { MailSender, WebhookTargetRule } from '../outbox/index.ts';
+import type { MailSender, WebhookTargetRule } from '../delivery/index.ts';
 import { approvalsNeeded, checkWritable, type Environment, type Project, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import type { GuardrailData, GuardrailView } from './guardrail-readers.ts';
 import { ACTIVE_STATUSES, type Guardrail, planProblems, releaseRule, releaseRuleId, type ReleaseStatus, type ReleaseStep } from './release.ts';

@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { Actor } from '../audit/index.ts';
-import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../outbox/index.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../delivery/index.ts';
 import type { GuardrailView } from './guardrail-readers.ts';
 import type { Guardrail, ReleaseStatus, ReleaseStep, StepProgress } from './release.ts';
 import type { ReleasesTable, ReleaseTemplatesTable } from './release.table.ts';

@@ -5,3 +5,6 @@ export { SubmissionStore } from './submission.store.ts';
 export { CaptchaVerifier } from './captcha.ts';
 export { RetentionJob, type RetentionRound } from './retention.ts';
 export { FileMigration, type FileMigrationProgress } from './file-migration.ts';
+export { OutboxService } from './outbox.service.ts';
+export { OutboxStore } from './outbox.store.ts';
+export { OutboxWorker } from './outbox.worker.ts';

@@ -8,7 +8,7 @@
  * - Whole addresses: a character that may be part of an address (RFC 5322 atext, a dot, or any
  *   letter, digit or mark, as internationalized addresses allow) directly before or after the match
  *   makes it a different address: `o'brien@example.com` does not hold `brien@example.com`, nor does
- *   `brien@example.com.evil.test`.
+ *   `brien@example.com.evil.test` or `brien@example.com_x`.
  *
  * The database only narrows the search with `likePattern`, which matches a superset of what `holds`
  * accepts on both engines; `holds` decides.
@@ -33,8 +33,9 @@ export function addressFingerprint(email: string): string {
 /** RFC 5322 atext besides letters and digits, and the dot of a dot-atom. */
 const ATEXT_SYMBOLS = "!#$%&'*+\\-/=?^_`{|}~.";
 const NOT_AFTER_LOCAL_PART = `[\\p{L}\\p{N}\\p{M}${ATEXT_SYMBOLS}]`;
-// A domain goes on with a letter, digit, mark or hyphen, or with a dot followed by one of those.
-const CONTINUES_DOMAIN = '[\\p{L}\\p{N}\\p{M}\\-]|\\.[\\p{L}\\p{N}\\p{M}]';
+// A domain goes on with a letter, digit, mark, hyphen or underscore (DNS names hold `_`, as in
+// `_dmarc`: `brien@example.com_x` is another address, issue 29), or with a dot followed by one of those.
+const CONTINUES_DOMAIN = '[\\p{L}\\p{N}\\p{M}\\-_]|\\.[\\p{L}\\p{N}\\p{M}_]';
 
 /**
  * ASCII letters that a non-ASCII character folds to (the Kelvin sign to `k`, `İ` to `i` and a combining

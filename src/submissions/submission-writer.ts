@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import type { DomainEvent, DomainEvents } from '../events/index.ts';
 import type { FileStorage } from '../files/index.ts';
-import type { DeliveryInput, OutboxService } from '../outbox/index.ts';
+import type { DeliveryInput } from './outbox.ts';
+import type { OutboxService } from './outbox.service.ts';
 import type { IncomingFile, Submission } from './submission.ts';
 import type { SubmissionStore } from './submission.store.ts';
 

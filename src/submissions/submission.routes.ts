@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { encodeCursor, readPage } from '../http/paging.ts';
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { redactDelivery } from '../identity/index.ts';
-import { deliveryView } from '../outbox/index.ts';
+import { deliveryView } from './outbox.ts';
 import {
   download,
   exportQuery,

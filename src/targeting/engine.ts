@@ -2,9 +2,11 @@ import type { EvaluationContext, FlagValue } from '@openfeature/core';
 import { FeatureFlag } from '@openfeature/flagd-core';
 import { buildIndex, encodedDefault, encodedVariants, extensionConditions, targetingLogic, type EnvironmentIndex } from './compile.ts';
 import { compileExtension, EXTENSION_KEY, extensionName, type ExtensionTest } from './conditions.ts';
+import { extensionWorkProblem, logicCost } from './cost.ts';
+import { MAX_LOGIC_COST } from './limits.ts';
 import { prepareContext, type PrepareOptions } from './context.ts';
 import { compileLogic, type Memo, type Program, SharedLogic } from './logic.ts';
-import type { Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
+import type { Condition, Evaluation, Reason, Segment, TargetedFlag, VariantValue } from './targeting.ts';
 
 // The compiled, immutable snapshot of one environment's flags. Every targeted flag's JSON Logic is
 // evaluated with flagd-core's semantics: by Flagpost's own closures (logic.ts) when they reproduce all
@@ -62,6 +64,8 @@ interface FlagRecord {
   readonly deps: ReadonlyArray<Segment | TargetedFlag | undefined>;
   /** The answer of a flag that does not read the context. */
   readonly fixed?: Evaluation;
+  /** The error a flag past the evaluation budget answers instead of running (budgetProblem). */
+  readonly refused?: Evaluation;
   readonly logic?: unknown;
   readonly variants: Record<string, VariantValue>;
   readonly defaultVariant: string | null;
@@ -177,8 +181,11 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
       value === undefined ? { key: flag.key, reason: 'DEFAULT', metadata } : { key: flag.key, value, variant: t.defaultVariant!, reason: 'STATIC', metadata };
     return { ...base, fixed: Object.freeze(fixed) };
   }
+  const conditions = extensionConditions(flag, env);
+  const over = budgetProblem(flag, conditions);
+  if (over) return { ...base, logic, refused: Object.freeze({ key: flag.key, reason: 'ERROR', errorCode: 'GENERAL', errorDetails: over, metadata }) };
   const extensions = new Map<string, ExtensionTest>();
-  for (const c of extensionConditions(flag, env)) {
+  for (const c of conditions) {
     const name = extensionName(c);
     if (!extensions.has(name)) extensions.set(name, compileExtension(c));
   }
@@ -190,6 +197,22 @@ function compileFlag(flag: TargetedFlag, env: EnvironmentIndex, deps: FlagRecord
     decode: typed ? decodeTable(flag, metadata) : undefined,
     extensions: [...extensions],
   };
+}
+
+/**
+ * Why a flag may cost more to evaluate than one evaluation may (cost.ts, limits.ts), or undefined.
+ * Validation refuses such targeting; this catches what was stored before the limits (issue 29) or
+ * what a segment edit took past them: the flag answers GENERAL at once instead of running.
+ */
+function budgetProblem(flag: TargetedFlag, conditions: readonly Condition[]): string | undefined {
+  const work = extensionWorkProblem(conditions, "the flag's");
+  if (work) return `the flag needs more work than one evaluation allows: ${work}`;
+  if (flag.targeting.jsonLogic === undefined) return undefined;
+  const bound = logicCost(flag.targeting.jsonLogic);
+  if ('message' in bound) return `the flag's JSON Logic has no cost bound: ${bound.message}`;
+  if (bound.cost > MAX_LOGIC_COST)
+    return `the flag's JSON Logic may need more operations (${Math.round(bound.cost)}) than one evaluation allows (${MAX_LOGIC_COST})`;
+  return undefined;
 }
 
 function decodeTable(flag: TargetedFlag, flagMetadata: Metadata): Map<string, Evaluation> {
@@ -289,6 +312,7 @@ class Environment implements CompiledEnvironment {
 
   /** One flag for a context (with its extension results); `memo` is the same for every flag evaluated for that context. */
   run(record: FlagRecord, context: Record<string, unknown>, memo: Memo): Evaluation {
+    if (record.refused) return record.refused;
     if (record.program === undefined) record.program = programOf(record, this.shared);
     const program = record.program;
     if (program && record.decode) {

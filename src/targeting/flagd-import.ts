@@ -3,7 +3,8 @@ import { META_NOTE, META_PORTABLE, META_TARGETING, type EmbeddedTargeting } from
 import { operation, readRules, readSegment } from './read-back.ts';
 import type { FlagTargeting, FlagType, Segment, TargetedFlag, Variants } from './targeting.ts';
 import { jsonLogicProblem as logicProblem } from './json-logic.ts';
-import { environmentProblem, SEGMENT_KEY } from './validate.ts';
+import { drain, type Steps } from './slices.ts';
+import { environmentSteps, SEGMENT_KEY } from './validate.ts';
 
 // A flagd flag definition read into the typed model. Whatever flagd accepts is accepted (flags as a
 // map or, as the flagd daemon allows, an array; `$evaluators`; flag-set metadata); what flagd refuses
@@ -51,6 +52,11 @@ function inlineEvaluators(logic: unknown, evaluators: Map<string, unknown>, dept
  * problem (flag key and JSON path into the document). Never throws.
  */
 export function parseFlagdDefinition(doc: unknown): ImportResult {
+  return drain(parseSteps(doc));
+}
+
+/** parseFlagdDefinition in steps, one per flag (slices.ts runs them between turns of the event loop: a large import). */
+export function* parseSteps(doc: unknown): Steps<ImportResult> {
   if (!isObject(doc)) return fail('', 'a flagd definition is a JSON object');
   let entries: Array<[string, unknown, string]>;
   if (isObject(doc.flags)) entries = Object.entries(doc.flags).map(([k, v]) => [k, v, `/flags/${escape(k)}`]);
@@ -87,6 +93,7 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
   const nonPortable = new Set<string>();
   const documentLogic = new Map<string, unknown>();
   for (const [key, raw, at] of entries) {
+    yield;
     if (!isObject(raw)) return fail(at, 'a flag is an object', key);
     if (raw.state !== 'ENABLED' && raw.state !== 'DISABLED') return fail(`${at}/state`, 'state is ENABLED or DISABLED', key);
     if (!isObject(raw.variants) || Object.keys(raw.variants).length === 0)
@@ -148,10 +155,12 @@ export function parseFlagdDefinition(doc: unknown): ImportResult {
     if (logic !== undefined) flag.targeting.jsonLogic = inlineEvaluators(logic, inlineOnly);
   }
   const list = [...segments.values()];
-  const problem = environmentProblem(flags, list);
+  const problem = yield* environmentSteps(flags, list);
   if (problem) {
+    // The document spells a flag's JSON Logic `targeting`.
+    const inFlag = problem.path.replace(/^\/jsonLogic(?=\/|$)/, '/targeting');
     const path =
-      problem.flagKey !== undefined ? `/flags/${escape(problem.flagKey)}${problem.path}` : `/$evaluators/${escape(problem.segmentKey ?? '')}${problem.path}`;
+      problem.flagKey !== undefined ? `/flags/${escape(problem.flagKey)}${inFlag}` : `/$evaluators/${escape(problem.segmentKey ?? '')}${problem.path}`;
     return fail(path, problem.message, problem.flagKey);
   }
   return { flags, segments: list };

@@ -5,11 +5,14 @@ export * from './limits.ts';
 export { compileEnvironment, type CompiledEnvironment, type CompileOptions, type PreparedEvaluation } from './engine.ts';
 export { prepareContext, type PreparedContext, type PrepareOptions } from './context.ts';
 export { regexProblem } from './regex.ts';
+export { drain, inSlices, type Steps } from './slices.ts';
 export { isExtension, EXTENSION_KEY, rolloutBucket, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 export {
   attributeProblem,
   conditionProblem,
   environmentProblem,
+  environmentSteps,
+  unknownRefProblem,
   segmentProblem,
   targetingProblem,
   type EnvironmentProblem,

@@ -25,7 +25,21 @@ export const MAX_PREREQUISITE_DEPTH = 5;
 export const MAX_TOTAL_WEIGHT = 2147483647;
 /** Characters of a regular expression, and of the input it is matched against (longer input never matches). */
 export const MAX_PATTERN_LENGTH = 256;
-export const MAX_MATCH_INPUT_LENGTH = 4096;
+export const MAX_MATCH_INPUT_LENGTH = 1024;
+/**
+ * What one evaluation of a flag's JSON Logic may cost, in the operations of cost.ts (operators,
+ * iterations, entries read inside iterators), and how deep its iterators may nest (docs/adr/0024).
+ */
+export const MAX_LOGIC_COST = 20_000;
+export const MAX_ITERATOR_NESTING = 3;
+/**
+ * The regular-expression work one flag may need: the states of its `matches` patterns (its rules', its
+ * segments' and its prerequisites', regex.ts regexStates) added up, each matched against at most
+ * MAX_MATCH_INPUT_LENGTH characters. re2js costs up to ~80 ns per state and character.
+ */
+export const MAX_REGEX_STATES = 32;
+/** The CIDRs of one flag's `inCidr` conditions (its rules', segments' and prerequisites') together. */
+export const MAX_FLAG_CIDRS = 1000;
 /** Rule ids, rule and segment names, segment keys. */
 export const MAX_NAME_LENGTH = 200;
 

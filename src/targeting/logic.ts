@@ -155,6 +155,8 @@ function readsData(logic: unknown): boolean {
 function compileNode(logic: unknown): Node {
   if (isPrimitive(logic)) return { value: logic };
   if (Array.isArray(logic)) {
+    // A list of plain values (the operands of `in`, up to 1,000 per condition) is one constant.
+    if (logic.every(isPrimitive)) return { value: Object.freeze(logic.slice()) };
     const items = logic.map(compileNode);
     if (items.every((i) => typeof i !== 'function')) return { value: Object.freeze(items.map((i) => (i as { value: unknown }).value)) };
     return (ctx, scope, memo) => items.map((i) => run(i, ctx, scope, memo));
@@ -207,19 +209,24 @@ function sharedKey(v: unknown): string | null {
   if (known !== undefined) return known;
   let text: string | null;
   if (Array.isArray(v)) {
+    // Past MAX_SHARED_KEY characters the subtree is not shared: stop there rather than build a key for
+    // nothing (keys of nested subtrees would otherwise be copied into every ancestor's: 14 s for 100
+    // rules of 50 conditions of 1,000 values, issue 29).
     const items: string[] = [];
+    let length = 0;
     for (const item of v) {
       const key = sharedKey(item);
-      if (key === null) break;
+      if (key === null || (length += key.length + 1) > MAX_SHARED_KEY) break;
       items.push(key);
     }
     text = items.length === v.length ? `[${items.join(',')}]` : null;
   } else {
     const entries: string[] = [];
     let ok = true;
+    let length = 0;
     for (const [k, item] of Object.entries(v)) {
       const key = k === 'fractional' || k.startsWith('$flagd') ? null : sharedKey(item);
-      if (key === null) {
+      if (key === null || (length += key.length + k.length + 3) > MAX_SHARED_KEY) {
         ok = false;
         break;
       }

@@ -1,8 +1,11 @@
 import { isIP } from 'node:net';
 import { ISO_DATE, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 import * as L from './limits.ts';
+import { buildIndex, extensionConditions } from './compile.ts';
+import { logicCostProblem, extensionWorkProblem } from './cost.ts';
 import { jsonLogicProblem } from './json-logic.ts';
 import { regexProblem } from './regex.ts';
+import { drain, type Steps } from './slices.ts';
 import { CURRENT_BUCKETING, FLAG_TYPES, OPERATORS, type Condition, type FlagType, type Segment, type Split, type TargetedFlag } from './targeting.ts';
 
 // What a flag's targeting, a segment and a whole environment must satisfy before they are stored or
@@ -139,7 +142,8 @@ function conditionsProblem(conditions: unknown, path: string, min: number): Targ
     const p = conditionProblem(c as Condition);
     if (p) return problem(`${path}/${i}${p.path}`, p.message);
   }
-  return undefined;
+  const regex = extensionWorkProblem(conditions as Condition[], 'the');
+  return regex ? problem(path, regex) : undefined;
 }
 
 /** The first problem of a segment (its key, name, match and conditions), or undefined. */
@@ -205,6 +209,8 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
     if (logic) return problem(`/jsonLogic${logic.path}`, logic.message);
     if (JSON.stringify(t.jsonLogic).length > 100 * L.MAX_VALUE_LENGTH)
       return problem('/jsonLogic', `the JSON Logic is longer than ${100 * L.MAX_VALUE_LENGTH} characters`);
+    const cost = logicCostProblem(t.jsonLogic);
+    if (cost) return problem(`/jsonLogic${cost.path}`, cost.message);
   }
   if (t.prerequisites.length > L.MAX_PREREQUISITES) return problem('/prerequisites', `more than ${L.MAX_PREREQUISITES} prerequisites`);
   for (const [i, p] of t.prerequisites.entries()) {
@@ -245,6 +251,39 @@ export function targetingProblem(flag: TargetedFlag, known: KnownKeys): Targetin
   return undefined;
 }
 
+/**
+ * The first `{"$ref": key}` in a flag's JSON Logic that names no segment, or undefined. flagd loads such
+ * a definition and answers PARSE_ERROR for the flag (the engine does the same); an import into Flagpost
+ * refuses it instead, naming the evaluator (issue 29), since it can only be a mistake.
+ */
+export function unknownRefProblem(flags: readonly TargetedFlag[], segments: ReadonlySet<string>): EnvironmentProblem | undefined {
+  for (const flag of flags) {
+    if (flag.targeting.jsonLogic === undefined) continue;
+    const p = unknownRef(flag.targeting.jsonLogic, segments, '/jsonLogic');
+    if (p) return { ...p, flagKey: flag.key };
+  }
+  return undefined;
+}
+
+/** The first `{"$ref": key}` naming no segment, or undefined. */
+function unknownRef(logic: unknown, segments: ReadonlySet<string>, path: string): TargetingProblem | undefined {
+  if (Array.isArray(logic)) {
+    for (const [i, item] of logic.entries()) {
+      const p = unknownRef(item, segments, `${path}/${i}`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (!isObject(logic)) return undefined;
+  for (const [k, v] of Object.entries(logic)) {
+    if (k === '$ref' && typeof v === 'string' && !segments.has(v))
+      return problem(`${path}/$ref`, `$ref names ${v}, which is neither an evaluator of the document nor a segment`);
+    const p = unknownRef(v, segments, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (p) return p;
+  }
+  return undefined;
+}
+
 function splitProblem(split: Split, exists: (v: unknown) => boolean): TargetingProblem | undefined {
   if (!isObject(split)) return problem('', 'a split must be an object');
   if (split.bucketing !== CURRENT_BUCKETING) return problem('/bucketing', `the bucketing version is ${CURRENT_BUCKETING}`);
@@ -275,6 +314,11 @@ function splitProblem(split: Split, exists: (v: unknown) => boolean): TargetingP
  * no prerequisite cycle and chains at most MAX_PREREQUISITE_DEPTH deep.
  */
 export function environmentProblem(flags: readonly TargetedFlag[], segments: readonly Segment[]): EnvironmentProblem | undefined {
+  return drain(environmentSteps(flags, segments));
+}
+
+/** environmentProblem in steps, one per flag checked (slices.ts runs them between turns of the event loop). */
+export function* environmentSteps(flags: readonly TargetedFlag[], segments: readonly Segment[]): Steps<EnvironmentProblem | undefined> {
   const segmentKeys = new Set<string>();
   for (const s of segments) {
     const p = segmentProblem(s);
@@ -285,6 +329,7 @@ export function environmentProblem(flags: readonly TargetedFlag[], segments: rea
   const byKey = new Map(flags.map((f) => [f.key, f]));
   const known: KnownKeys = { segments: segmentKeys, flags: new Map(flags.map((f) => [f.key, f.type])) };
   for (const flag of flags) {
+    yield;
     const p = targetingProblem(flag, known);
     if (p) return { ...p, flagKey: flag.key };
     for (const [i, pre] of flag.targeting.prerequisites.entries()) {
@@ -300,6 +345,14 @@ export function environmentProblem(flags: readonly TargetedFlag[], segments: rea
           return { flagKey: flag.key, path: `/prerequisites/${i}/variants/${j}`, message: `${pre.flag} has no variant ${v}` };
       }
     }
+  }
+  const index = buildIndex(flags, segments);
+  for (const flag of flags) {
+    yield;
+    // Disabled rules count too: enabling one must not take the flag past the limit.
+    const disabled = flag.targeting.rules.filter((r) => !r.enabled).flatMap((r) => r.conditions);
+    const regex = extensionWorkProblem([...extensionConditions(flag, index), ...disabled], "the flag's (with its segments' and prerequisites')");
+    if (regex) return { flagKey: flag.key, path: '/rules', message: regex };
   }
   const depth = new Map<string, number>();
   const visiting = new Set<string>();

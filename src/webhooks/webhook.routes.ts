@@ -2,7 +2,7 @@ import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { REDACTED } from '../identity/index.ts';
 import type { Role } from '../identity/index.ts';
 import { projectParams } from '../projects/index.ts';
-import type { DeliveryAttempt } from '../outbox/index.ts';
+import type { DeliveryAttempt } from '../delivery/index.ts';
 import {
   createdWebhookSchema,
   createWebhookBody,

@@ -5,7 +5,7 @@ import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents, RecordedAuditEntry } from '../events/index.ts';
 import { redactChanges } from '../identity/index.ts';
-import type { DeliveryAttempt } from '../outbox/index.ts';
+import type { DeliveryAttempt } from '../delivery/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import { bodyOf } from './webhook-messages.ts';
 import type { StoredWebhook, WebhookStore } from './webhook.store.ts';
@@ -27,6 +27,12 @@ export interface WebhookServiceDeps {
   audit: Pick<AuditLog, 'record'>;
   events: DomainEvents;
   clock: () => Date;
+  /**
+   * FLAGPOST_WEBHOOK_TARGETS applied to a URL being set (the delivery engine's WebhookTargetRule): a URL
+   * deliveries could never reach (a loopback or private literal under `public`) is refused upfront, as
+   * for a form's webhooks (issue 29).
+   */
+  webhookTargets?: { refusal(url: string): string | undefined };
 }
 
 export interface WebhookInput {
@@ -49,10 +55,17 @@ export class WebhookService {
     deps.events.onTransaction('audit.recorded', (event, trx) => this.queue(trx, event.entry));
   }
 
+  /** A well-formed URL that deliveries may reach under FLAGPOST_WEBHOOK_TARGETS; a validation error otherwise. */
+  private checkUrl(url: string): void {
+    checkUrlForm(url);
+    const why = this.deps.webhookTargets?.refusal(url);
+    if (why) throw AppError.validation([{ field: 'body.url', reason: why }]);
+  }
+
   /** Creates a webhook; a generic one gets its signing secret, answered here once. */
   async create(projectKey: string, input: WebhookInput, actor: Actor): Promise<{ webhook: ProjectWebhook; secret: string | null }> {
     const project = await this.deps.projects.getProject(projectKey);
-    checkUrl(input.url);
+    this.checkUrl(input.url);
     const now = nowIso(this.deps.clock);
     const preset = input.preset ?? null;
     const webhook: StoredWebhook = {
@@ -96,7 +109,7 @@ export class WebhookService {
   /** Changes the URL or the events (absent keeps); the preset and the secret stay. */
   async update(projectKey: string, id: string, input: { url?: string; events?: WebhookEvent[] }, actor: Actor): Promise<ProjectWebhook> {
     const before = await this.get(projectKey, id);
-    if (input.url !== undefined) checkUrl(input.url);
+    if (input.url !== undefined) this.checkUrl(input.url);
     const after: ProjectWebhook = {
       ...before,
       url: input.url ?? before.url,
@@ -181,6 +194,6 @@ function eventsOf(events: WebhookEvent[] | undefined): WebhookEvent[] {
   return WEBHOOK_EVENTS.filter((e) => events.includes(e));
 }
 
-function checkUrl(url: string): void {
+function checkUrlForm(url: string): void {
   if (!isWebhookUrl(url)) throw AppError.validation([{ field: 'body.url', reason: 'must be an http or https URL without credentials' }], message('webhookUrl'));
 }

@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { newId } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { attemptsOf, claimDueRows, type DeliveryAttempt, type DeliveryOutcome, newQueueRow, pendingStatsOf, recordAttemptOf } from '../outbox/index.ts';
+import { attemptsOf, claimDueRows, type DeliveryAttempt, type DeliveryOutcome, newQueueRow, pendingStatsOf, recordAttemptOf } from '../delivery/index.ts';
 import type { ProjectWebhook, WebhookDelivery, WebhookDeliveryStatus, WebhookEvent, WebhookPreset } from './webhook.ts';
 import type { ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from './webhook.table.ts';
 

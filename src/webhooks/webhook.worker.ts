@@ -8,7 +8,7 @@ import {
   type OutboxSettings,
   outboxLoopOptions,
   type WebhookSender,
-} from '../outbox/index.ts';
+} from '../delivery/index.ts';
 import type { WebhookDelivery } from './webhook.ts';
 import type { WebhookStore } from './webhook.store.ts';
 

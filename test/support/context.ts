@@ -87,6 +87,7 @@ export async function startInstance(database: TestDatabase, extraEnv: Record<str
   // Every JSON answer of every test is checked against its route's response schema (docs/adr/0010).
   const app = await buildApp(services, { logger: false, serializerCompiler: checkingSerializerCompiler });
   await app.ready();
+  await services.start();
   return { config, handle, services, app };
 }
 

@@ -1,7 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { isCurrent, sourceHash } from '../../scripts/build.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -52,64 +51,14 @@ export function startServerProcess(owner: ProcessOwner, env: Record<string, stri
   return startProcess(owner, ['dist/main.js'], { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, options);
 }
 
-/** What `npm run build` reads: a change to any of these makes `dist/` stale. */
-const BUILD_INPUTS = ['src', 'dashboard', 'package.json', 'package-lock.json'];
-const STAMP = path.join(ROOT, 'dist', '.source-hash');
-const LOCK = path.join(ROOT, 'node_modules', '.flagpost-build-lock');
-
-function sourceHash(): string {
-  const hash = createHash('sha256');
-  const visit = (rel: string) => {
-    const full = path.join(ROOT, rel);
-    const stat = fs.statSync(full, { throwIfNoEntry: false });
-    if (!stat) return;
-    if (stat.isDirectory()) {
-      for (const name of fs.readdirSync(full).sort()) if (name !== 'node_modules') visit(path.join(rel, name));
-    } else {
-      hash.update(rel).update('\0').update(fs.readFileSync(full)).update('\0');
-    }
-  };
-  for (const input of BUILD_INPUTS) visit(input);
-  return hash.digest('hex');
-}
-
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
 /**
- * Runs `npm run build` unless `dist/` was built from the sources as they are now (a hash of them is kept
- * beside the bundle). Test files run in parallel processes: a lock directory lets one of them build while
- * the others wait, so the build happens once per run, and a bundle is never replaced under a running test.
+ * Runs the build (scripts/build.ts) unless `dist/` was built from the sources as they are now: the
+ * script keeps a hash of them beside the bundle, lets one build run at a time (test files run in
+ * parallel processes) and renames a finished build into place, so a bundle is never half written.
  */
 export function ensureBuilt(): void {
-  const wanted = sourceHash();
-  const current = () => {
-    try {
-      return fs.existsSync(path.join(ROOT, 'dist', 'main.js')) && fs.readFileSync(STAMP, 'utf8') === wanted;
-    } catch {
-      return false;
-    }
-  };
-  if (current()) return;
-  for (const deadline = Date.now() + 180_000; ;) {
-    try {
-      fs.mkdirSync(LOCK);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // A lock older than any build is left over from a killed run.
-      const age = Date.now() - (fs.statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 120_000) fs.rmSync(LOCK, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`${LOCK} is held for more than 3 minutes`, { cause: error });
-      sleepSync(100);
-    }
-  }
-  try {
-    if (current()) return; // another test file built it while this one waited
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' });
-    fs.writeFileSync(STAMP, wanted);
-  } finally {
-    fs.rmSync(LOCK, { recursive: true, force: true });
-  }
+  if (isCurrent(path.join(ROOT, 'dist'), sourceHash())) return;
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'pipe' });
 }
 
 /** Waits until GET /healthz answers `status` (200 by default). */

@@ -36,6 +36,7 @@ interface ChangeRequestView {
   revision: number;
   requiredApprovals: number;
   approvals: Array<{ userId: string; label: string; at: string }>;
+  revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
   changes: Array<{ kind: 'flag' | 'segment'; key: string; conflict: boolean; differences: Array<{ field: string; from: unknown; to: unknown }> }>;
   comments: Array<{ id: string; author: string; body: string; at: string }>;
   scheduledAt: string | null;
@@ -70,7 +71,8 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
   // What a step of the review changes: this request, the project's list, the history.
   const reviewed = [requestKey, ['change-requests', params.key], ['audit']];
   const review = useMutation({
-    mutationFn: (what: Review) => api('POST', `${path}/${what}`),
+    // An approval is of the revision shown: the server answers 409 when the request changed since.
+    mutationFn: (what: Review) => api('POST', `${path}/${what}`, what === 'approve' ? { revision: request.data?.revision } : undefined),
     meta: { error: false, invalidates: reviewed },
     onSuccess: (_data, what) => toast.success(DONE[what]),
   });
@@ -179,6 +181,10 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         ))}
       </Section>
       <Section title={`Approvals (${r.approvals.length} of ${r.requiredApprovals})`}>
+        <p className="muted">
+          An approval is of revision {r.revision}. Revisions by {[...new Set(r.revisions.map((v) => v.author))].join(', ') || r.author}: who wrote one since the
+          approvals were last reset cannot approve.
+        </p>
         {r.approvals.length === 0 ? (
           <p className="muted">No approval yet.</p>
         ) : (

@@ -267,10 +267,14 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
   const [defaultVariant, setDefaultVariant] = useState('');
   const [local, setLocal] = useState<ReturnType<typeof problemsOf>>([]);
   const create = useMutation({
-    mutationFn: (body: Record<string, unknown>) => api('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, body),
-    meta: { invalidates: [['flags', projectKey], ['audit']], error: false },
-    onSuccess: (_answer, body) => {
-      toast.success(`Created flag ${String(body.slug)}: off in every environment`);
+    mutationFn: (body: Record<string, unknown>) =>
+      api<{ changeRequests: Array<{ id: string; environment: { name: string } }> }>('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, body),
+    meta: { invalidates: [['flags', projectKey], ['change-requests', projectKey], ['audit']], error: false },
+    onSuccess: (answer, body) => {
+      // In a protected environment the rest of what was asked (the description) waits in a change request.
+      const held = answer.changeRequests.map((r) => r.environment.name);
+      const review = held.length > 0 ? `; its settings in ${held.join(', ')} wait for review in a change request` : '';
+      toast.success(`Created flag ${String(body.slug)}: off in every environment${review}`);
       setSlug('');
       setDescription('');
     },

@@ -19,6 +19,7 @@ import * as m0017 from './0017_flag_usage.ts';
 import * as m0018 from './0018_flag_tags_archive.ts';
 import * as m0019 from './0019_project_webhooks.ts';
 import * as m0020 from './0020_change_request_origin.ts';
+import * as m0021 from './0021_change_request_revisions.ts';
 import * as m0023 from './0023_experiment_events.ts';
 import * as m0025 from './0025_releases.ts';
 
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0018_flag_tags_archive': m0018,
   '0019_project_webhooks': m0019,
   '0020_change_request_origin': m0020,
+  '0021_change_request_revisions': m0021,
   '0023_experiment_events': m0023,
   '0025_releases': m0025,
 };

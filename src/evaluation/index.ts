@@ -1,0 +1,13 @@
+export { answerUnroutableFlagRead, readKeyHeaders } from './flag.cache-headers.ts';
+export type { FlagChange, FlagChanges } from './flag-changes.ts';
+export { FlagFastPath } from './flag.fast-path.ts';
+export { type FlagReadPath, openFlagReadPath } from './flag-read-path.ts';
+export { FlagReadModel } from './flag.read-model.ts';
+export { flagPublicRoutes } from './flag.routes.ts';
+export { ofrepRoutes } from './ofrep.routes.ts';
+export type { OfrepStreams, StreamTokens } from './ofrep.streams.ts';
+export type { EvaluationCount, FlagUsageTally, ReadSurface, ReasonCounts } from './flag-usage-tally.ts';
+export { reasonCounts } from './flag-usage-tally.ts';
+export { flagUsageAdminRoutes } from './flag-usage.routes.ts';
+export { FlagUsage } from './flag-usage.service.ts';
+export { FlagUsageStore } from './flag-usage.store.ts';
