@@ -3,16 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Db } from '../db/database.ts';
-import {
-  type ArmQuery,
-  armStatistics,
-  compare,
-  hasEnoughData,
-  type Metric,
-  type MetricStatistic,
-  type MetricStore,
-  summarize,
-} from '../experiments/index.ts';
+import { type ArmQuery, armStatistics, compare, hasEnoughData, type Metric, type MetricStatistic, type MetricStore, summarize } from '../experiments/index.ts';
 import { type Lookup, refusedTarget, type WebhookTargetPolicy } from '../delivery/index.ts';
 import { breachReason, DEFAULT_MIN_USERS, type GuardrailReading, type MetricGuardrail, type PrometheusGuardrail } from './release.ts';
 

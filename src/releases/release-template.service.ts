@@ -39,7 +39,16 @@ export class ReleaseTemplateService {
     this.check(values.steps, guardrails);
     await this.deps.releases.checkGuardrails(project, guardrails);
     const now = this.deps.clock().toISOString();
-    const template: ReleaseTemplate = { id: newId(), projectId: project.id, key: values.key, name: values.name, steps: values.steps, guardrails, createdAt: now, updatedAt: now };
+    const template: ReleaseTemplate = {
+      id: newId(),
+      projectId: project.id,
+      key: values.key,
+      name: values.name,
+      steps: values.steps,
+      guardrails,
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.insertTemplate(trx, template, projectKey);
       await this.deps.audit.record(trx, actor, {
@@ -78,7 +87,9 @@ export class ReleaseTemplateService {
         entity: 'release_template',
         entityId: templateKey,
         action: 'release_template.updated',
-        changes: Object.fromEntries(Object.keys(values).map((k) => [k, { before: before[k as keyof ReleaseTemplate], after: next[k as keyof ReleaseTemplate] }])),
+        changes: Object.fromEntries(
+          Object.keys(values).map((k) => [k, { before: before[k as keyof ReleaseTemplate], after: next[k as keyof ReleaseTemplate] }]),
+        ),
       });
     });
     return next;
@@ -89,7 +100,13 @@ export class ReleaseTemplateService {
     const template = await this.get(projectKey, templateKey);
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.deleteTemplate(trx, template.id);
-      await this.deps.audit.record(trx, actor, { projectId: project.id, entity: 'release_template', entityId: templateKey, action: 'release_template.deleted', changes: {} });
+      await this.deps.audit.record(trx, actor, {
+        projectId: project.id,
+        entity: 'release_template',
+        entityId: templateKey,
+        action: 'release_template.deleted',
+        changes: {},
+      });
     });
   }
 }

@@ -59,7 +59,9 @@ export const releaseAdminRoutes: RoutePlugin<ReleaseRouteDeps> = async (app, { r
 
   app.get(
     RELEASES,
-    { schema: { summary: "A flag's releases in an environment, newest first", params: releaseListParams, response: { 200: releaseListSchema, ...adminErrors } } },
+    {
+      schema: { summary: "A flag's releases in an environment, newest first", params: releaseListParams, response: { 200: releaseListSchema, ...adminErrors } },
+    },
     async (request) => {
       const { projectKey, envKey, slug } = request.params;
       return { releases: (await releases.list(projectKey, envKey, slug)).map((r) => releases.view(r)) };
@@ -77,7 +79,13 @@ export const releaseAdminRoutes: RoutePlugin<ReleaseRouteDeps> = async (app, { r
 
   app.get(
     `${RELEASES}/:releaseId/readings`,
-    { schema: { summary: "A release's guardrail readings over time (oldest first)", params: releaseParams, response: { 200: releaseReadingsSchema, ...adminErrors } } },
+    {
+      schema: {
+        summary: "A release's guardrail readings over time (oldest first)",
+        params: releaseParams,
+        response: { 200: releaseReadingsSchema, ...adminErrors },
+      },
+    },
     async (request) => {
       const { projectKey, envKey, slug, releaseId } = request.params;
       const readings = await releases.readings(projectKey, envKey, slug, releaseId);
@@ -125,7 +133,14 @@ export const releaseAdminRoutes: RoutePlugin<ReleaseRouteDeps> = async (app, { r
 
   app.patch(
     `${TEMPLATES}/:templateKey`,
-    { schema: { summary: 'Change a release template (absent keeps)', params: templateParams, body: updateTemplateBody, response: { 200: templateSchema, ...adminErrors } } },
+    {
+      schema: {
+        summary: 'Change a release template (absent keeps)',
+        params: templateParams,
+        body: updateTemplateBody,
+        response: { 200: templateSchema, ...adminErrors },
+      },
+    },
     async (request) => {
       const body = request.body as { name?: string; steps?: ReleaseStep[]; guardrails?: Guardrail[] };
       return templateView(await templates.update(request.params.projectKey, request.params.templateKey, body, request.actor));

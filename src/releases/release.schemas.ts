@@ -37,7 +37,13 @@ const prometheusGuardrail = {
       additionalProperties: false,
       required: ['url', 'query'],
       properties: {
-        url: { type: 'string', minLength: 1, maxLength: 2000, format: 'uri', description: 'The base URL of a Prometheus-compatible API (…/api/v1/query is added)' },
+        url: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 2000,
+          format: 'uri',
+          description: 'The base URL of a Prometheus-compatible API (…/api/v1/query is added)',
+        },
         query: { type: 'string', minLength: 1, maxLength: 4000 },
         above: { type: 'number' },
         below: { type: 'number' },
@@ -135,7 +141,11 @@ export const releaseReadingsSchema = {
   properties: {
     readings: {
       type: 'array',
-      items: { type: 'object', required: ['guardrail', 'at', 'reading'], properties: { guardrail: { type: 'integer' }, at: isoTimestamp, reading: guardrailView } },
+      items: {
+        type: 'object',
+        required: ['guardrail', 'at', 'reading'],
+        properties: { guardrail: { type: 'integer' }, at: isoTimestamp, reading: guardrailView },
+      },
     },
   },
 } as const;

@@ -91,7 +91,8 @@ export class ReleaseService {
     for (const [index, g] of guardrails.entries()) {
       if ('prometheus' in g) {
         const reason = this.deps.targets.refusal(g.prometheus.url);
-        if (reason) throw AppError.validation([{ field: `body.guardrails[${index}].prometheus.url`, reason }], message('releaseTargetRefused', { index, reason }));
+        if (reason)
+          throw AppError.validation([{ field: `body.guardrails[${index}].prometheus.url`, reason }], message('releaseTargetRefused', { index, reason }));
       } else if (!(await this.deps.data.metricOf(project.id, g.metric))) {
         throw AppError.validation(
           [{ field: `body.guardrails[${index}].metric`, reason: `no metric ${g.metric}` }],
@@ -212,7 +213,12 @@ export class ReleaseService {
       }
       case 'pause':
         if (release.status !== 'running' && release.status !== 'waiting_approval') throw refuse();
-        transition = { next: { ...release, status: 'paused' }, flag: undefined, action: 'release.paused', changes: { status: { before: release.status, after: 'paused' } } };
+        transition = {
+          next: { ...release, status: 'paused' },
+          flag: undefined,
+          action: 'release.paused',
+          changes: { status: { before: release.status, after: 'paused' } },
+        };
         break;
       case 'resume': {
         if (release.status !== 'paused') throw refuse();
@@ -244,7 +250,14 @@ export class ReleaseService {
    * was read with, then the flag, the audit entry and the creator's e-mail. Answers the release written,
    * or undefined when another move came first (nothing was changed).
    */
-  async apply(project: Project, environment: Environment, release: Release, t: Transition, actor: Actor, readings?: GuardrailView[]): Promise<Release | undefined> {
+  async apply(
+    project: Project,
+    environment: Environment,
+    release: Release,
+    t: Transition,
+    actor: Actor,
+    readings?: GuardrailView[],
+  ): Promise<Release | undefined> {
     const now = this.now();
     const next: Release = { ...t.next, updatedAt: now, ...(readings ? { readings } : {}) };
     const recipient = t.notifyCreator ? await this.creatorAddress(release) : undefined;
@@ -264,7 +277,15 @@ export class ReleaseService {
   }
 
   /** The release's rule at a share, or the flag back to one variant for everyone with the rule removed. */
-  private async writeFlag(trx: Executor, emit: Emit, project: Project, environment: Environment, release: Release, effect: NonNullable<FlagEffect>, actor: Actor) {
+  private async writeFlag(
+    trx: Executor,
+    emit: Emit,
+    project: Project,
+    environment: Environment,
+    release: Release,
+    effect: NonNullable<FlagEffect>,
+    actor: Actor,
+  ) {
     const flag = (await this.deps.flags.environmentFlags(trx, environment.id)).find((f) => f.slug === release.flagSlug);
     // A flag deleted under its release: nothing left to serve.
     if (!flag) return;
@@ -274,10 +295,28 @@ export class ReleaseService {
       effect.kind === 'percent'
         ? { ...config, rules: [...others, releaseRule(release.id, release.variant, release.baseline, effect.percent)] }
         : { ...config, rules: others, defaultVariant: effect.serve };
-    await this.deps.flags.applyConfig(trx, emit, { project, environment }, flag.slug, next, flag.version, actor, { release: { after: release.id } }, { release: true });
+    await this.deps.flags.applyConfig(
+      trx,
+      emit,
+      { project, environment },
+      flag.slug,
+      next,
+      flag.version,
+      actor,
+      { release: { after: release.id } },
+      { release: true },
+    );
   }
 
-  private async record(trx: Executor, actor: Actor, project: Project, environment: Environment, release: Release, action: string, changes: Record<string, FieldChange>) {
+  private async record(
+    trx: Executor,
+    actor: Actor,
+    project: Project,
+    environment: Environment,
+    release: Release,
+    action: string,
+    changes: Record<string, FieldChange>,
+  ) {
     await this.deps.audit.record(trx, actor, {
       projectId: project.id,
       entity: 'release',

@@ -227,7 +227,15 @@ export class ReleaseStore {
   async queueNotification(db: Executor, mail: { id: string; releaseId: string; recipient: string; subject: string; body: string }, now: string): Promise<void> {
     await db
       .insertInto('release_notifications')
-      .values({ id: mail.id, release_id: mail.releaseId, recipient: mail.recipient, subject: mail.subject, body: mail.body, ...newQueueRow(now), sent_at: null })
+      .values({
+        id: mail.id,
+        release_id: mail.releaseId,
+        recipient: mail.recipient,
+        subject: mail.subject,
+        body: mail.body,
+        ...newQueueRow(now),
+        sent_at: null,
+      })
       .execute();
   }
 

@@ -200,7 +200,11 @@ forEachDialect(
     it('waits at an approval step until someone approves it', async () => {
       await createFlag(ctx(), project.key, { slug: 'search' });
       const started = ok(
-        await editor.call('POST', releases('search'), { variant: 'on', baseline: 'off', steps: [{ percent: 10 }, { percent: 50, approval: true }, { percent: 100 }] }),
+        await editor.call('POST', releases('search'), {
+          variant: 'on',
+          baseline: 'off',
+          steps: [{ percent: 10 }, { percent: 50, approval: true }, { percent: 100 }],
+        }),
         201,
       );
       assert.equal(await guard(), 1);
@@ -275,7 +279,12 @@ forEachDialect(
       await createFlag(ctx(), project.key, { slug: 'plans' });
       const bad = await editor.call('POST', releases('plans'), { variant: 'on', baseline: 'on', steps: [{ percent: 50 }] });
       assert.equal(bad.statusCode, 400, bad.body);
-      const noMetric = await editor.call('POST', releases('plans'), { variant: 'on', baseline: 'off', steps: [{ percent: 100 }], guardrails: [{ metric: 'nope' }] });
+      const noMetric = await editor.call('POST', releases('plans'), {
+        variant: 'on',
+        baseline: 'off',
+        steps: [{ percent: 100 }],
+        guardrails: [{ metric: 'nope' }],
+      });
       assert.equal(noMetric.statusCode, 400, noMetric.body);
       assert.equal((await editor.call('GET', `${releases('plans')}/nope`)).statusCode, 404);
       assert.equal(ok(await editor.call('GET', releases('plans'))).releases.length, 0);
@@ -283,7 +292,10 @@ forEachDialect(
 
     it('starts a release from a template, overriding parts of it', async () => {
       const base = `/admin/v1/projects/${project.key}/release-templates`;
-      ok(await editor.call('POST', base, { key: 'careful', name: 'Careful', steps: [{ percent: 5, holdSeconds: 3600 }, { percent: 100 }], guardrails: [] }), 201);
+      ok(
+        await editor.call('POST', base, { key: 'careful', name: 'Careful', steps: [{ percent: 5, holdSeconds: 3600 }, { percent: 100 }], guardrails: [] }),
+        201,
+      );
       assert.equal((await editor.call('POST', base, { key: 'careful', name: 'Again', steps: [{ percent: 100 }] })).statusCode, 409);
       ok(await editor.call('PATCH', `${base}/careful`, { name: 'Very careful' }));
       assert.equal(ok(await editor.call('GET', base)).templates[0].name, 'Very careful');
@@ -320,7 +332,11 @@ describe('releases with two PostgreSQL instances', { skip: !process.env.TEST_DAT
       ok(await call(first, 'POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'twin' }), 201);
       const url = `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/twin/releases`;
       const started = ok(
-        await call(first, 'POST', url, { variant: 'on', baseline: 'off', steps: [{ percent: 10, holdSeconds: 60 }, { percent: 40, holdSeconds: 60 }, { percent: 100 }] }),
+        await call(first, 'POST', url, {
+          variant: 'on',
+          baseline: 'off',
+          steps: [{ percent: 10, holdSeconds: 60 }, { percent: 40, holdSeconds: 60 }, { percent: 100 }],
+        }),
         201,
       );
       let moves = 0;
