@@ -33,7 +33,7 @@ import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { segmentAdminRoutes } from './segments/index.ts';
-import { submissionAdminRoutes, submissionIntakeRoutes } from './submissions/index.ts';
+import { formspreeRoutes, submissionAdminRoutes, submissionDeliveryRoutes, submissionIntakeRoutes, UploadSlots } from './submissions/index.ts';
 
 export interface BuildAppOptions {
   /** Replaces the services' logger (tests pass false). */
@@ -119,16 +119,20 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
 
   await app.register(trackRoutes, { prefix: '/v1/track', events: services.trackedEvents });
 
-  await app.register(submissionIntakeRoutes, {
-    prefix: '/v1/s',
+  const intake = {
     forms: services.forms,
-    submissions: services.submissions,
+    submissions: services.submissionIntake,
     limits: config.forms,
     bodyLimit: config.bodyLimit,
     publicUrl: config.publicUrl,
     resultPageKey: services.resultPageKey,
     mailEnabled: config.smtpUrl !== undefined,
-  });
+    // One bound on uploads under way for both submission endpoints.
+    slots: new UploadSlots(config.forms),
+  };
+  await app.register(submissionIntakeRoutes, { prefix: '/v1/s', ...intake });
+  // The Formspree drop-in (issue 34): Formspree's client libraries with their endpoint set to <public URL>/formspree.
+  await app.register(formspreeRoutes, { prefix: '/formspree', ...intake });
 
   await app.register(
     async (scope) => {
@@ -168,7 +172,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         publicUrl: config.publicUrl,
         submissionCounts: services.submissions,
       });
-      await admin.register(submissionAdminRoutes, { submissions: services.submissions });
+      await admin.register(submissionAdminRoutes, {
+        submissions: services.submissions,
+        exports: services.submissionExports,
+        personalData: services.personalData,
+      });
+      await admin.register(submissionDeliveryRoutes, { deliveries: services.submissionDeliveries });
       await admin.register(auditAdminRoutes, { audit: services.audit });
       await admin.register(experimentAdminRoutes, { metrics: services.experimentMetrics, experiments: services.experiments });
       await admin.register(releaseAdminRoutes, { releases: services.releases, templates: services.releaseTemplates });

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { AdminTokenService } from './identity/index.ts';
 import { SettingsStore } from './admin/index.ts';
 import type { Actor } from './audit/index.ts';
-import { compose, type Services } from './compose.ts';
+import type { Services } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { backupSqlite } from './db/backup.ts';
 import { openDb } from './db/connect.ts';
@@ -83,6 +83,8 @@ async function withServices(config: Config, announceCreatedToken: boolean, run: 
   try {
     await migrateToLatest(handle.db);
     const log = pino({ level: config.logLevel === 'silent' ? 'silent' : 'warn' }, process.stderr);
+    // Loaded here, not at the top: `healthcheck` (a container probe) starts without the whole server.
+    const { compose } = await import('./compose.ts');
     const services = await compose(config, handle, { log });
     try {
       if (announceCreatedToken && services.createdAdminToken) {

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { instanceSecret, SettingsStore } from './admin/index.ts';
 import { ApiKeyService, ApiKeyStore } from './api-keys/index.ts';
 import { AuditLog, AuditStore } from './audit/index.ts';
@@ -13,19 +12,18 @@ import {
   PromotionService,
 } from './changes/index.ts';
 import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
-import type { WorkerLink } from './cluster/worker-link.ts';
+import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
 import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
-import { ExperimentGuardrailData, PrometheusClient, ReleaseGuard, ReleaseService, ReleaseStore, ReleaseTemplateService } from './releases/index.ts';
+import { ExperimentGuardrailData, PrometheusClient, ReleaseGuard, ReleaseRuleGuard, ReleaseService, ReleaseStore, ReleaseTemplateService } from './releases/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
-import { type FlagChanges, type FlagReadModel, FlagUsage, FlagUsageStore, type OfrepStreams, openFlagReadPath, type StreamTokens } from './evaluation/index.ts';
+import { FlagUsage, FlagUsageStore, openFlagReadPath } from './evaluation/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
-import { FlagService, FlagStore, PlaygroundService } from './flags/index.ts';
-import { FileObjectStore, FileStorage, type FileStorageLog, FsObjectStore, type ObjectStore, S3ObjectStore } from './files/index.ts';
+import { FlagService, FlagStore, FlagWrites, PlaygroundService } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';
 import {
   openAccounts,
@@ -36,7 +34,6 @@ import {
   PasswordWork,
   ProjectRoleService,
   ProjectRoleStore,
-  type ScryptCost,
   SessionService,
   SessionStore,
   SignInService,
@@ -48,123 +45,31 @@ import {
 import { sessionCookieOf } from './http/session-cookie.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
-import { startTracing, type Tracing } from './tracing/tracing.ts';
-import { allDeliveries, type Lookup, MailSender, type OutboxSettings, Scheduler, WebhookSender, WebhookTargetRule } from './delivery/index.ts';
+import { startTracing } from './tracing/tracing.ts';
+import { allDeliveries, MailSender, type OutboxSettings, Scheduler, WebhookSender, WebhookTargetRule } from './delivery/index.ts';
 import { WebhookService, WebhookStore, WebhookWorker } from './webhooks/index.ts';
 import { ProjectService, ProjectStore } from './projects/index.ts';
 import { SegmentService, SegmentStore } from './segments/index.ts';
-import { CaptchaVerifier, OutboxService, OutboxStore, OutboxWorker, RetentionJob, SubmissionService, SubmissionStore } from './submissions/index.ts';
+import {
+  CaptchaVerifier,
+  DeliveryAlerts,
+  OutboxService,
+  OutboxStore,
+  OutboxWorker,
+  PersonalDataService,
+  RetentionJob,
+  SubmissionDeliveryService,
+  SubmissionExportService,
+  SubmissionIntakeService,
+  SubmissionService,
+  SubmissionStore,
+} from './submissions/index.ts';
 
-/** What the process takes from outside that tests may replace. */
-export interface Ports {
-  clock: () => Date;
-  log: Logger;
-  /** Name resolution of webhook targets (tests stub it so that no name is resolved on the network). */
-  lookup: Lookup;
-  /** scrypt's cost for new password hashes; the production default unless a test makes it cheap. */
-  scryptCost: ScryptCost;
-  /** This process's link to the primary when it is one of FLAGPOST_WORKERS > 1 workers; undefined for one process. */
-  worker: WorkerLink | undefined;
-}
+import { openFileStorage } from './compose/files.ts';
+import { scheduleJobs } from './compose/jobs.ts';
+import type { Ports, Services } from './compose/services.ts';
 
-export interface Services {
-  readonly config: Config;
-  readonly handle: DbHandle;
-  /** The process's logger; the HTTP server logs through it too. */
-  readonly log: Logger;
-  /** The link to the primary of FLAGPOST_WORKERS > 1 (rate limit counters, changes to the other workers). */
-  readonly worker: WorkerLink | undefined;
-  readonly events: DomainEvents;
-  /** Who may act, and how they prove it: admin token, members, sessions, throttles, the admin gate. */
-  readonly identity: Identity;
-  /** The admin token created on this start (printed once by main), if one was. */
-  readonly createdAdminToken: string | undefined;
-  readonly projects: ProjectService;
-  readonly flags: FlagService;
-  /** Reusable groups of conditions for rules, per project (issue 18). */
-  readonly segments: SegmentService;
-  /** flagd import and export of an environment (issue 18). */
-  readonly flagd: FlagdService;
-  /** Flags as code: a project exported as one document, and documents applied (issue 21). */
-  readonly documents: ProjectDocumentService;
-  /** Migration from Unleash exports (issue 21). */
-  readonly unleash: UnleashImportService;
-  /** Evaluates flags for a typed context, with why (issue 18). */
-  readonly playground: PlaygroundService;
-  /** Sync tokens of flagd in-process providers (issue 21). */
-  readonly flagdSync: FlagdSyncService;
-  /** flagd's sync gRPC service; `main` starts it on FLAGPOST_FLAGD_SYNC_PORT (off unless set). */
-  readonly flagdSyncServer: FlagdSyncServer;
-  readonly reads: FlagReadModel;
-  /** Traces over OTLP when an OTEL_EXPORTER_OTLP_* endpoint is set; undefined (nothing loaded) otherwise. */
-  readonly tracing: Tracing | undefined;
-  /** Prometheus metrics of this process when FLAGPOST_METRICS_PORT is set; `main` serves them on that port. */
-  readonly metrics: Metrics | undefined;
-  /** Flag usage: flushes the read path's counts in hourly batches, answers usage questions (issue 23). */
-  readonly usage: FlagUsage;
-  readonly changes: FlagChanges;
-  /** OFREP event streams of this instance, and the tokens of their URLs. */
-  readonly streams: OfrepStreams;
-  readonly streamTokens: StreamTokens;
-  readonly apiKeys: ApiKeyService;
-  readonly feedback: FeedbackService;
-  readonly codeRefs: CodeRefService;
-  /** Experiments' events: POST /v1/track, their retention and personal data (issue 32). */
-  readonly trackedEvents: EventService;
-  /** Metrics of projects (issue 32). */
-  readonly experimentMetrics: MetricService;
-  /** Experiments of environments: drafts, start and stop (issue 32). */
-  readonly experiments: ExperimentService;
-  /** Release plans of flags (issue 33). */
-  readonly releases: ReleaseService;
-  readonly releaseTemplates: ReleaseTemplateService;
-  /** The guard loop of releases; `runOnce()` checks every running release now and sends their e-mails. */
-  readonly releaseGuard: ReleaseGuard;
-  /** Change requests of flags and segments (issue 24). */
-  readonly changeRequests: ChangeRequestService;
-  readonly changeReviews: ChangeReviewService;
-  readonly changeViews: ChangeRequestViews;
-  /** Applies change requests, now or when they are due. */
-  readonly changeApplier: ChangeApplier;
-  /** Compare and promote between environments, revert from a flag's history. */
-  readonly promotion: PromotionService;
-  /** The periodic job of scheduled changes; `runOnce()` applies what is due now. */
-  readonly changeScheduler: ChangeScheduler;
-  /** The audit log of admin writes (issue 13). */
-  readonly audit: AuditLog;
-  readonly forms: FormService;
-  readonly submissions: SubmissionService;
-  /** Signs the links to the built-in result pages of forms. */
-  readonly resultPageKey: Buffer;
-  /** Delivers webhooks and e-mails of the outbox (contract D18); `runOnce()` delivers what is due now. */
-  readonly outbox: OutboxWorker;
-  /** Project webhooks on flag changes (issue 23). */
-  readonly webhooks: WebhookService;
-  /** Delivers project webhooks' events; `runOnce()` delivers what is due now. */
-  readonly webhookWorker: WebhookWorker;
-  /** Deletes submissions past their form's retention, and delivered files where asked; `runOnce()` runs a round now. */
-  readonly retention: RetentionJob;
-  /** Where uploaded files are (FLAGPOST_FILE_STORAGE) and the sweep of their objects. */
-  readonly files: FileStorage;
-  /** True when the database answers. */
-  healthy(): Promise<boolean>;
-  /** What /readyz answers; turned to draining on SIGTERM (src/shutdown.ts). */
-  readonly readiness: Readiness;
-  /** Log lines dropped so far because stdout did not keep up. */
-  droppedLogLines(): number;
-  /** Waits for the log lines written so far to leave the process, at most `deadlineMs` (see createLogger). */
-  flushLogs(deadlineMs: number): Promise<void>;
-  /** The periodic jobs of this process (scheduleJobs); `start()` starts them. */
-  readonly scheduler: Scheduler;
-  /**
-   * Starts what runs in the background: the change feeds of the read path (LISTEN on PostgreSQL, the
-   * other workers) and the periodic jobs. `main` calls it once the app is built; `compose()` starts
-   * nothing, so a command-line tool composes the same services and starts none.
-   */
-  start(): Promise<void>;
-  /** Stops background work (started or not); the database handle is closed by its owner. */
-  stop(): Promise<void>;
-}
+export type { Ports, Services } from './compose/services.ts';
 
 /** The version traces name (package.json's; the bundle has no package.json beside it to read). */
 const PACKAGE_VERSION = '0.1.0';
@@ -183,7 +88,7 @@ const FAILED_SIGN_INS_AUDITED_PER_MINUTE = 60;
  * coordinate through `events` (docs/adr/0009-domain-events.md): each subscribes itself when built.
  */
 export async function compose(config: Config, handle: DbHandle, ports: Partial<Ports> = {}): Promise<Services> {
-  const clock = ports.clock ?? (() => new Date());
+  const clock = ports.clock ?? systemClock;
   const logger = ports.log ? { log: ports.log, dropped: () => 0, flush: async () => {} } : createLogger(config.logLevel);
   const { log } = logger;
   const { db } = handle;
@@ -206,6 +111,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     events,
     log,
     streamKey,
+    clock,
     streamLimits: config.streams,
     peers: ports.worker,
   });
@@ -221,9 +127,13 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     retentionDays: config.usage.retentionDays,
     log,
   });
-  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage });
-  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock });
-  const playground = new PlaygroundService({ db, store: flagStore, projects, segments });
+  // The one write door of a flag: the admin API, change requests, the flagd import and flags as code all go through it.
+  const flagWrites = new FlagWrites({ store: flagStore, segments, audit });
+  // An active release's rule is moved only by its release (issue 33).
+  flagWrites.guard(new ReleaseRuleGuard());
+  const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage, writes: flagWrites });
+  const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock, writes: flagWrites });
+  const playground = new PlaygroundService({ db, store: flagStore, projects, segments, clock });
   const flagdSync = new FlagdSyncService({ db, store: new FlagdSyncStore(), projects, flagd, audit, clock });
   // Hears the same changes as the read model: this instance's writes and, on PostgreSQL, the others'.
   const flagdSyncServer = new FlagdSyncServer({
@@ -339,7 +249,17 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
-  const documents = new ProjectDocumentService({ db, store: flagStore, projects, segments, events, audit, clock, protectedChanges: promotion });
+  const documents = new ProjectDocumentService({
+    db,
+    store: flagStore,
+    writes: flagWrites,
+    projects,
+    segments,
+    events,
+    audit,
+    clock,
+    protectedChanges: promotion,
+  });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
 
@@ -382,20 +302,35 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
 
   const outboxStore = new OutboxStore(handle.dialect);
   const submissionStore = new SubmissionStore();
+  const submissionOutbox = new OutboxService(db, outboxStore);
+  const submissionIntake = new SubmissionIntakeService({
+    db,
+    store: submissionStore,
+    outbox: submissionOutbox,
+    events,
+    mailEnabled: config.smtpUrl !== undefined,
+    publicUrl: config.publicUrl,
+    clock,
+    captcha: new CaptchaVerifier(config.captcha, log),
+    files,
+  });
   const submissions = new SubmissionService({
     db,
     store: submissionStore,
     forms,
-    outbox: new OutboxService(db, outboxStore),
+    outbox: submissionOutbox,
     events,
-    mailEnabled: config.smtpUrl !== undefined,
     listPageBytes: config.forms.listPageBytes,
-    publicUrl: config.publicUrl,
-    clock,
-    captcha: new CaptchaVerifier(config.captcha, log),
     audit,
     files,
+    intake: submissionIntake,
+    clock,
   });
+  // The owners hear of a delivery given up (issue 34), by e-mail when SMTP is set.
+  if (config.smtpUrl !== undefined)
+    new DeliveryAlerts({ events, forms, accounts: accounts.members, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
+  const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
+  const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
   const outboxSettings: OutboxSettings = {
@@ -414,6 +349,16 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     mail: config.smtpUrl ? new MailSender(config.smtpUrl, config.mailFrom) : undefined,
     forms,
     events,
+  });
+  const submissionDeliveries = new SubmissionDeliveryService({
+    db,
+    forms,
+    outbox: submissionOutbox,
+    intake: submissionIntake,
+    deliver: outbox,
+    mailEnabled: config.smtpUrl !== undefined,
+    audit,
+    clock,
   });
   const webhookStore = new WebhookStore(handle.dialect);
   const webhooks = new WebhookService({
@@ -498,6 +443,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     createdAdminToken: created,
     projects,
     flags,
+    flagWrites,
     segments,
     flagd,
     documents,
@@ -530,6 +476,10 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     forms,
     submissions,
+    submissionIntake,
+    submissionExports,
+    submissionDeliveries,
+    personalData,
     resultPageKey,
     outbox,
     webhooks,
@@ -557,52 +507,4 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
       await tracing?.shutdown();
     },
   };
-}
-
-/**
- * Every periodic job of the process, in one place. Periodic jobs that must not run in every worker run
- * in one process of the instance: the only one, or the worker of slot 1; every worker still delivers what
- * its own submissions wake (a claimed delivery is leased to one process).
- */
-function scheduleJobs(
-  scheduler: Scheduler,
-  jobs: {
-    changeScheduler: ChangeScheduler;
-    outbox: OutboxWorker;
-    webhookWorker: WebhookWorker;
-    retention: RetentionJob;
-    usage: FlagUsage;
-    releaseGuard: ReleaseGuard;
-  },
-): void {
-  // Every instance looks for due changes; the claim in ChangeApplier.runDue makes each apply once.
-  scheduler.add('scheduled changes', jobs.changeScheduler, 'every process');
-  scheduler.add('outbox deliveries', jobs.outbox, 'one process');
-  scheduler.add('project webhook deliveries', jobs.webhookWorker, 'one process');
-  scheduler.add('retention', jobs.retention, 'one process');
-  // Releases' moves are conditional on each release's version: instances running it at once move each once.
-  scheduler.add('release guard', jobs.releaseGuard, 'one process');
-  // Each process flushes the counts of the reads it answered.
-  scheduler.add('flag usage flush', jobs.usage, 'every process');
-}
-
-/**
- * The file storage of FLAGPOST_FILE_STORAGE, able to read and delete objects of every store it can
- * reach: the folder always, the bucket whenever one is configured (files stay where they were written
- * until `migrate-files` moves them).
- */
-function openFileStorage(config: Config, handle: DbHandle, clock: () => Date, log: FileStorageLog): FileStorage {
-  const objects: { fs: ObjectStore; s3?: ObjectStore } = { fs: new FsObjectStore(config.dataDir) };
-  if (config.files.s3) objects.s3 = new S3ObjectStore(config.files.s3);
-  return new FileStorage({
-    db: handle.db,
-    store: new FileObjectStore(),
-    kind: config.files.storage,
-    objects,
-    clock,
-    log,
-    // An upload holds its record at most its body's deadline, plus its wait in the group commit; a sweep
-    // that gives up a slower one makes its commit fail (503), never a row without its object.
-    abandonAfterMs: Math.max(config.files.sweepAgeMs, config.forms.uploadTimeoutMs),
-  });
 }

@@ -98,9 +98,32 @@ export const messages = {
   formCaptchaUnavailable: 'Error: The CAPTCHA could not be checked right now, please try again in a moment',
   formUnreadable: 'Error: The submission body could not be read',
   formUnsupportedMediaType: 'Error: Unsupported Content-Type; send application/json, application/x-www-form-urlencoded or multipart/form-data',
+  formFieldsInvalid: 'Error: Some fields are not valid: {fields}',
+  formFileTypeNotAllowed: 'Error: File "{fileName}" is not an allowed type',
+  formFilesTooLarge: 'Error: The files of the submission exceed the {limit} total limit',
+  formRateLimited: 'Error: Too many submissions to this form right now, please try again later',
+  formProofOfWorkMissing: 'Error: Please complete the verification before submitting',
+  formProofOfWorkFailed: 'Error: The verification failed, please try again',
+  fieldRequiredMissing: 'is required',
+  fieldRequiredEmpty: 'is required and cannot be empty',
+  fieldEmail: 'should be an email',
+  fieldNumeric: 'should be a number',
+  fieldText: 'should be text',
+  fieldBoolean: 'should be true or false',
+  fieldUrl: 'should be a URL',
+  fieldDate: 'should be a date (YYYY-MM-DD)',
+  fieldTooShort: 'should be at least {min} characters long',
+  fieldTooLong: 'should be at most {max} characters long',
+  fieldPattern: 'does not have the expected format',
+  fieldNotAllowed: 'is not one of the allowed values',
+  fieldTooSmall: 'should be at least {min}',
+  fieldTooLarge: 'should be at most {max}',
+  fieldUnknown: 'is not a field of this form',
   adminFormNotFound: 'Form with key {formKey} does not exist',
   submissionNotFound: 'Submission {id} does not exist in form {formKey}',
   submissionFileNotFound: 'File {fileId} does not exist in submission {id}',
+  formDeliveryNotFound: 'Delivery {id} does not exist in form {formKey}',
+  formDeliveryPending: 'Delivery {id} is already queued; it is sent as soon as it is due',
   formFileStoreUnavailable: 'Error: Files cannot be stored right now, please try again in a moment',
   fileStoreUnavailable: 'The file store cannot be reached right now; try again in a moment',
   flagdSyncRefused: 'The selector is not a valid flagd sync token of this Flagpost',
@@ -157,7 +180,16 @@ export function message(key: MessageKey, params: Record<string, string | number>
 }
 
 export type ErrorKind =
-  'validation' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'unavailable';
+  | 'validation'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'unavailable';
 
 export const statusOfKind: Record<ErrorKind, number> = {
   validation: 400,
@@ -167,6 +199,7 @@ export const statusOfKind: Record<ErrorKind, number> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,
 };
@@ -178,6 +211,8 @@ export interface FieldProblem {
 
 export interface AppErrorOptions {
   details?: FieldProblem[];
+  /** The refused fields of a submission (issue 34: field rules), each with Formspree's code or Flagpost's own. */
+  fieldErrors?: Array<{ field: string; code: string; message: string }>;
   /** Sent as Retry-After (a 429 or 503 that the client may retry later). */
   retryAfterSeconds?: number;
 }

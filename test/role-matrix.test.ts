@@ -143,6 +143,8 @@ const ROUTES: Record<string, Access> = {
   'PATCH /admin/v1/forms/{formKey}': 'editor',
   'POST /admin/v1/forms/{formKey}/webhook-secret': 'editor',
   'DELETE /admin/v1/forms/{formKey}': 'editor',
+  // Issue 34: trying spam checks on the last submissions changes nothing, but is part of editing the form.
+  'POST /admin/v1/forms/{formKey}/spam-rules/dry-run': 'editor',
   'GET /admin/v1/forms/{formKey}/submissions': 'submissions',
   'GET /admin/v1/forms/{formKey}/submissions.csv': 'submissions',
   'GET /admin/v1/forms/{formKey}/submissions.json': 'submissions',
@@ -150,6 +152,10 @@ const ROUTES: Record<string, Access> = {
   'PATCH /admin/v1/forms/{formKey}/submissions/{id}': 'editor',
   'DELETE /admin/v1/forms/{formKey}/submissions/{id}': 'editor',
   'GET /admin/v1/forms/{formKey}/submissions/{id}/files/{fileId}': 'submissions',
+  // Deliveries (issue 34): editors, who set where deliveries go, test and re-send them.
+  'POST /admin/v1/forms/{formKey}/test-delivery': 'editor',
+  'POST /admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': 'editor',
+  'POST /admin/v1/forms/{formKey}/deliveries/resend-failed': 'editor',
   'POST /admin/v1/personal-data/export': 'editor',
   'POST /admin/v1/personal-data/erase': 'editor',
   'GET /admin/v1/audit': 'viewer',

@@ -12,10 +12,10 @@ import { createForm, submitJson } from './support/forms.ts';
 forEachDialect('group commit of submissions (contract D18)', (ctx) => {
   it('commits concurrent submissions together and answers each once it is stored', async (t) => {
     const form = await createForm(ctx());
-    const commitsBefore = ctx().services.submissions.commitCount;
+    const commitsBefore = ctx().services.submissionIntake.commitCount;
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => submitJson(ctx(), form.key, { n: i })));
     assert.ok(answers.every((a) => a.statusCode === 200));
-    const commits = ctx().services.submissions.commitCount - commitsBefore;
+    const commits = ctx().services.submissionIntake.commitCount - commitsBefore;
     t.diagnostic(`40 concurrent submissions took ${commits} commits`);
     // One commit per submission would be 40: grouping is what this test is about.
     assert.ok(commits >= 1 && commits <= 10, `${commits} commits for 40 submissions`);
@@ -41,6 +41,7 @@ forEachDialect('group commit of submissions (contract D18)', (ctx) => {
       data: { n },
       files: [],
       spam: false,
+      spamReasons: [],
       meta: { ip: null, userAgent: null, referer: null, origin: null },
       createdAt: nowIso(),
     });

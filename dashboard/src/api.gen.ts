@@ -493,6 +493,20 @@ export interface paths {
           content: {
             'application/json': {
               forms: {
+                autoResponse: {
+                  /** @description HTML body template; values are escaped, the text part is made from it */
+                  body: string;
+                  enabled: boolean;
+                  /** @description Template of the sender's display name */
+                  fromName?: string;
+                  /** @description Adds the submission's fields below the body */
+                  includeSubmission?: boolean;
+                  replyTo?: string;
+                  /** @description Subject template */
+                  subject: string;
+                  /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                  toField?: string;
+                } | null;
                 blockedIps: string[];
                 /** @description The CAPTCHA check (never its secret), or null */
                 captcha: {
@@ -506,9 +520,64 @@ export interface paths {
                 /** @description The URL forms post to */
                 endpoint: string;
                 errorUrl: string | null;
+                /** @description The field rules, or null */
+                fieldRules: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description The file policy, or null */
+                filePolicy: {
+                  [key: string]: unknown;
+                } | null;
                 honeypot: string | null;
                 key: string;
                 name: string;
+                notifications: {
+                  bcc?: string[];
+                  cc?: string[];
+                  /** @description Template of the sender's display name */
+                  fromName?: string;
+                  /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                  replyToField?: string;
+                  /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                  routes?: {
+                    /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                    conditions: {
+                      /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                      attribute: string;
+                      caseInsensitive?: boolean;
+                      negate?: boolean;
+                      /** @enum {string} */
+                      operator:
+                        | 'equals'
+                        | 'in'
+                        | 'startsWith'
+                        | 'endsWith'
+                        | 'contains'
+                        | 'lt'
+                        | 'lte'
+                        | 'gt'
+                        | 'gte'
+                        | 'semverEq'
+                        | 'semverLt'
+                        | 'semverLte'
+                        | 'semverGt'
+                        | 'semverGte'
+                        | 'semverCaret'
+                        | 'semverTilde'
+                        | 'before'
+                        | 'after'
+                        | 'exists'
+                        | 'inCidr'
+                        | 'matches'
+                        | 'rollout';
+                      /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                      values: (string | number | boolean)[];
+                    }[];
+                    emails: string[];
+                  }[];
+                  /** @description Subject template, such as `New message from {{ name }}` */
+                  subject?: string;
+                } | null;
                 notifyEmails: string[];
                 /** @description The project the form belongs to; null: instance-wide */
                 projectKey: string | null;
@@ -516,6 +585,10 @@ export interface paths {
                 /** @description Days submissions are kept; null: until deleted */
                 retentionDays: number | null;
                 slackWebhookUrl: string | null;
+                /** @description The spam checks, or null */
+                spamChecks: {
+                  [key: string]: unknown;
+                } | null;
                 /** @description Submissions marked as spam */
                 spamCount: number;
                 /** @description Submissions of the form, spam included */
@@ -523,6 +596,43 @@ export interface paths {
                 successUrl: string | null;
                 updatedAt: string;
                 uploadsEnabled: boolean;
+                /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+                webhooks: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions?: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  url: string;
+                }[];
                 /** @description The webhook signing secret, shown once when generated */
                 webhookSecret?: string;
                 webhookUrl: string | null;
@@ -545,6 +655,20 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            autoResponse?: {
+              /** @description HTML body template; values are escaped, the text part is made from it */
+              body: string;
+              enabled: boolean;
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Adds the submission's fields below the body */
+              includeSubmission?: boolean;
+              replyTo?: string;
+              /** @description Subject template */
+              subject: string;
+              /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+              toField?: string;
+            } | null;
             blockedIps?: string[] | null;
             captcha?: {
               minScore?: number | null;
@@ -556,15 +680,149 @@ export interface paths {
             discordWebhookUrl?: string | null;
             enabled?: boolean;
             errorUrl?: string | null;
+            fieldRules?: {
+              additionalProperties?: boolean;
+              properties?: {
+                [key: string]: {
+                  description?: string;
+                  enum?: (string | number | boolean)[];
+                  /** @enum {string} */
+                  format?: 'email' | 'uri' | 'date';
+                  maximum?: number;
+                  maxLength?: number;
+                  minimum?: number;
+                  minLength?: number;
+                  pattern?: string;
+                  /** @enum {string} */
+                  type?: 'string' | 'number' | 'integer' | 'boolean';
+                };
+              };
+              required?: string[];
+              /** @enum {string} */
+              type?: 'object';
+            } | null;
+            filePolicy?: {
+              allowedTypes: string[];
+              maxFileBytes?: number | null;
+              maxFiles?: number | null;
+              maxTotalBytes?: number | null;
+            } | null;
             honeypot?: string | null;
             name: string;
+            notifications?: {
+              bcc?: string[];
+              cc?: string[];
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+              replyToField?: string;
+              /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+              routes?: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                emails: string[];
+              }[];
+              /** @description Subject template, such as `New message from {{ name }}` */
+              subject?: string;
+            } | null;
             notifyEmails?: string[] | null;
             projectKey?: string | null;
             redirectUrl?: string | null;
             retentionDays?: number | null;
             slackWebhookUrl?: string | null;
+            spamChecks?: {
+              disposableEmails?: boolean | null;
+              duplicates?: {
+                enabled: boolean;
+                windowMinutes?: number | null;
+              } | null;
+              minFillSeconds?: number | null;
+              proofOfWork?: boolean | null;
+              rateLimit?: {
+                perAddress?: number | null;
+                perMinute?: number | null;
+              } | null;
+              rules?:
+                | {
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    operator: string;
+                    values: (string | number | boolean)[];
+                  }[]
+                | null;
+            } | null;
             successUrl?: string | null;
             uploadsEnabled?: boolean;
+            webhooks?:
+              | {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions?: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  url: string;
+                }[]
+              | null;
             webhookUrl?: string | null;
             websites?: string[] | null;
           };
@@ -614,6 +872,20 @@ export interface paths {
           };
           content: {
             'application/json': {
+              autoResponse: {
+                /** @description HTML body template; values are escaped, the text part is made from it */
+                body: string;
+                enabled: boolean;
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Adds the submission's fields below the body */
+                includeSubmission?: boolean;
+                replyTo?: string;
+                /** @description Subject template */
+                subject: string;
+                /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                toField?: string;
+              } | null;
               blockedIps: string[];
               /** @description The CAPTCHA check (never its secret), or null */
               captcha: {
@@ -627,9 +899,64 @@ export interface paths {
               /** @description The URL forms post to */
               endpoint: string;
               errorUrl: string | null;
+              /** @description The field rules, or null */
+              fieldRules: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The file policy, or null */
+              filePolicy: {
+                [key: string]: unknown;
+              } | null;
               honeypot: string | null;
               key: string;
               name: string;
+              notifications: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                replyToField?: string;
+                /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                routes?: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  emails: string[];
+                }[];
+                /** @description Subject template, such as `New message from {{ name }}` */
+                subject?: string;
+              } | null;
               notifyEmails: string[];
               /** @description The project the form belongs to; null: instance-wide */
               projectKey: string | null;
@@ -637,9 +964,50 @@ export interface paths {
               /** @description Days submissions are kept; null: until deleted */
               retentionDays: number | null;
               slackWebhookUrl: string | null;
+              /** @description The spam checks, or null */
+              spamChecks: {
+                [key: string]: unknown;
+              } | null;
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
+              /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+              webhooks: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions?: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                url: string;
+              }[];
               /** @description The webhook signing secret, shown once when generated */
               webhookSecret?: string;
               webhookUrl: string | null;
@@ -718,6 +1086,20 @@ export interface paths {
           };
           content: {
             'application/json': {
+              autoResponse: {
+                /** @description HTML body template; values are escaped, the text part is made from it */
+                body: string;
+                enabled: boolean;
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Adds the submission's fields below the body */
+                includeSubmission?: boolean;
+                replyTo?: string;
+                /** @description Subject template */
+                subject: string;
+                /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                toField?: string;
+              } | null;
               blockedIps: string[];
               /** @description The CAPTCHA check (never its secret), or null */
               captcha: {
@@ -731,9 +1113,64 @@ export interface paths {
               /** @description The URL forms post to */
               endpoint: string;
               errorUrl: string | null;
+              /** @description The field rules, or null */
+              fieldRules: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The file policy, or null */
+              filePolicy: {
+                [key: string]: unknown;
+              } | null;
               honeypot: string | null;
               key: string;
               name: string;
+              notifications: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                replyToField?: string;
+                /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                routes?: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  emails: string[];
+                }[];
+                /** @description Subject template, such as `New message from {{ name }}` */
+                subject?: string;
+              } | null;
               notifyEmails: string[];
               /** @description The project the form belongs to; null: instance-wide */
               projectKey: string | null;
@@ -741,9 +1178,50 @@ export interface paths {
               /** @description Days submissions are kept; null: until deleted */
               retentionDays: number | null;
               slackWebhookUrl: string | null;
+              /** @description The spam checks, or null */
+              spamChecks: {
+                [key: string]: unknown;
+              } | null;
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
+              /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+              webhooks: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions?: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                url: string;
+              }[];
               /** @description The webhook signing secret, shown once when generated */
               webhookSecret?: string;
               webhookUrl: string | null;
@@ -831,6 +1309,20 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            autoResponse?: {
+              /** @description HTML body template; values are escaped, the text part is made from it */
+              body: string;
+              enabled: boolean;
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Adds the submission's fields below the body */
+              includeSubmission?: boolean;
+              replyTo?: string;
+              /** @description Subject template */
+              subject: string;
+              /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+              toField?: string;
+            } | null;
             blockedIps?: string[] | null;
             captcha?: {
               minScore?: number | null;
@@ -842,15 +1334,149 @@ export interface paths {
             discordWebhookUrl?: string | null;
             enabled?: boolean;
             errorUrl?: string | null;
+            fieldRules?: {
+              additionalProperties?: boolean;
+              properties?: {
+                [key: string]: {
+                  description?: string;
+                  enum?: (string | number | boolean)[];
+                  /** @enum {string} */
+                  format?: 'email' | 'uri' | 'date';
+                  maximum?: number;
+                  maxLength?: number;
+                  minimum?: number;
+                  minLength?: number;
+                  pattern?: string;
+                  /** @enum {string} */
+                  type?: 'string' | 'number' | 'integer' | 'boolean';
+                };
+              };
+              required?: string[];
+              /** @enum {string} */
+              type?: 'object';
+            } | null;
+            filePolicy?: {
+              allowedTypes: string[];
+              maxFileBytes?: number | null;
+              maxFiles?: number | null;
+              maxTotalBytes?: number | null;
+            } | null;
             honeypot?: string | null;
             name?: string;
+            notifications?: {
+              bcc?: string[];
+              cc?: string[];
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+              replyToField?: string;
+              /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+              routes?: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                emails: string[];
+              }[];
+              /** @description Subject template, such as `New message from {{ name }}` */
+              subject?: string;
+            } | null;
             notifyEmails?: string[] | null;
             projectKey?: string | null;
             redirectUrl?: string | null;
             retentionDays?: number | null;
             slackWebhookUrl?: string | null;
+            spamChecks?: {
+              disposableEmails?: boolean | null;
+              duplicates?: {
+                enabled: boolean;
+                windowMinutes?: number | null;
+              } | null;
+              minFillSeconds?: number | null;
+              proofOfWork?: boolean | null;
+              rateLimit?: {
+                perAddress?: number | null;
+                perMinute?: number | null;
+              } | null;
+              rules?:
+                | {
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    operator: string;
+                    values: (string | number | boolean)[];
+                  }[]
+                | null;
+            } | null;
             successUrl?: string | null;
             uploadsEnabled?: boolean;
+            webhooks?:
+              | {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions?: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  url: string;
+                }[]
+              | null;
             webhookUrl?: string | null;
             websites?: string[] | null;
           };
@@ -900,6 +1526,20 @@ export interface paths {
           };
           content: {
             'application/json': {
+              autoResponse: {
+                /** @description HTML body template; values are escaped, the text part is made from it */
+                body: string;
+                enabled: boolean;
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Adds the submission's fields below the body */
+                includeSubmission?: boolean;
+                replyTo?: string;
+                /** @description Subject template */
+                subject: string;
+                /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                toField?: string;
+              } | null;
               blockedIps: string[];
               /** @description The CAPTCHA check (never its secret), or null */
               captcha: {
@@ -913,9 +1553,64 @@ export interface paths {
               /** @description The URL forms post to */
               endpoint: string;
               errorUrl: string | null;
+              /** @description The field rules, or null */
+              fieldRules: {
+                [key: string]: unknown;
+              } | null;
+              /** @description The file policy, or null */
+              filePolicy: {
+                [key: string]: unknown;
+              } | null;
               honeypot: string | null;
               key: string;
               name: string;
+              notifications: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description Template of the sender's display name */
+                fromName?: string;
+                /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                replyToField?: string;
+                /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                routes?: {
+                  /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                  conditions: {
+                    /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    /** @enum {string} */
+                    operator:
+                      | 'equals'
+                      | 'in'
+                      | 'startsWith'
+                      | 'endsWith'
+                      | 'contains'
+                      | 'lt'
+                      | 'lte'
+                      | 'gt'
+                      | 'gte'
+                      | 'semverEq'
+                      | 'semverLt'
+                      | 'semverLte'
+                      | 'semverGt'
+                      | 'semverGte'
+                      | 'semverCaret'
+                      | 'semverTilde'
+                      | 'before'
+                      | 'after'
+                      | 'exists'
+                      | 'inCidr'
+                      | 'matches'
+                      | 'rollout';
+                    /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                    values: (string | number | boolean)[];
+                  }[];
+                  emails: string[];
+                }[];
+                /** @description Subject template, such as `New message from {{ name }}` */
+                subject?: string;
+              } | null;
               notifyEmails: string[];
               /** @description The project the form belongs to; null: instance-wide */
               projectKey: string | null;
@@ -923,9 +1618,50 @@ export interface paths {
               /** @description Days submissions are kept; null: until deleted */
               retentionDays: number | null;
               slackWebhookUrl: string | null;
+              /** @description The spam checks, or null */
+              spamChecks: {
+                [key: string]: unknown;
+              } | null;
               successUrl: string | null;
               updatedAt: string;
               uploadsEnabled: boolean;
+              /** @description Further webhooks beside `webhookUrl`, each sent when its conditions hold (signed with the same secret) */
+              webhooks: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions?: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                url: string;
+              }[];
               /** @description The webhook signing secret, shown once when generated */
               webhookSecret?: string;
               webhookUrl: string | null;
@@ -935,6 +1671,298 @@ export interface paths {
         };
       };
     };
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queue a delivered or failed delivery again, due now (its history stays) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          deliveryId: string;
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              attempts: number;
+              deliveredAt: string | null;
+              history: {
+                attempt: number;
+                durationMs: number;
+                error: string | null;
+                ok: boolean;
+                /** @description ISO-8601 UTC date-time */
+                startedAt: string;
+                statusCode: number | null;
+              }[];
+              /** @description Also the webhook-id header of every attempt */
+              id: string;
+              /** @enum {string} */
+              kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
+              lastError: string | null;
+              nextAttemptAt: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+              target: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/deliveries/resend-failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queue every failed delivery of the form again, due now */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              resent: number;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/spam-rules/dry-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** What changed spam checks would have decided for the form's last 1,000 submissions (nothing is saved) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Spam checks beside honeypot and CAPTCHA; each absent one is off */
+            spamChecks: {
+              disposableEmails?: boolean | null;
+              duplicates?: {
+                enabled: boolean;
+                windowMinutes?: number | null;
+              } | null;
+              minFillSeconds?: number | null;
+              proofOfWork?: boolean | null;
+              rateLimit?: {
+                perAddress?: number | null;
+                perMinute?: number | null;
+              } | null;
+              rules?:
+                | {
+                    attribute: string;
+                    caseInsensitive?: boolean;
+                    negate?: boolean;
+                    operator: string;
+                    values: (string | number | boolean)[];
+                  }[]
+                | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The submissions whose verdict would change, newest first */
+              changed: {
+                createdAt: string;
+                id: string;
+                spamAfter: boolean;
+                spamBefore: boolean;
+                spamReasons: {
+                  check: string;
+                  detail: string;
+                }[];
+              }[];
+              /** @description Submissions looked at: the newest 1,000 at most */
+              checked: number;
+              /** @description How many of them the checks call spam */
+              spam: number;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/v1/forms/{formKey}/submissions': {
@@ -951,6 +1979,8 @@ export interface paths {
           cursor?: string;
           limit?: string;
           spam?: 'true' | 'false' | 'all';
+          /** @description Only spam that this check called spam (a `check` of its spamReasons) */
+          spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
         };
         header?: never;
         path: {
@@ -1021,6 +2051,11 @@ export interface paths {
                 }[];
                 id: string;
                 spam: boolean;
+                /** @description Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam) */
+                spamReasons: {
+                  check: string;
+                  detail: string;
+                }[];
               }[];
             };
           };
@@ -1049,6 +2084,8 @@ export interface paths {
           cursor?: string;
           limit?: string;
           spam?: 'true' | 'false' | 'all';
+          /** @description Only spam that this check called spam (a `check` of its spamReasons) */
+          spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
         };
         header?: never;
         path: {
@@ -1128,6 +2165,8 @@ export interface paths {
           cursor?: string;
           limit?: string;
           spam?: 'true' | 'false' | 'all';
+          /** @description Only spam that this check called spam (a `check` of its spamReasons) */
+          spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
         };
         header?: never;
         path: {
@@ -1278,7 +2317,7 @@ export interface paths {
                 /** @description Also the webhook-id header of every attempt */
                 id: string;
                 /** @enum {string} */
-                kind: 'webhook' | 'email' | 'slack' | 'discord';
+                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
                 lastError: string | null;
                 nextAttemptAt: string | null;
                 /** @enum {string} */
@@ -1298,8 +2337,15 @@ export interface paths {
                 origin: string | null;
                 referer: string | null;
                 userAgent: string | null;
+                /** @description A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself */
+                webdriver?: boolean | null;
               };
               spam: boolean;
+              /** @description Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam) */
+              spamReasons?: {
+                check: string;
+                detail: string;
+              }[];
             };
           };
         };
@@ -1454,7 +2500,7 @@ export interface paths {
                 /** @description Also the webhook-id header of every attempt */
                 id: string;
                 /** @enum {string} */
-                kind: 'webhook' | 'email' | 'slack' | 'discord';
+                kind: 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
                 lastError: string | null;
                 nextAttemptAt: string | null;
                 /** @enum {string} */
@@ -1474,8 +2520,15 @@ export interface paths {
                 origin: string | null;
                 referer: string | null;
                 userAgent: string | null;
+                /** @description A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself */
+                webdriver?: boolean | null;
               };
               spam: boolean;
+              /** @description Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam) */
+              spamReasons?: {
+                check: string;
+                detail: string;
+              }[];
             };
           };
         };
@@ -1553,6 +2606,98 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/test-delivery': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a test of every delivery of the form at once (nothing is stored) and answer each outcome */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The fields of the test submission (default: a name and a message); an `email` field tries Reply-To and the auto-response */
+            data?: {
+              [key: string]: string | number | boolean | null | unknown[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              deliveries: {
+                error: string | null;
+                kind: string;
+                ok: boolean;
+                statusCode: number | null;
+                target: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -2590,6 +3735,8 @@ export interface paths {
                   origin: string | null;
                   referer: string | null;
                   userAgent: string | null;
+                  /** @description A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself */
+                  webdriver?: boolean | null;
                 };
                 spam: boolean;
               }[];
@@ -10538,6 +11685,109 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/formspree/f/{formKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Submit a form as Formspree's client libraries do (the Formspree drop-in) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key (the one of /v1/s/{formKey}) */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      /** @description The submitted fields: a JSON object, application/x-www-form-urlencoded, or multipart/form-data (files need uploadsEnabled) */
+      requestBody: {
+        content: {
+          'application/json': unknown;
+          'application/x-www-form-urlencoded': unknown;
+          'multipart/form-data': unknown;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              errors: {
+                code?: string;
+                field?: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              errors: {
+                code?: string;
+                field?: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              next: string;
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    /** CORS preflight of a form's Formspree-compatible endpoint */
+    options: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key (the one of /v1/s/{formKey}) */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description No content; the CORS headers allow the form's websites (contract D19) */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -11498,6 +12748,12 @@ export interface paths {
               code: number;
               /** @enum {boolean} */
               error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
               message: string;
               url: string;
             };
@@ -11513,6 +12769,12 @@ export interface paths {
               code: number;
               /** @enum {boolean} */
               error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
               message: string;
               url: string;
             };
@@ -11573,6 +12835,139 @@ export interface paths {
         };
       };
     };
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/s/{formKey}/challenge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An ALTCHA proof-of-work challenge for the form */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              /** @enum {boolean} */
+              error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
+              message: string;
+              url: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description algorithm, nonce, salt, cost, keyLength, keyPrefix, expiresAt, data */
+              parameters: {
+                [key: string]: unknown;
+              };
+              signature: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/s/{formKey}/rendered': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A signed render timestamp for the minimum fill time check */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              /** @enum {boolean} */
+              error: true;
+              /** @description 422 only: one entry per refused field (the form's field rules) */
+              errors?: {
+                code: string;
+                field: string;
+                message: string;
+              }[];
+              message: string;
+              url: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The name of the hidden field to send the token in (_flagpost_rendered) */
+              field: string;
+              /** @description When the form was rendered, signed by Flagpost */
+              token: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
     head?: never;
     patch?: never;
     trace?: never;

@@ -28,7 +28,7 @@ import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
 import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
-import type { SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
+import type { FormPowSolutionsTable, SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { ProjectWebhookAttemptsTable, ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from '../webhooks/webhook.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -44,6 +44,7 @@ export interface Database {
   forms: FormsTable;
   submissions: SubmissionsTable;
   submission_files: SubmissionFilesTable;
+  form_pow_solutions: FormPowSolutionsTable;
   outbox: OutboxTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;

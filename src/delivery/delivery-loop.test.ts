@@ -187,7 +187,18 @@ function memoryQueue(items: Item[], send: (item: Item) => Promise<AttemptResult>
 
 /** A loop without a timer over `queue`: batches of 10, 5 attempts, retried a second apart unless `options` say otherwise. */
 const testLoop = (queue: DeliveryQueue<Item>, options: Partial<DeliveryLoopOptions<Item>> = {}) =>
-  new DeliveryLoop({ name: 'test delivery', log: quiet, pollMs: 0, queue, batch: 10, leaseMs: 60_000, maxAttempts: 5, retryDelayMs: () => 1000, ...options });
+  new DeliveryLoop({
+    name: 'test delivery',
+    log: quiet,
+    pollMs: 0,
+    queue,
+    batch: 10,
+    leaseMs: 60_000,
+    maxAttempts: 5,
+    retryDelayMs: () => 1000,
+    clock: () => new Date(),
+    ...options,
+  });
 
 describe('DeliveryLoop', () => {
   const start = Date.parse('2026-01-01T00:00:00.000Z');

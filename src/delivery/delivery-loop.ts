@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import { LoopBackoff, type OutageLog } from '../db/outage.ts';
 import { type DeliveryAttempt, type DeliveryStatus, retryDelayMs, type SendResult } from './delivery.ts';
 
@@ -147,7 +148,7 @@ export interface DeliveryLoopOptions<T extends Claimed> extends JobLoopOptions {
   maxAttempts: number;
   /** The wait before the next attempt after `attemptsMade` failed ones. */
   retryDelayMs: (attemptsMade: number) => number;
-  clock?: () => Date;
+  clock: Clock;
 }
 
 /**
@@ -162,7 +163,7 @@ export interface OutboxSettings {
   maxAttempts: number;
   /** How long a claimed delivery stays reserved for its attempt. */
   leaseMs: number;
-  clock?: () => Date;
+  clock: Clock;
 }
 
 /** A delivery loop's options from the outbox's settings: retries back off exponentially (`retryDelayMs`). */
@@ -244,7 +245,7 @@ export class DeliveryLoop<T extends Claimed> extends JobLoop {
   }
 
   private now(): Date {
-    return this.options.clock ? this.options.clock() : new Date();
+    return this.options.clock();
   }
 }
 

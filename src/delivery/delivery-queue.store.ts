@@ -132,6 +132,8 @@ export async function attemptsOf(db: Executor, queue: HistoryQueue, ids: string[
     .selectFrom(table)
     .select((eb) => ['attempt', 'started_at', 'duration_ms', 'ok', 'status_code', 'error', eb.ref(owner).$notNull().as('owner')])
     .where(owner, 'in', ids)
+    // In time order: a re-sent delivery (issue 34) counts its attempts from 1 again.
+    .orderBy('started_at')
     .orderBy('attempt')
     .execute();
   for (const row of rows) byDelivery.get(String(row.owner))?.push(toDeliveryAttempt(row));

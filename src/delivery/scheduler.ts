@@ -1,5 +1,5 @@
 // The one scheduler of the process's periodic jobs (docs/architecture.md, "Background work"). Every job is
-// added in one place (`scheduleJobs` in src/compose.ts, as Unleash's scheduler/schedule-services.ts lists its own),
+// added in one place (`scheduleJobs` in src/compose/jobs.ts, as Unleash's scheduler/schedule-services.ts lists its own),
 // with where it runs; `compose()` only builds them, and `services.start()` starts them once the app is
 // built, so that a command-line tool composes the same services without starting any.
 //

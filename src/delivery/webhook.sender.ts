@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -24,7 +25,7 @@ export type Lookup = (
 export interface WebhookSenderOptions {
   timeoutMs: number;
   policy: WebhookTargetPolicy;
-  clock?: () => Date;
+  clock: Clock;
   lookup?: Lookup;
 }
 
@@ -44,7 +45,7 @@ export class WebhookSender {
   }
 
   async send(request: WebhookRequest): Promise<SendResult> {
-    const timestamp = Math.floor((this.options.clock ?? (() => new Date()))().getTime() / 1000);
+    const timestamp = Math.floor(this.options.clock().getTime() / 1000);
     let url: URL;
     try {
       url = new URL(request.url);

@@ -12,8 +12,8 @@ import {
   auditedFlag,
   enabledOf,
   type Flag,
+  type FlagWrites,
   type FlagStore,
-  releaseRuleChange,
   RESERVED_SLUGS,
   safeTargeting,
   SLUG_MAX_LENGTH,
@@ -30,6 +30,8 @@ export interface FlagdServiceDeps {
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
+  /** The one write door of a flag (protection, guards, store, audit, flag.changed); the import validates the environment at once. */
+  writes: FlagWrites;
 }
 
 /** What an import did, by flag slug and segment key. */
@@ -117,18 +119,15 @@ export class FlagdService {
             result.unchanged.push(flag.key);
             continue;
           }
-          const owned = releaseRuleChange(before.targeting.rules, next.targeting.rules);
-          if (owned) throw new AppError('conflict', message('releaseRuleOwned', { ...owned, slug: flag.key }));
-          await this.deps.store.updateFlag(trx, next);
-          await this.deps.audit.record(trx, actor, {
-            projectId: project.id,
-            entity: 'flag',
-            entityId: flag.key,
-            environmentKey,
-            action: 'flag.updated',
-            changes,
+          await this.deps.writes.update(trx, emit, {
+            project,
+            environment,
+            before,
+            after: next,
+            actor,
+            authority: { direct: options },
+            check: 'validated',
           });
-          await emit({ type: 'flag.changed', projectId: project.id, slug: flag.key, environmentIds: [environment.id] });
           result.updated.push(flag.key);
           continue;
         }
@@ -156,17 +155,8 @@ export class FlagdService {
               updatedAt: now,
             };
           });
-        await this.deps.store.insertFlags(trx, rows, projectKey);
         const own = rows.find((r) => r.environmentId === environment.id)!;
-        await this.deps.audit.record(trx, actor, {
-          projectId: project.id,
-          entity: 'flag',
-          entityId: flag.key,
-          environmentKey,
-          action: 'flag.created',
-          changes: changesOf(null, auditedFlag(own), AUDITED_FLAG_FIELDS),
-        });
-        await emit({ type: 'flag.changed', projectId: project.id, slug: flag.key, environmentIds: rows.map((r) => r.environmentId) });
+        await this.deps.writes.create(trx, emit, { project, slug: flag.key, rows, actor, audited: { row: own, environmentKey } });
         result.created.push(flag.key);
       }
       await this.deps.audit.record(trx, actor, {

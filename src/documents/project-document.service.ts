@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
+import type { Actor, AuditLog } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, type FieldProblem, message } from '../errors.ts';
@@ -7,15 +7,13 @@ import { bypassNote, checkSegmentsWritable, checkWritable, type Environment, typ
 import { engineSegment, type SegmentService, type SegmentValues } from '../segments/index.ts';
 import { environmentProblem, type Segment, type TargetedFlag } from '../targeting/index.ts';
 import {
-  AUDITED_FLAG_FIELDS,
-  auditedFlag,
   checkPreviewContent,
   enabledOf,
   type Flag,
   type FlagConfig,
   flagConfig,
   type FlagStore,
-  releaseRuleChange,
+  type FlagWrites,
   RESERVED_SLUGS,
   safeTargeting,
 } from '../flags/index.ts';
@@ -39,6 +37,8 @@ import {
 export interface ProjectDocumentServiceDeps {
   db: Db;
   store: FlagStore;
+  /** The one write door of a flag (protection, guards, store, audit, announcement); the document is validated whole before. */
+  writes: FlagWrites;
   projects: ProjectService;
   segments: SegmentService;
   /** Announces flag.changed and flag.deleted (project, environment and segment events come from their services). */
@@ -270,7 +270,7 @@ export class ProjectDocumentService {
     bypassProtection: boolean,
   ): Promise<Project> {
     const changes = routed.direct;
-    const { projects, segments, store, audit } = this.deps;
+    const { projects, segments, store, writes } = this.deps;
     const now = nowIso(this.deps.clock);
     let project = target ?? (await projects.createProjectIn(trx, emit, doc.project, doc.environments, actor));
     const newEnvironments = changes.filter((c) => c.kind === 'environment' && c.action === 'create').map((c) => c.key);
@@ -298,15 +298,7 @@ export class ProjectDocumentService {
           const targeting = settings?.targeting ?? safeTargeting(flag.type, first?.variants ?? {}, first?.defaultVariant ?? null);
           return newRow(project, env.id, slug, flag.type, settings, targeting, now);
         });
-        await store.insertFlags(trx, created, project.key);
-        await audit.record(trx, actor, {
-          projectId: project.id,
-          entity: 'flag',
-          entityId: slug,
-          action: 'flag.created',
-          changes: changesOf(null, auditedFlag(created[0]!), AUDITED_FLAG_FIELDS),
-        });
-        await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: created.map((r) => r.environmentId) });
+        await writes.create(trx, emit, { project, slug, rows: created, actor });
         continue;
       }
       for (const row of existing) {
@@ -316,34 +308,29 @@ export class ProjectDocumentService {
         const settings = flagSettings(wanted);
         if (canonical(documentFlagEnvironment(settingsOf(row))) === canonical(documentFlagEnvironment(settings))) continue;
         const next: Flag = { ...row, ...settings, enabled: enabledOf(row.type, settings.targeting), updatedAt: now };
-        const owned = releaseRuleChange(row.targeting.rules, next.targeting.rules);
-        if (owned) throw new AppError('conflict', message('releaseRuleOwned', { ...owned, slug }));
-        await store.updateFlag(trx, next);
-        await audit.record(trx, actor, {
-          projectId: project.id,
-          entity: 'flag',
-          entityId: slug,
-          environmentKey: envByName.get(envName)!.key,
-          action: 'flag.updated',
-          changes: changesOf(auditedFlag(row), auditedFlag(next), AUDITED_FLAG_FIELDS),
+        await writes.update(trx, emit, {
+          project,
+          environment: envByName.get(envName)!,
+          before: row,
+          after: next,
+          actor,
+          authority: { direct: { bypassProtection } },
+          check: 'validated',
         });
-        await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: [row.environmentId] });
       }
     }
     for (const [slug, existing] of bySlug) {
       if (slug in doc.flags) continue;
-      const environmentIds = await store.deleteSlug(trx, project.id, slug);
-      await audit.record(trx, actor, {
-        projectId: project.id,
-        entity: 'flag',
-        entityId: slug,
-        action: 'flag.deleted',
-        changes: {
+      await writes.delete(trx, emit, {
+        project,
+        slug,
+        actor,
+        authority: { direct: { bypassProtection } },
+        changes: () => ({
           type: { before: existing[0]!.type },
           environments: { before: existing.map((f) => project.environments.find((e) => e.id === f.environmentId)!.key) },
-        },
+        }),
       });
-      await emit({ type: 'flag.deleted', projectId: project.id, slug, environmentIds });
     }
     const removedSegments = changes.filter((c) => c.kind === 'segment' && c.action === 'delete').map((c) => c.key);
     await segments.deleteSegmentsIn(trx, emit, project, removedSegments, actor);

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { Db, Dialect } from '../db/database.ts';
 import type { OutageLog } from '../db/outage.ts';
 import type { DomainEvents } from '../events/index.ts';
@@ -25,6 +26,8 @@ export interface FlagReadPathDeps {
   /** Signs the URLs of the OFREP event streams (issue 10). */
   streamKey: Buffer;
   streamLimits: StreamLimits;
+  /** The clock port (the engine's conditions that compare with now). */
+  clock: Clock;
   /** The other worker processes when FLAGPOST_WORKERS > 1; on SQLite changes travel to them this way. */
   peers?: PeerChannel;
 }
@@ -60,6 +63,7 @@ export function openFlagReadPath(deps: FlagReadPathDeps): FlagReadPath {
       },
     },
     (projectKey, environmentKey) => streamTokens.uriOf(projectKey, environmentKey),
+    deps.clock,
   );
   const streams = new OfrepStreams(reads, deps.streamLimits);
   let changes: FlagChanges;

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import { loadPreviewRenderer } from '../flags/preview-content.ts';
 import type { FlagChange } from './flag-changes.ts';
 import { FlagUsageTally } from './flag-usage-tally.ts';
@@ -64,6 +65,8 @@ export class FlagReadModel {
     private readonly source: FlagReadModelSource,
     /** The OFREP event stream of a pair of keys (issue 10); no stream is advertised without it. */
     private readonly streamUriOf?: (projectKey: string, environmentKey: string) => string,
+    /** The clock port, for the engine's conditions that compare with now (the system clock when omitted). */
+    private readonly clock?: Clock,
   ) {}
 
   /** Calls `watcher` after every change applied to this read model (live updates, issue 10). */
@@ -116,7 +119,7 @@ export class FlagReadModel {
     try {
       const previous = this.last.get(key);
       const env = await this.source.loadEnvironment(projectKey, environmentKey, previous);
-      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous }) : undefined;
+      const snapshot = env ? buildSnapshot(env, { streamUri: this.streamUriOf?.(projectKey, environmentKey), previous, clock: this.clock }) : undefined;
       if (snapshot) this.observer?.snapshotRebuilt((performance.now() - started) / 1000);
       if (generation === this.generation) {
         if (snapshot) {

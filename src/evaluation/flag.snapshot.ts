@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.ts';
 import { compileEnvironment, type CompiledEnvironment, type Segment, type TargetedFlag } from '../targeting/index.ts';
 import { sameJson } from '../targeting/engine.ts';
 import { byNewest, type Flag, targetedFlag } from '../flags/flag.ts';
@@ -97,15 +98,17 @@ export interface SnapshotOptions {
   streamUri?: string;
   /** The snapshot this one replaces: unchanged flags are not compiled or serialized again. */
   previous?: EnvironmentSnapshot;
+  /** The clock port, for the engine's conditions that compare with now; the system clock when omitted. */
+  clock?: Clock;
 }
 
-export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previous }: SnapshotOptions = {}): EnvironmentSnapshot {
+export function buildSnapshot(env: EnvironmentFlags, { render, streamUri, previous, clock }: SnapshotOptions = {}): EnvironmentSnapshot {
   const flags = [...env.flags].sort(byNewest);
   const segments = keptSegments(env.segments, previous?.segments);
   const compiled = compileEnvironment(
     flags.map((f) => partsOf(f).targeted),
     segments,
-    { previous: previous?.compiled },
+    { previous: previous?.compiled, ...(clock ? { now: () => clock().getTime() } : {}) },
   );
   let lastModified = 0;
   for (const flag of flags) {

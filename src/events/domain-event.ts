@@ -22,6 +22,8 @@ export type DomainEvent =
   | { type: 'form.deleting'; formId: string }
   /** A submission and its deliveries are stored; `deliveries` counts the deliveries queued with it. */
   | { type: 'submission.stored'; formId: string; submissionId: string; deliveries: number }
+  /** A delivery of a submission was given up (issue 34: its form's owners get an e-mail). */
+  | { type: 'delivery.failed'; formId: string; submissionId: string; deliveryId: string; kind: string; target: string; error: string | null }
   /** A change request was created or changed state (submitted, approved, rejected, cancelled). */
   | { type: 'change_request.changed'; projectId: string; changeRequestId: string }
   /** A project webhook has a delivery queued by a redelivery (the delivery loop wakes). */

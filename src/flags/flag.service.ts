@@ -1,28 +1,25 @@
-import { type Actor, type AuditLog, changesOf, type FieldChange } from '../audit/index.ts';
+import type { Actor, AuditLog, FieldChange } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents, Emit } from '../events/index.ts';
 import { bypassNote, checkWritable, type Environment, type Project, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import { engineSegment, type SegmentService } from '../segments/index.ts';
-import type { FlagTargeting, FlagType, Segment, Variants } from '../targeting/index.ts';
+import type { FlagTargeting, FlagType, Variants } from '../targeting/index.ts';
 import { collectRefs } from '../targeting/compile.ts';
 import {
   adminFlag,
   applyFlagValues,
-  AUDITED_FLAG_FIELDS,
-  auditedFlag,
-  byNewest,
   type Flag,
   type FlagConfig,
   flagConfig,
   type FlagValues,
-  releaseRuleChange,
   RESERVED_SLUGS,
   ruleInputProblems,
   touchesTargeting,
 } from './flag.ts';
 import type { FlagStore } from './flag.store.ts';
+import type { FlagWrites } from './flag-writes.ts';
 import { booleanVariantFor, enabledOf, initialTargeting, switchTargeting } from './flag-serve.ts';
 import { checkPreviewContent } from './preview-content.ts';
 import { checkEnvironment, flagdPortability, portabilityOf } from './targeting-check.ts';
@@ -40,6 +37,8 @@ export interface FlagServiceDeps {
   events: DomainEvents;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
+  /** The one write door of a flag: protection, validation, guards, store, audit, announcement. */
+  writes: FlagWrites;
   /** The last evaluation of each flag and environment, for the admin answers (evaluation/flag-usage.service.ts counts them). */
   usage: LastEvaluated;
 }
@@ -180,18 +179,13 @@ export class FlagService {
       if (await this.deps.store.slugExistsInProject(trx, project.id, slug)) {
         throw new AppError('conflict', message('flagExists', { slug, projectKey }));
       }
-      await this.deps.store.insertFlags(trx, flags, projectKey);
-      await this.deps.audit.record(trx, actor, {
-        projectId: project.id,
-        entity: 'flag',
-        entityId: slug,
-        action: 'flag.created',
-        changes: {
-          ...(flags[0] ? changesOf(null, auditedFlag(flags[0]), AUDITED_FLAG_FIELDS) : {}),
-          ...bypassNote(options.bypassProtection && protectedEnvironments.length > 0),
-        },
+      await this.deps.writes.create(trx, emit, {
+        project,
+        slug,
+        rows: flags,
+        actor,
+        note: bypassNote(options.bypassProtection && protectedEnvironments.length > 0),
       });
-      await emit({ type: 'flag.changed', projectId: project.id, slug, environmentIds: project.environments.map((e) => e.id) });
       for (const { environment, config } of held) {
         const title = `Create flag ${slug} in ${environment.name}`;
         const { id } = await port!.openIn(trx, emit, { project, environment }, { title, flags: [{ slug, config }] }, actor, reviewers);
@@ -230,8 +224,15 @@ export class FlagService {
         throw AppError.validation([{ field: 'body.enabled', reason: `the flag has no variant with the value ${values.enabled}` }]);
       }
       const next = applyFlagValues(flag, values, nowIso(this.deps.clock), newId);
-      const note = bypassNote(options.bypassProtection && environment.protected);
-      const written = await this.write(trx, emit, project, environment, flag, next, actor, { check: touchesTargeting(values), at: 'body', note });
+      const written = await this.deps.writes.update(trx, emit, {
+        project,
+        environment,
+        before: flag,
+        after: next,
+        actor,
+        authority: { direct: options },
+        check: { at: 'body', validate: touchesTargeting(values) },
+      });
       return { next, ...written };
     });
     const last = await this.deps.usage.lastEvaluated(project);
@@ -265,12 +266,17 @@ export class FlagService {
     if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey: project.key }));
     if (baseVersion !== undefined && flag.version !== baseVersion) throw conflictOf(slug, environment.name);
     const next = applyFlagValues(flag, config, nowIso(this.deps.clock), newId);
-    await this.write(trx, emit, project, environment, flag, next, actor, {
-      check: true,
-      at: `flags.${slug}`,
-      note,
+    await this.deps.writes.update(trx, emit, {
+      project,
+      environment,
+      before: flag,
+      after: next,
+      actor,
+      authority: { reviewed: true },
+      check: { at: `flags.${slug}`, validate: true },
       expectedVersion: flag.version,
-      releaseWrite: by.release,
+      note,
+      owner: by.release ? 'release' : undefined,
     });
     return flagConfig(flag);
   }
@@ -312,38 +318,10 @@ export class FlagService {
     return this.deps.store.listEnvironmentFlags(db ?? this.deps.db, environmentId);
   }
 
-  private async write(
-    trx: Executor,
-    emit: Emit,
-    project: Project,
-    environment: Environment,
-    flag: Flag,
-    next: Flag,
-    actor: Actor,
-    how: { check: boolean; at: string; note: Record<string, FieldChange>; expectedVersion?: number; releaseWrite?: boolean },
-  ): Promise<{ envFlags: Flag[]; segments: Segment[] }> {
-    const owned = how.releaseWrite ? undefined : releaseRuleChange(flag.targeting.rules, next.targeting.rules);
-    if (owned) throw new AppError('conflict', message('releaseRuleOwned', { ...owned, slug: flag.slug }));
-    const { flags: envFlags, segments } = await this.neighbourhoodOf(trx, project, environment, next);
-    if (how.check) checkEnvironment(envFlags, segments, flag.slug, how.at);
-    if (!(await this.deps.store.updateFlag(trx, next, how.expectedVersion))) throw conflictOf(flag.slug, environment.name);
-    await this.deps.audit.record(trx, actor, {
-      projectId: flag.projectId,
-      entity: 'flag',
-      entityId: flag.slug,
-      environmentKey: environment.key,
-      action: 'flag.updated',
-      changes: { ...changesOf(auditedFlag(flag), auditedFlag(next), AUDITED_FLAG_FIELDS), ...how.note },
-    });
-    await emit({ type: 'flag.changed', projectId: flag.projectId, slug: flag.slug, environmentIds: [environment.id] });
-    return { envFlags, segments };
-  }
-
   /** Deletes the flag from every environment of the project; refused while another flag has it as a prerequisite. */
   async deleteFlag(projectKey: string, slug: string, actor: Actor, options: WriteOptions = {}): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
     for (const environment of project.environments) checkWritable(environment, projectKey, options);
-    const bypassed = options.bypassProtection && project.environments.some((e) => e.protected);
     await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
       const all = await this.deps.store.listProjectFlags(trx, project.id);
       const dependents = all.filter((f) => f.slug !== slug && f.targeting.prerequisites.some((p) => p.flag === slug));
@@ -353,22 +331,19 @@ export class FlagService {
         throw new AppError('conflict', message('flagIsPrerequisite', { slug, flags }));
       }
       const before = all.filter((f) => f.slug === slug);
-      const environmentIds = await this.deps.store.deleteSlug(trx, project.id, slug);
-      if (environmentIds.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
       const envKey = (id: string) => project.environments.find((e) => e.id === id)?.key ?? id;
-      await this.deps.audit.record(trx, actor, {
-        projectId: project.id,
-        entity: 'flag',
-        entityId: slug,
-        action: 'flag.deleted',
-        changes: {
+      const environmentIds = await this.deps.writes.delete(trx, emit, {
+        project,
+        slug,
+        actor,
+        authority: { direct: options },
+        changes: (environmentIds) => ({
           type: { before: before[0]?.type ?? 'boolean' },
           enabledIn: { before: before.filter((f) => f.enabled).map((f) => envKey(f.environmentId)) },
           environments: { before: environmentIds.map(envKey) },
-          ...(bypassed ? { protectionBypassed: { after: true } } : {}),
-        },
+        }),
       });
-      await emit({ type: 'flag.deleted', projectId: project.id, slug, environmentIds });
+      if (environmentIds.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
     });
   }
 
@@ -484,25 +459,6 @@ export class FlagService {
     const flag = await this.deps.store.findFlag(this.deps.db, environmentId, slug);
     return flag?.isPreview === true;
   }
-
-  /**
-   * What a change of one flag can affect, with `changed` in place of its stored row: the flags joined to
-   * it by prerequisites (either way, transitively), newest first as the environment lists them, and the
-   * project's segments. Validation and the flagd portability of the changed flag depend on nothing else,
-   * so a write costs the same in an environment of ten flags or of ten thousand (docs/adr/0028).
-   */
-  private async neighbourhoodOf(trx: Executor, project: Project, environment: Environment, changed: Flag): Promise<{ flags: Flag[]; segments: Segment[] }> {
-    const graph = new Map<string, Flag>();
-    for (const f of await this.deps.store.listFlagsWithPrerequisites(trx, environment.id)) graph.set(f.slug, f);
-    graph.set(changed.slug, changed);
-    // Every prerequisite edge starts at a flag with prerequisites; its target may have none.
-    const targets = new Set<string>();
-    for (const f of graph.values()) for (const p of f.targeting.prerequisites) if (!graph.has(p.flag)) targets.add(p.flag);
-    for (const f of await this.deps.store.findFlags(trx, environment.id, [...targets])) graph.set(f.slug, f);
-    const flags = connectedTo(changed.slug, graph).sort(byNewest);
-    const segments = (await this.deps.segments.projectSegments(trx, project.id)).map(engineSegment);
-    return { flags, segments };
-  }
 }
 
 function conflictOf(slug: string, environment: string): AppError {
@@ -530,28 +486,6 @@ function startingTargeting(type: FlagType, variants: Variants | undefined, defau
     return { ...base, state: 'DISABLED', defaultVariant: defaultVariant ?? first };
   }
   return defaultVariant === undefined ? switched : { ...switched, defaultVariant };
-}
-
-/** The flags joined to `slug` by prerequisites in either direction, `slug`'s own flag included. */
-function connectedTo(slug: string, flags: ReadonlyMap<string, Flag>): Flag[] {
-  const edges = new Map<string, string[]>();
-  const link = (a: string, b: string) => edges.set(a, [...(edges.get(a) ?? []), b]);
-  for (const f of flags.values()) {
-    for (const p of f.targeting.prerequisites) {
-      link(f.slug, p.flag);
-      link(p.flag, f.slug);
-    }
-  }
-  const seen = new Set([slug]);
-  const queue = [slug];
-  while (queue.length > 0) {
-    for (const next of edges.get(queue.pop()!) ?? []) {
-      if (seen.has(next)) continue;
-      seen.add(next);
-      queue.push(next);
-    }
-  }
-  return [...seen].flatMap((s) => (flags.has(s) ? [flags.get(s)!] : []));
 }
 
 /** True when rules (in any state) or imported JSON Logic reference the segment. */

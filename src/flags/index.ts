@@ -5,6 +5,7 @@ export { PlaygroundService } from './playground.service.ts';
 export { FlagService, type LastEvaluated } from './flag.service.ts';
 export { keyHeaders } from './flag.schemas.ts';
 export { FlagStore } from './flag.store.ts';
+export { type FlagWrite, type FlagWriteGuard, FlagWrites, type WriteAuthority } from './flag-writes.ts';
 export {
   AUDITED_FLAG_FIELDS,
   auditedFlag,

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import { AppError, message } from '../errors.ts';
 import type { Db } from '../db/database.ts';
 import type { ProjectService } from '../projects/index.ts';
@@ -11,6 +12,8 @@ export interface PlaygroundDeps {
   store: FlagStore;
   projects: ProjectService;
   segments: SegmentService;
+  /** The clock port, for conditions that compare with now (as the read path evaluates them). */
+  clock: Clock;
 }
 
 /** One flag's answer for the context, and why (null for a flag without targeting: its answer is fixed). */
@@ -42,7 +45,7 @@ export class PlaygroundService {
     const flags = stored.map(targetedFlag).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const wanted = slug === undefined ? flags : flags.filter((f) => f.key === slug);
     if (slug !== undefined && wanted.length === 0) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey }));
-    const compiled = compileEnvironment(flags, segments);
+    const compiled = compileEnvironment(flags, segments, { now: () => this.deps.clock().getTime() });
     let explained = 0;
     return wanted.map((flag) => {
       const evaluation = compiled.evaluate(flag.key, context)!;

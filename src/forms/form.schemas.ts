@@ -1,6 +1,96 @@
+import { MAIL_SETTINGS_VIEW_FIELDS, mailSettingsBody, mailSettingsView } from './form-mail.schemas.ts';
+
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 const url = { type: 'string', minLength: 1, maxLength: 2000 };
 const list = (item: Record<string, unknown>, maxItems: number) => nullable({ type: 'array', items: item, maxItems });
+
+const fieldName = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const count = (maximum: number) => nullable({ type: 'integer', minimum: 1, maximum });
+
+/** The rule of one field: the JSON Schema subset of issue 34 (patterns are checked as RE2 in field-rules.ts). */
+const fieldRule = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', enum: ['string', 'number', 'integer', 'boolean'] },
+    format: { type: 'string', enum: ['email', 'uri', 'date'] },
+    minLength: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    maxLength: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    pattern: { type: 'string', minLength: 1, maxLength: 1000 },
+    enum: { type: 'array', minItems: 1, maxItems: 500, items: { type: ['string', 'number', 'boolean'] } },
+    minimum: { type: 'number' },
+    maximum: { type: 'number' },
+    description: { type: 'string', maxLength: 500 },
+  },
+} as const;
+
+/** `fieldRules`: one JSON Schema object over the submission's fields, in the subset of issue 34. */
+export const fieldRulesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'A JSON Schema subset over the fields (type, required, format, minLength/maxLength, pattern, enum, minimum/maximum, additionalProperties: false)',
+  properties: {
+    type: { type: 'string', enum: ['object'] },
+    properties: { type: 'object', maxProperties: 200, propertyNames: fieldName, additionalProperties: fieldRule },
+    required: { type: 'array', maxItems: 200, uniqueItems: true, items: fieldName },
+    additionalProperties: { type: 'boolean' },
+  },
+} as const;
+
+const mimeType = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 127,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/(\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$',
+} as const;
+
+/** `filePolicy`: allowed types (detected from the bytes) and limits within the instance's. */
+export const filePolicySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['allowedTypes'],
+  description: 'Allowed file types, detected from the bytes (empty: any), and limits within the instance limits',
+  properties: {
+    allowedTypes: { type: 'array', maxItems: 100, items: mimeType },
+    maxFileBytes: count(Number.MAX_SAFE_INTEGER),
+    maxFiles: count(1000),
+    maxTotalBytes: count(Number.MAX_SAFE_INTEGER),
+  },
+} as const;
+
+const condition = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['attribute', 'operator', 'values'],
+  properties: {
+    attribute: { type: 'string', minLength: 1, maxLength: 200 },
+    operator: { type: 'string' },
+    values: { type: 'array', maxItems: 1000, items: { type: ['string', 'number', 'boolean'] } },
+    negate: { type: 'boolean' },
+    caseInsensitive: { type: 'boolean' },
+  },
+} as const;
+
+/** `spamChecks`: each check optional and off by default (docs/adr/0046-spam-checks.md). */
+export const spamChecksSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Spam checks beside honeypot and CAPTCHA; each absent one is off',
+  properties: {
+    duplicates: nullable({
+      type: 'object',
+      additionalProperties: false,
+      required: ['enabled'],
+      properties: { enabled: { type: 'boolean' }, windowMinutes: count(525_600) },
+    }),
+    minFillSeconds: nullable({ type: 'number', minimum: 0, maximum: 3600 }),
+    disposableEmails: nullable({ type: 'boolean' }),
+    rateLimit: nullable({ type: 'object', additionalProperties: false, properties: { perAddress: count(100_000), perMinute: count(1_000_000) } }),
+    rules: nullable({ type: 'array', maxItems: 100, items: condition }),
+    proofOfWork: nullable({ type: 'boolean' }),
+  },
+} as const;
 
 /** Form settings of the admin API; URLs, origins, addresses and e-mails are checked in form.ts. */
 const settings = {
@@ -36,6 +126,10 @@ const settings = {
       minScore: nullable({ type: 'number', minimum: 0, maximum: 1 }),
     },
   }),
+  ...mailSettingsBody,
+  fieldRules: nullable(fieldRulesSchema),
+  filePolicy: nullable(filePolicySchema),
+  spamChecks: nullable(spamChecksSchema),
 } as const;
 
 export const createFormBody = { type: 'object', required: ['name'], additionalProperties: false, properties: settings } as const;
@@ -75,6 +169,10 @@ export const formSchema = {
     'retentionDays',
     'deleteFilesAfterDelivery',
     'captcha',
+    ...MAIL_SETTINGS_VIEW_FIELDS,
+    'fieldRules',
+    'filePolicy',
+    'spamChecks',
     'createdAt',
     'updatedAt',
   ],
@@ -109,6 +207,10 @@ export const formSchema = {
         { type: 'null' },
       ],
     },
+    ...mailSettingsView,
+    fieldRules: { type: ['object', 'null'], additionalProperties: true, description: 'The field rules, or null' },
+    filePolicy: { type: ['object', 'null'], additionalProperties: true, description: 'The file policy, or null' },
+    spamChecks: { type: ['object', 'null'], additionalProperties: true, description: 'The spam checks, or null' },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     webhookSecret: { type: 'string', description: 'The webhook signing secret, shown once when generated' },

@@ -63,7 +63,17 @@ function audited(form: Form) {
 }
 type AuditedForm = ReturnType<typeof audited>;
 const AUDITED_FIELDS = Object.keys(
-  audited({ ...DEFAULT_SETTINGS, name: '', id: '', key: '', projectId: null, projectKey: null, webhookSecret: null, createdAt: '', updatedAt: '' }),
+  audited({
+    ...DEFAULT_SETTINGS,
+    name: '',
+    id: '',
+    key: '',
+    projectId: null,
+    projectKey: null,
+    webhookSecret: null,
+    createdAt: '',
+    updatedAt: '',
+  }),
 ) as Array<keyof AuditedForm>;
 /** The changed settings; a secret replaced by another shows as a change of "[redacted]" to "[redacted]". */
 function formChanges(before: Form | null, after: Form | null) {
@@ -83,6 +93,9 @@ function formChanges(before: Form | null, after: Form | null) {
   return changes;
 }
 
+/** A form signs its webhooks when it has any: the one `webhookUrl` or further `webhooks` (issue 34). */
+const signsWebhooks = (s: Pick<Form, 'webhookUrl' | 'webhooks'>) => s.webhookUrl !== null || s.webhooks.length > 0;
+
 export class FormService {
   constructor(private readonly deps: FormServiceDeps) {}
 
@@ -93,8 +106,16 @@ export class FormService {
     problems.push(...this.unreachable(input));
     if (problems.length > 0) throw AppError.validation(problems);
     const now = nowIso(this.deps.clock);
-    const webhookSecret = settings.webhookUrl ? newWebhookSecret() : undefined;
-    const form: Form = { ...settings, ...project, id: newId(), key: newKey(12), webhookSecret: webhookSecret ?? null, createdAt: now, updatedAt: now };
+    const webhookSecret = signsWebhooks(settings) ? newWebhookSecret() : undefined;
+    const form: Form = {
+      ...settings,
+      ...project,
+      id: newId(),
+      key: newKey(12),
+      webhookSecret: webhookSecret ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.deps.db.transaction().execute(async (trx) => {
       await this.deps.store.insert(trx, form);
       await this.deps.audit.record(trx, actor, {
@@ -116,6 +137,10 @@ export class FormService {
       const why = typeof value === 'string' ? this.deps.webhookTargets?.refusal(value) : undefined;
       if (why) problems.push({ field: `body.${field}`, reason: why });
     }
+    (patch.webhooks ?? []).forEach((hook, i) => {
+      const why = typeof hook?.url === 'string' ? this.deps.webhookTargets?.refusal(hook.url) : undefined;
+      if (why) problems.push({ field: `body.webhooks.${i}.url`, reason: why });
+    });
     return problems;
   }
 
@@ -148,7 +173,7 @@ export class FormService {
     if (problems.length > 0) throw AppError.validation(problems);
     let webhookSecret: string | undefined;
     let secret = current.webhookSecret;
-    if (!settings.webhookUrl) secret = null;
+    if (!signsWebhooks(settings)) secret = null;
     else if (!secret) secret = webhookSecret = newWebhookSecret();
     const form: Form = { ...current, ...settings, ...project, webhookSecret: secret, updatedAt: nowIso(this.deps.clock) };
     await this.deps.db.transaction().execute(async (trx) => {
@@ -167,7 +192,7 @@ export class FormService {
   /** Replaces the webhook signing secret; the new one is returned once. */
   async rotateWebhookSecret(formKey: string, actor: Actor): Promise<string> {
     const current = await this.get(formKey);
-    if (!current.webhookUrl) {
+    if (!signsWebhooks(current)) {
       throw AppError.validation([{ field: 'body.webhookUrl', reason: 'the form has no webhook URL' }]);
     }
     const webhookSecret = newWebhookSecret();

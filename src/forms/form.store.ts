@@ -1,7 +1,9 @@
 import type { Selectable } from 'kysely';
 import { fromBool, fromJson, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
-import type { CaptchaProvider, Form } from './form.ts';
+import type { AutoResponseSettings, NotificationSettings, WebhookRoute } from './form-mail.ts';
+import type { FieldRules } from './field-rules.ts';
+import type { CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
 const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): Form => ({
@@ -33,6 +35,12 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
           minScore: row.captcha_min_score === null ? null : Number(row.captcha_min_score),
         }
       : null,
+  notifications: fromJson<NotificationSettings>(row.notifications) ?? null,
+  autoResponse: fromJson<AutoResponseSettings>(row.auto_response) ?? null,
+  webhooks: fromJson<WebhookRoute[]>(row.webhooks) ?? [],
+  fieldRules: fromJson<FieldRules>(row.field_rules) ?? null,
+  filePolicy: fromJson<FilePolicy>(row.file_policy) ?? null,
+  spamChecks: fromJson<SpamChecks>(row.spam_checks) ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -62,6 +70,12 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   created_at: form.createdAt,
   updated_at: form.updatedAt,
   project_id: form.projectId,
+  notifications: form.notifications ? toJson(form.notifications) : null,
+  auto_response: form.autoResponse ? toJson(form.autoResponse) : null,
+  webhooks: form.webhooks.length > 0 ? toJson(form.webhooks) : null,
+  field_rules: form.fieldRules ? toJson(form.fieldRules) : null,
+  file_policy: form.filePolicy ? toJson(form.filePolicy) : null,
+  spam_checks: form.spamChecks ? toJson(form.spamChecks) : null,
 });
 
 /** Forms with the key of their project. */
@@ -95,7 +109,7 @@ export class FormStore {
 
   /** The signing secret of a form's webhook; null when the form is gone or has no webhook URL any more. */
   async findWebhookSecret(db: Executor, formId: string): Promise<string | null> {
-    const row = await db.selectFrom('forms').select(['webhook_secret', 'webhook_url']).where('id', '=', formId).executeTakeFirst();
-    return row?.webhook_url ? row.webhook_secret : null;
+    const row = await db.selectFrom('forms').select(['webhook_secret', 'webhook_url', 'webhooks']).where('id', '=', formId).executeTakeFirst();
+    return row?.webhook_url || row?.webhooks ? row.webhook_secret : null;
   }
 }

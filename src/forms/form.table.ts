@@ -28,4 +28,12 @@ export interface FormsTable {
   updated_at: string;
   /** The project the form belongs to (migration 0015); null: the whole instance's. */
   project_id: string | null;
+  /** Issue 34 (migration 0027): e-mail and routing settings as JSON text; null: off. */
+  notifications: string | null;
+  auto_response: string | null;
+  webhooks: string | null;
+  /** Migration 0026 (issue 34), JSON text; null: off. */
+  field_rules: string | null;
+  file_policy: string | null;
+  spam_checks: string | null;
 }

@@ -1,5 +1,8 @@
 import { isIP } from 'node:net';
 import type { FieldProblem } from '../errors.ts';
+import { DEFAULT_MAIL_SETTINGS, type FormMailSettings, mailSettingsProblems } from './form-mail.ts';
+import { type Condition, conditionProblem } from '../targeting/index.ts';
+import { type FieldRules, fieldRulesProblems } from './field-rules.ts';
 
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
@@ -13,8 +16,36 @@ export interface CaptchaSettings {
   minScore?: number | null;
 }
 
-/** The settings of a form (contract "Admin API" form settings). */
-export interface FormSettings {
+/**
+ * What files a form takes (issue 34), within the instance's limits: types detected from the bytes, and
+ * sizes and counts at most the instance's. Absent limits are the instance's.
+ */
+export type FilePolicy = {
+  /** MIME types (`image/png`) or families (`image/*`); empty: any type. */
+  allowedTypes: string[];
+  maxFileBytes?: number | null;
+  maxFiles?: number | null;
+  maxTotalBytes?: number | null;
+};
+
+/** The spam checks of a form beside honeypot and CAPTCHA (issue 34, docs/adr/0046-spam-checks.md); each absent one is off. */
+export type SpamChecks = {
+  /** The same normalised fields within the window (default 60 minutes) are spam. */
+  duplicates?: { enabled: boolean; windowMinutes?: number | null } | null;
+  /** Submitted sooner than this many seconds after the form was rendered (signed timestamp or Formspree's page-load time): spam. */
+  minFillSeconds?: number | null;
+  /** An e-mail field on a disposable domain (the disposable-email-domains-js list): spam. */
+  disposableEmails?: boolean | null;
+  /** Most submissions in a minute, per client address and over all: more are refused with 429. */
+  rateLimit?: { perAddress?: number | null; perMinute?: number | null } | null;
+  /** Conditions of the targeting engine over the fields (`message` `matches`, `country` `in`, `$ip` `inCidr`): any that holds is spam. */
+  rules?: Condition[] | null;
+  /** An ALTCHA proof of work is required (a self-hosted CAPTCHA): no solution is refused. */
+  proofOfWork?: boolean | null;
+};
+
+/** The settings of a form (contract "Admin API" form settings; e-mail and routing: form-mail.ts). */
+export interface FormSettings extends FormMailSettings {
   name: string;
   enabled: boolean;
   uploadsEnabled: boolean;
@@ -38,6 +69,10 @@ export interface FormSettings {
   /** Drop a submission's files once all its deliveries succeeded (at least one). */
   deleteFilesAfterDelivery: boolean;
   captcha: CaptchaSettings | null;
+  /** A JSON Schema subset over the fields, checked before anything is stored (field-rules.ts); null: none. */
+  fieldRules: FieldRules | null;
+  filePolicy: FilePolicy | null;
+  spamChecks: SpamChecks | null;
 }
 
 export interface Form extends FormSettings {
@@ -68,6 +103,10 @@ export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
   retentionDays: null,
   deleteFilesAfterDelivery: false,
   captcha: null,
+  ...DEFAULT_MAIL_SETTINGS,
+  fieldRules: null,
+  filePolicy: null,
+  spamChecks: null,
 };
 
 /** A PATCH body: an absent field keeps its value, null clears it (contract "Admin API"). */
@@ -122,8 +161,30 @@ export function applySettings(base: FormSettings, patch: FormPatch): { settings:
       if (!EMAIL.test(email)) problem(`notifyEmails.${i}`, 'must be an e-mail address');
     });
   }
+  // E-mail and routing (issue 34): each replaced whole; null turns it off.
+  if (patch.notifications !== undefined) next.notifications = patch.notifications;
+  if (patch.autoResponse !== undefined) next.autoResponse = patch.autoResponse;
+  if (patch.webhooks !== undefined) next.webhooks = patch.webhooks ?? [];
+  mailSettingsProblems(next, problem);
   if (patch.captcha !== undefined) {
     next.captcha = patch.captcha === null ? null : { provider: patch.captcha.provider, secret: patch.captcha.secret, minScore: patch.captcha.minScore ?? null };
+  }
+  if (patch.fieldRules !== undefined) {
+    next.fieldRules = patch.fieldRules;
+    if (patch.fieldRules) problems.push(...fieldRulesProblems(patch.fieldRules));
+  }
+  if (patch.filePolicy !== undefined) {
+    next.filePolicy = patch.filePolicy && { ...patch.filePolicy, allowedTypes: patch.filePolicy.allowedTypes.map((t) => t.toLowerCase()) };
+    const policy = patch.filePolicy;
+    if (policy && policy.maxFileBytes && policy.maxTotalBytes && policy.maxFileBytes > policy.maxTotalBytes)
+      problem('filePolicy.maxTotalBytes', 'must be at least maxFileBytes');
+  }
+  if (patch.spamChecks !== undefined) {
+    next.spamChecks = patch.spamChecks;
+    (patch.spamChecks?.rules ?? []).forEach((condition, i) => {
+      const why = conditionProblem(condition);
+      if (why) problem(`spamChecks.rules.${i}`, why.message);
+    });
   }
   return { settings: next, problems };
 }
@@ -168,6 +229,12 @@ export function formView(form: Form, publicUrl: string) {
     deleteFilesAfterDelivery: form.deleteFilesAfterDelivery,
     // The secret is write-only: the view says which provider checks and from which score.
     captcha: form.captcha ? { provider: form.captcha.provider, minScore: form.captcha.minScore ?? null } : null,
+    notifications: form.notifications,
+    autoResponse: form.autoResponse,
+    webhooks: form.webhooks,
+    fieldRules: form.fieldRules,
+    filePolicy: form.filePolicy,
+    spamChecks: form.spamChecks,
     createdAt: form.createdAt,
     updatedAt: form.updatedAt,
   };

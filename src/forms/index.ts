@@ -1,4 +1,15 @@
 export { formAdminRoutes, type SubmissionCounts } from './form.routes.ts';
 export { FormService } from './form.service.ts';
 export { FormStore } from './form.store.ts';
-export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type Form, isHttpUrl } from './form.ts';
+export {
+  type AutoResponseSettings,
+  checkConditions,
+  type FormMailSettings,
+  type NotificationSettings,
+  submitterAddress,
+  type WebhookRoute,
+} from './form-mail.ts';
+export { oneLine, renderHtml, renderLine, templateVariables } from './mail-template.ts';
+export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type FilePolicy, type Form, isHttpUrl, type SpamChecks } from './form.ts';
+export { checkFields, type FieldError, type FieldRules } from './field-rules.ts';
+export { spamChecksSchema } from './form.schemas.ts';

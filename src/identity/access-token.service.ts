@@ -1,7 +1,7 @@
 import { newId, newKey } from '../db/codec.ts';
 import { AppError, message } from '../errors.ts';
 import type { AccessToken, User } from './account.ts';
-import type { AccountServiceDeps } from './account.service.ts';
+import type { AccountServiceDeps } from './account.deps.ts';
 import type { Actor, Principal } from './actor.ts';
 import { hashToken } from './token-hash.ts';
 

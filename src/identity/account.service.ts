@@ -1,25 +1,10 @@
-import type { SettingsStore } from '../admin/index.ts';
-import type { Db } from '../db/database.ts';
 import { AccessTokenService } from './access-token.service.ts';
-import type { AccountStore } from './account.store.ts';
-import type { AuditTrail } from './audit-trail.ts';
+import type { AccountServiceDeps } from './account.deps.ts';
 import { InvitationService } from './invitation.service.ts';
 import { MemberService } from './member.service.ts';
-import type { ScryptCost } from './password.ts';
 
+export type { AccountServiceDeps } from './account.deps.ts';
 export { ACCESS_TOKEN_DEFAULT_DAYS, ACCESS_TOKEN_MAX_DAYS, ACCESS_TOKEN_PREFIX } from './access-token.service.ts';
-
-export interface AccountServiceDeps {
-  db: Db;
-  store: AccountStore;
-  settings: SettingsStore;
-  audit: AuditTrail;
-  clock: () => Date;
-  /** How long an invitation link stays valid. */
-  invitationTtlMs: number;
-  /** scrypt's cost for new password hashes (password.ts's default unless a test makes it cheap). */
-  scryptCost?: ScryptCost;
-}
 
 /**
  * Users, invitations, personal access tokens and the account settings (issue 13,

@@ -1,7 +1,7 @@
 import { newId, nowIso } from '../db/codec.ts';
 import { AppError, message, messages } from '../errors.ts';
 import { normalizeEmail, type User } from './account.ts';
-import type { AccountServiceDeps } from './account.service.ts';
+import type { AccountServiceDeps } from './account.deps.ts';
 import type { Actor, Principal, Role } from './actor.ts';
 import { hashPassword } from './password.ts';
 

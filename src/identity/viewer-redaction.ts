@@ -19,6 +19,8 @@ export function redactFields<T extends object>(role: Role, value: T): T {
   if (!hides(role)) return value;
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const field of VIEWER_HIDDEN_FIELDS) if (copy[field]) copy[field] = REDACTED;
+  // A form's further webhooks (issue 34): their URLs as hidden as the first one's, their conditions shown.
+  if (Array.isArray(copy.webhooks)) copy.webhooks = redactWebhookList(copy.webhooks);
   return copy as T;
 }
 
@@ -26,6 +28,8 @@ export function redactFields<T extends object>(role: Role, value: T): T {
 export function redactDelivery<T extends { kind: string; target: string }>(role: Role, delivery: T): T {
   return hides(role) && URL_DELIVERY_KINDS.has(delivery.kind) ? { ...delivery, target: REDACTED } : delivery;
 }
+
+const redactWebhookList = (list: unknown[]): unknown[] => list.map((hook) => (hook && typeof hook === 'object' ? { ...hook, url: REDACTED } : hook));
 
 /** An audit entry's `changes` with the hidden fields' values replaced for a viewer. */
 export function redactChanges(role: Role, changes: Record<string, { before?: unknown; after?: unknown }>): typeof changes {
@@ -38,6 +42,13 @@ export function redactChanges(role: Role, changes: Record<string, { before?: unk
     if ('before' in change) hidden.before = change.before ? REDACTED : change.before;
     if ('after' in change) hidden.after = change.after ? REDACTED : change.after;
     copy[field] = hidden;
+  }
+  const hooks = copy.webhooks;
+  if (hooks) {
+    copy.webhooks = {
+      ...(Array.isArray(hooks.before) ? { before: redactWebhookList(hooks.before) } : 'before' in hooks ? { before: hooks.before } : {}),
+      ...(Array.isArray(hooks.after) ? { after: redactWebhookList(hooks.after) } : 'after' in hooks ? { after: hooks.after } : {}),
+    };
   }
   return copy;
 }

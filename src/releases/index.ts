@@ -4,3 +4,4 @@ export { ReleaseGuard } from './release.guard.ts';
 export { ReleaseService } from './release.service.ts';
 export { ReleaseStore } from './release.store.ts';
 export { ReleaseTemplateService } from './release-template.service.ts';
+export { ReleaseRuleGuard } from './release-rule.guard.ts';

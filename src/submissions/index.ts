@@ -1,10 +1,17 @@
-export { submissionIntakeRoutes } from './submission-intake.routes.ts';
+export { submissionIntakeRoutes, UploadSlots } from './submission-intake.routes.ts';
+export { formspreeRoutes } from './formspree.routes.ts';
 export { submissionAdminRoutes } from './submission.routes.ts';
 export { SubmissionService } from './submission.service.ts';
+export { SubmissionIntakeService } from './submission-intake.service.ts';
+export { SubmissionExportService } from './submission-export.service.ts';
+export { PersonalDataService } from './personal-data.service.ts';
 export { SubmissionStore } from './submission.store.ts';
 export { CaptchaVerifier } from './captcha.ts';
 export { RetentionJob, type RetentionRound } from './retention.ts';
 export { FileMigration, type FileMigrationProgress } from './file-migration.ts';
+export { SubmissionDeliveryService } from './submission-delivery.service.ts';
+export { submissionDeliveryRoutes } from './submission-delivery.routes.ts';
+export { DeliveryAlerts } from './delivery-alert.ts';
 export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
 export { OutboxWorker } from './outbox.worker.ts';

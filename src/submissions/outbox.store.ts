@@ -67,6 +67,41 @@ export class OutboxStore {
     return rows.map((row) => ({ delivery: toDelivery(row), attempts: attempts.get(row.id) ?? [] }));
   }
 
+  /** A delivery of a form, or undefined. */
+  async findOfForm(db: Executor, formId: string, id: string): Promise<Delivery | undefined> {
+    const row = await db.selectFrom('outbox').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+    return row ? toDelivery(row) : undefined;
+  }
+
+  /**
+   * Queues deliveries of a form again, due now with a fresh count of attempts (their history stays):
+   * `id` one of them, else every failed one. Pending ones are left alone (one may be under way). Returns how many.
+   */
+  async requeue(db: Executor, formId: string, now: string, id?: string): Promise<number> {
+    const result = await db
+      .updateTable('outbox')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: now })
+      .where('form_id', '=', formId)
+      .$if(id !== undefined, (q) => q.where('id', '=', id!).where('status', '!=', 'pending'))
+      .$if(id === undefined, (q) => q.where('status', '=', 'failed'))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** True when a delivery of this kind to `target` was queued for the form since `since` (the auto-response limit). */
+  async queuedSince(db: Executor, formId: string, kind: DeliveryKind, target: string, since: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('outbox')
+      .select('id')
+      .where('form_id', '=', formId)
+      .where('kind', '=', kind)
+      .where('target', '=', target)
+      .where('created_at', '>=', since)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** How many deliveries wait (pending, leased ones included) and when the oldest of them was queued. */
   pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
     return pendingStatsOf(db, 'outbox');

@@ -1,14 +1,17 @@
 import type { DeliveryAttempt, DeliveryStatus } from '../delivery/index.ts';
 
-/** A signed webhook, an e-mail, or a chat message through a Slack or Discord incoming webhook (issue 12). */
-export type DeliveryKind = 'webhook' | 'email' | 'slack' | 'discord';
+/**
+ * A signed webhook, an e-mail, or a chat message through a Slack or Discord incoming webhook (issue 12);
+ * `autoresponse` is the e-mail to the submitter, `alert` the one to the owners when a delivery failed (issue 34).
+ */
+export type DeliveryKind = 'webhook' | 'email' | 'slack' | 'discord' | 'autoresponse' | 'alert';
 
 /** What a submission asks to have delivered; written in the submission's transaction (contract D18). */
 export interface DeliveryInput {
   kind: DeliveryKind;
   /** Webhook URL (also of Slack and Discord) or e-mail address. */
   target: string;
-  /** The exact webhook body, or `{subject, text}` of the e-mail as JSON. */
+  /** The exact webhook body, or the e-mail as JSON (`{subject, text, html?, fromName?, replyTo?, cc?, bcc?}`). */
   payload: string;
 }
 

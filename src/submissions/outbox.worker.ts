@@ -3,7 +3,8 @@ import type { DomainEvents } from '../events/index.ts';
 import type { FormService } from '../forms/index.ts';
 import { type AttemptResult, DeliveryLoop, type DeliveryOutcome, type DeliveryQueue, type OutboxSettings, outboxLoopOptions } from '../delivery/index.ts';
 import type { MailMessage, MailSender } from '../delivery/index.ts';
-import type { Delivery } from './outbox.ts';
+import { newId } from '../db/codec.ts';
+import type { Delivery, DeliveryInput } from './outbox.ts';
 import type { OutboxStore } from './outbox.store.ts';
 import type { WebhookSender } from '../delivery/index.ts';
 
@@ -28,10 +29,34 @@ const BATCH = 10;
  * backoff until `maxAttempts`. A batch's deliveries are sent in parallel, in no order.
  */
 export class OutboxWorker extends DeliveryLoop<Delivery> {
+  private readonly queue: OutboxQueue;
+
   constructor(private readonly deps: OutboxWorkerDeps) {
-    super({ name: 'outbox delivery', queue: new OutboxQueue(deps), batch: BATCH, ...outboxLoopOptions(deps) });
+    const queue = new OutboxQueue(deps);
+    super({ name: 'outbox delivery', queue, batch: BATCH, ...outboxLoopOptions(deps) });
+    this.queue = queue;
     deps.events.onCommit('submission.stored', (event) => {
       if (event.deliveries > 0) this.wake();
+    });
+  }
+
+  /**
+   * Sends one delivery at once, outside the queue (nothing is stored): the "send a test" action of a form
+   * (issue 34). Webhooks are signed with the form's secret as for real deliveries.
+   */
+  async tryNow(formId: string, item: DeliveryInput): Promise<AttemptResult> {
+    const now = (this.deps.clock?.() ?? new Date()).toISOString();
+    return this.queue.attempt({
+      ...item,
+      id: `test_${newId()}`,
+      submissionId: '',
+      formId,
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: now,
+      lastError: null,
+      createdAt: now,
+      deliveredAt: null,
     });
   }
 
@@ -61,12 +86,19 @@ class OutboxQueue implements DeliveryQueue<Delivery> {
       return await this.deps.webhooks.send({ id: delivery.id, url: delivery.target, body: delivery.payload, secret: null });
     }
     if (!this.deps.mail) return { ok: false, error: 'e-mail is off: SMTP_URL is not set' };
-    const { subject, text } = JSON.parse(delivery.payload) as Omit<MailMessage, 'to'>;
-    return await this.deps.mail.send({ to: delivery.target, subject, text });
+    const mail = JSON.parse(delivery.payload) as Omit<MailMessage, 'to'>;
+    return await this.deps.mail.send({ ...mail, to: delivery.target });
   }
 
   async recordOutcome(delivery: Delivery, outcome: DeliveryOutcome): Promise<void> {
-    await this.deps.db.transaction().execute((trx) => this.deps.store.recordAttempt(trx, delivery, outcome));
+    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
+      await this.deps.store.recordAttempt(trx, delivery, outcome);
+      // Given up: announced (issue 34), so that the form's owners hear of it.
+      if (outcome.status === 'failed' && delivery.formId) {
+        const { id: deliveryId, submissionId, formId, kind, target } = delivery;
+        await emit({ type: 'delivery.failed', formId, submissionId, deliveryId, kind, target, error: outcome.attempt.error });
+      }
+    });
   }
 
   describe(delivery: Delivery): object {

@@ -79,12 +79,34 @@ export function goBackUrlOf(form: Form | undefined, referer: string | undefined)
   return form.websites.includes(new URL(referer).origin) ? referer : undefined;
 }
 
+export interface FormErrorAnswer {
+  status: number;
+  message: string;
+  unexpected: boolean;
+  retryAfter?: number;
+  /** The refused fields of a 422 (field rules). */
+  fieldErrors?: FieldErrorEntry[];
+}
+
+export interface FieldErrorEntry {
+  field: string;
+  code: string;
+  message: string;
+}
+
 /**
  * The status and message of a refused submission (contract D15). AppErrors keep theirs; Fastify's own
  * body errors are named in the form interface's words; anything else is the generic 500 (contract D8).
  */
-export function formErrorOf(error: unknown, bodyLimit: number): { status: number; message: string; unexpected: boolean; retryAfter?: number } {
-  if (error instanceof AppError) return { status: error.status, message: error.message, unexpected: false, retryAfter: error.options.retryAfterSeconds };
+export function formErrorOf(error: unknown, bodyLimit: number): FormErrorAnswer {
+  if (error instanceof AppError)
+    return {
+      status: error.status,
+      message: error.message,
+      unexpected: false,
+      retryAfter: error.options.retryAfterSeconds,
+      fieldErrors: error.options.fieldErrors,
+    };
   const code = (error as Partial<FastifyError>).code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, message: message('formBodyTooLarge', { limit: formatSize(bodyLimit) }), unexpected: false };
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: messages.formUnsupportedMediaType, unexpected: false };
@@ -133,10 +155,18 @@ export function abandonUnreadBody(request: FastifyRequest, reply: FastifyReply):
 }
 
 /** Answers a refused submission: the error object with `code` and `url` in rest mode, else a 303 to the error page. */
-export function sendFormError(request: FastifyRequest, reply: FastifyReply, ctx: FormRequestContext, links: ResultLinks, status: number, text: string) {
+export function sendFormError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: FormRequestContext,
+  links: ResultLinks,
+  status: number,
+  text: string,
+  fieldErrors?: FieldErrorEntry[],
+) {
   abandonUnreadBody(request, reply);
   const url = links.error(ctx, text);
   reply.header('cache-control', 'no-store');
-  if (ctx.rest) return reply.code(status).send({ error: true, code: status, message: text, url });
+  if (ctx.rest) return reply.code(status).send({ error: true, code: status, message: text, url, ...(fieldErrors ? { errors: fieldErrors } : {}) });
   return reply.code(303).header('location', url).type('text/plain; charset=utf-8').send(`See ${url}`);
 }

@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { newId } from '../db/codec.ts';
 import { AppError, message } from '../errors.ts';
 import type { ReceivedFile } from '../files/index.ts';
+import type { FilePolicy } from '../forms/index.ts';
+import { detectType, type FileLimits, fileLimitsOf, isAllowedType, SNIFF_BYTES } from './file-policy.ts';
 import { FieldCollector, type IncomingFile } from './submission.ts';
 
 /** Limits of one submission (contract D16), from the deployment's configuration. */
@@ -40,8 +42,6 @@ export function maxMultipartBytes(limits: SubmissionLimits): number {
   return limits.maxFiles * (limits.maxFileBytes + partOverhead) + limits.maxFields * (limits.maxFieldBytes + partOverhead) + 64 * 1024;
 }
 
-const fileTooLarge = (fileName: string, limits: SubmissionLimits) =>
-  new AppError('payload_too_large', message('formFileTooLarge', { fileName: fileName.slice(0, 100), limit: formatMegabytes(limits.maxFileBytes) }));
 const tooManyFiles = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFiles', { max: limits.maxFiles }));
 const tooManyFields = (limits: SubmissionLimits) => new AppError('payload_too_large', message('formTooManyFields', { max: limits.maxFields }));
 const fieldTooLarge = (field: string, limits: SubmissionLimits) =>
@@ -141,13 +141,22 @@ export function readParsedBody(body: unknown, urlencoded: boolean, limits: Submi
  * `storage` while it is read (issue 19); when the body fails, what was stored is discarded. A file part
  * with an empty name and no content (an unused file input of an HTML form) is skipped.
  */
-export async function readMultipart(request: FastifyRequest, uploadsEnabled: boolean, limits: SubmissionLimits, storage: FileReceiver): Promise<ReadBody> {
+export async function readMultipart(
+  request: FastifyRequest,
+  uploadsEnabled: boolean,
+  limits: SubmissionLimits,
+  storage: FileReceiver,
+  policy: FilePolicy | null = null,
+): Promise<ReadBody> {
   const fields = new FieldCollector();
   const budget = new TextBudget(limits);
   const files: IncomingFile[] = [];
+  // The form's file policy narrows the instance limits (issue 34); without one they are the instance's.
+  const fileLimits = fileLimitsOf(limits, policy);
+  const total = { bytes: 0 };
   const parts = request.parts({
     limits: {
-      fileSize: limits.maxFileBytes + 1,
+      fileSize: fileLimits.maxFileBytes + 1,
       // Backstops only: the exact counts are checked below, where empty file inputs do not count.
       files: limits.maxFiles + 20,
       fields: limits.maxFields,
@@ -162,6 +171,18 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
     isPartAFile: (_field: string | undefined, contentType: string | undefined, fileName: string | undefined) =>
       fileName !== undefined || (contentType !== undefined && !contentType.toLowerCase().startsWith('text/')),
   } as Parameters<FastifyRequest['parts']>[0]);
+  /** Stores one file part while it is read, then holds its detected type against the policy. */
+  const receive = async (part: MultipartFile, chunks: AsyncIterator<Buffer>, name: string, first?: Buffer) => {
+    const id = newId();
+    const contentType = part.mimetype || 'application/octet-stream';
+    const head: Buffer[] = [];
+    const received = await storage.receiveFile(id, withinLimit(name, chunks, fileLimits, total, head, first), contentType);
+    // Listed before the type check: a refused file is discarded with the others.
+    files.push({ id, field: part.fieldname, name, contentType, received });
+    if (fileLimits.allowedTypes.length > 0 && !isAllowedType(await detectType(Buffer.concat(head)), fileLimits.allowedTypes)) {
+      throw fileLimits.typeNotAllowed(name);
+    }
+  };
   try {
     for await (const part of parts as AsyncIterableIterator<Multipart>) {
       // PostgreSQL text cannot hold NUL; refusing it keeps both engines answering alike.
@@ -178,22 +199,18 @@ export async function readMultipart(request: FastifyRequest, uploadsEnabled: boo
       }
       if (part.fieldname.length > MAX_FIELD_NAME_LENGTH) throw nameTooLong();
       if (part.filename && !uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
-      if (part.filename && files.length >= limits.maxFiles) throw tooManyFiles(limits);
-      const id = newId();
-      const contentType = part.mimetype || 'application/octet-stream';
+      if (part.filename && files.length >= fileLimits.maxFiles) throw fileLimits.tooManyFiles();
       const chunks = (part.file as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
       if (!part.filename) {
         // An unnamed part may be an unused file input: nothing is stored until it has a first byte.
         const first = await firstChunk(chunks);
         if (first === undefined) continue;
         if (!uploadsEnabled) throw new AppError('forbidden', message('formUploadsDisabled'));
-        if (files.length >= limits.maxFiles) throw tooManyFiles(limits);
-        const received = await storage.receiveFile(id, withinLimit(part, chunks, limits, first), contentType);
-        files.push({ id, field: part.fieldname, name: part.fieldname, contentType, received });
+        if (files.length >= fileLimits.maxFiles) throw fileLimits.tooManyFiles();
+        await receive(part, chunks, part.fieldname, first);
         continue;
       }
-      const received = await storage.receiveFile(id, withinLimit(part, chunks, limits), contentType);
-      files.push({ id, field: part.fieldname, name: part.filename, contentType, received });
+      await receive(part, chunks, part.filename);
     }
   } catch (error) {
     await storage.discardFiles(files.map((f) => f.received));
@@ -213,12 +230,25 @@ async function firstChunk(chunks: AsyncIterator<Buffer>): Promise<Buffer | undef
   }
 }
 
-/** A file part's bytes (`first`, when given, then the rest), refused one byte past the file limit. */
-async function* withinLimit(part: MultipartFile, chunks: AsyncIterator<Buffer>, limits: SubmissionLimits, first?: Buffer): AsyncGenerator<Buffer> {
+/**
+ * A file part's bytes (`first`, when given, then the rest), refused one byte past the file limit or the
+ * form's total; its first SNIFF_BYTES are kept in `head` for the type check.
+ */
+async function* withinLimit(
+  name: string,
+  chunks: AsyncIterator<Buffer>,
+  limits: FileLimits,
+  total: { bytes: number },
+  head: Buffer[],
+  first?: Buffer,
+): AsyncGenerator<Buffer> {
   let size = 0;
   const take = (chunk: Buffer) => {
+    if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
     size += chunk.length;
-    if (size > limits.maxFileBytes) throw fileTooLarge(part.filename || part.fieldname, limits);
+    total.bytes += chunk.length;
+    if (size > limits.maxFileBytes) throw limits.fileTooLarge(name);
+    if (limits.maxTotalBytes !== null && total.bytes > limits.maxTotalBytes) throw limits.totalTooLarge();
     return chunk;
   };
   if (first) yield take(first);

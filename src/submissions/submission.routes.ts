@@ -5,6 +5,8 @@ import { redactDelivery } from '../identity/index.ts';
 import { deliveryView } from './outbox.ts';
 import {
   download,
+  dryRunBody,
+  dryRunSchema,
   exportQuery,
   fileParams,
   formKeyParams,
@@ -15,6 +17,8 @@ import {
   submissionParams,
 } from './submission.schemas.ts';
 import { submissionView } from './submission.ts';
+import type { PersonalDataService } from './personal-data.service.ts';
+import type { SubmissionExportService } from './submission-export.service.ts';
 import type { SubmissionService } from './submission.service.ts';
 
 const spamFilter = (spam: 'true' | 'false' | 'all' | undefined) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
@@ -34,7 +38,26 @@ function attachment(given: string): string {
 const SAFE_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
 /** Admin API for a form's submissions under /admin/v1. */
-export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService }> = async (app, { submissions }) => {
+export interface SubmissionAdminDeps {
+  submissions: SubmissionService;
+  exports: SubmissionExportService;
+  personalData: PersonalDataService;
+}
+
+export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (app, { submissions, exports, personalData }) => {
+  app.post(
+    '/forms/:formKey/spam-rules/dry-run',
+    {
+      schema: {
+        summary: "What changed spam checks would have decided for the form's last 1,000 submissions (nothing is saved)",
+        params: formKeyParams,
+        body: dryRunBody,
+        response: { 200: dryRunSchema, ...adminErrors },
+      },
+    },
+    async (request) => submissions.dryRunSpamChecks(request.params.formKey, request.body.spamChecks),
+  );
+
   app.get(
     '/forms/:formKey/submissions',
     {
@@ -47,7 +70,10 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request) => {
-      const page = await submissions.list(request.params.formKey, readPage(request.query), { spam: spamFilter(request.query.spam) });
+      const page = await submissions.list(request.params.formKey, readPage(request.query), {
+        spam: spamFilter(request.query.spam),
+        spamCheck: request.query.spamCheck,
+      });
       return { submissions: page.items.map(submissionView), nextCursor: encodeCursor(page.next) };
     },
   );
@@ -64,7 +90,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const csv = await submissions.exportCsv(request.params.formKey, { spam: exportFilter(request.query.spam) });
+      const csv = await exports.exportCsv(request.params.formKey, { spam: exportFilter(request.query.spam) });
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.csv`))
@@ -86,7 +112,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const json = await submissions.exportJson(request.params.formKey, { spam: exportFilter(request.query.spam) });
+      const json = await exports.exportJson(request.params.formKey, { spam: exportFilter(request.query.spam) });
       return reply
         .type('application/json; charset=utf-8')
         .header('content-disposition', attachment(`${request.params.formKey}-submissions.json`))
@@ -162,7 +188,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const found = await submissions.exportPerson(request.body.email, request.actor);
+      const found = await personalData.exportPerson(request.body.email, request.actor);
       return reply.header('cache-control', 'no-store').send({
         email: request.body.email,
         submissions: found.map((s) => ({ form: s.form, ...submissionView(s), meta: s.meta })),
@@ -188,7 +214,7 @@ export const submissionAdminRoutes: RoutePlugin<{ submissions: SubmissionService
       },
     },
     async (request, reply) => {
-      const ids = await submissions.erasePerson(request.body.email, request.actor);
+      const ids = await personalData.erasePerson(request.body.email, request.actor);
       return reply.header('cache-control', 'no-store').send({ email: request.body.email, deleted: ids.length, submissionIds: ids });
     },
   );

@@ -1,3 +1,4 @@
+import { spamChecksSchema } from '../forms/index.ts';
 import { isoTimestamp, nextCursor } from '../http/schemas.ts';
 
 export const formKeyParams = {
@@ -25,6 +26,11 @@ export const submissionListQuery = {
     cursor: { type: 'string' },
     limit: { type: 'string' },
     spam: { type: 'string', enum: ['true', 'false', 'all'] },
+    spamCheck: {
+      type: 'string',
+      enum: ['honeypot', 'duplicate', 'minFillTime', 'disposableEmail', 'rule', 'proofOfWork', 'manual'],
+      description: 'Only spam that this check called spam (a `check` of its spamReasons)',
+    },
   },
 } as const;
 
@@ -43,13 +49,23 @@ const submissionProperties = {
   data: { type: 'object', additionalProperties: true, description: 'Field name to value; a repeated name holds every value in a list' },
   files: { type: 'array', items: fileSchema },
   spam: { type: 'boolean' },
+  spamReasons: {
+    type: 'array',
+    description: 'Why the submission is spam: one {check, detail} per check that said so (empty when it is not spam)',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['check', 'detail'],
+      properties: { check: { type: 'string' }, detail: { type: 'string' } },
+    },
+  },
   createdAt: isoTimestamp,
 } as const;
 
 export const submissionSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'data', 'files', 'spam', 'createdAt'],
+  required: ['id', 'data', 'files', 'spam', 'spamReasons', 'createdAt'],
   properties: submissionProperties,
 } as const;
 
@@ -74,13 +90,13 @@ const attemptSchema = {
   },
 } as const;
 
-const deliverySchema = {
+export const deliverySchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'kind', 'target', 'status', 'attempts', 'nextAttemptAt', 'lastError', 'deliveredAt', 'history'],
   properties: {
     id: { type: 'string', description: 'Also the webhook-id header of every attempt' },
-    kind: { type: 'string', enum: ['webhook', 'email', 'slack', 'discord'] },
+    kind: { type: 'string', enum: ['webhook', 'email', 'slack', 'discord', 'autoresponse', 'alert'] },
     target: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
     attempts: { type: 'integer' },
@@ -101,6 +117,7 @@ const metaSchema = {
     userAgent: { type: ['string', 'null'] },
     referer: { type: ['string', 'null'] },
     origin: { type: ['string', 'null'] },
+    webdriver: { type: ['boolean', 'null'], description: "A Formspree client's webdriver flag (Formspree-Session-Data); recorded, never a verdict by itself" },
   },
 } as const;
 
@@ -143,11 +160,25 @@ export const submittedSchema = {
 } as const;
 
 /** The form interface's error object: the specification's, with the status as `code` and the error page URL. */
+/** One refused field of a 422: Formspree's code (REQUIRED_FIELD_MISSING, TYPE_EMAIL, ...) or Flagpost's own (docs/errors.md). */
+export const fieldErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'code', 'message'],
+  properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
 export const formErrorSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['error', 'code', 'message', 'url'],
-  properties: { error: { type: 'boolean', const: true }, code: { type: 'integer' }, message: { type: 'string' }, url: { type: 'string' } },
+  properties: {
+    error: { type: 'boolean', const: true },
+    code: { type: 'integer' },
+    message: { type: 'string' },
+    url: { type: 'string' },
+    errors: { type: 'array', description: "422 only: one entry per refused field (the form's field rules)", items: fieldErrorSchema },
+  },
 } as const;
 
 export const redirect = { description: 'See Other: Location is the success or error page, with message and goBackUrl in its query' } as const;
@@ -188,5 +219,101 @@ export const personalDataSchema = {
         },
       },
     },
+  },
+} as const;
+
+/** Path of the Formspree drop-in: `/formspree/f/{formKey}`, as Formspree's libraries build it. */
+export const formspreeParams = {
+  type: 'object',
+  required: ['formKey'],
+  properties: { formKey: { type: 'string', description: "The form's key (the one of /v1/s/{formKey})" } },
+} as const;
+
+/** Formspree's success answer: `next` is the thank-you page (the form's successUrl, else the built-in page). */
+export const formspreeSuccessSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ok', 'next'],
+  properties: { ok: { type: 'boolean', const: true }, next: { type: 'string' } },
+} as const;
+
+/** Formspree's error answer: field errors carry `field`; form errors carry Formspree's code when there is one. */
+export const formspreeErrorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['message'],
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+const spamReasonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['check', 'detail'],
+  properties: { check: { type: 'string' }, detail: { type: 'string' } },
+} as const;
+
+/** The spam checks to try, as `PATCH /admin/v1/forms/{formKey}` would save them. */
+export const dryRunBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['spamChecks'],
+  properties: { spamChecks: spamChecksSchema },
+} as const;
+
+export const dryRunSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['checked', 'spam', 'changed'],
+  properties: {
+    checked: { type: 'integer', description: 'Submissions looked at: the newest 1,000 at most' },
+    spam: { type: 'integer', description: 'How many of them the checks call spam' },
+    changed: {
+      type: 'array',
+      description: 'The submissions whose verdict would change, newest first',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'createdAt', 'spamBefore', 'spamAfter', 'spamReasons'],
+        properties: {
+          id: { type: 'string' },
+          createdAt: { type: 'string' },
+          spamBefore: { type: 'boolean' },
+          spamAfter: { type: 'boolean' },
+          spamReasons: { type: 'array', items: spamReasonSchema },
+        },
+      },
+    },
+  },
+} as const;
+
+/** GET /v1/s/{formKey}/rendered: the hidden field to add to the form, and its signed render timestamp. */
+export const renderedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'token'],
+  properties: {
+    field: { type: 'string', description: 'The name of the hidden field to send the token in (_flagpost_rendered)' },
+    token: { type: 'string', description: 'When the form was rendered, signed by Flagpost' },
+  },
+} as const;
+
+/** GET /v1/s/{formKey}/challenge: an ALTCHA challenge (altcha-lib's v2 shape), signed by Flagpost. */
+export const challengeSchema = {
+  type: 'object',
+  additionalProperties: true,
+  required: ['parameters', 'signature'],
+  properties: {
+    parameters: { type: 'object', additionalProperties: true, description: 'algorithm, nonce, salt, cost, keyLength, keyPrefix, expiresAt, data' },
+    signature: { type: 'string' },
   },
 } as const;

@@ -1,56 +1,46 @@
 import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Readable } from 'node:stream';
-import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { type Cursor, type Page, pageOf } from '../db/paging.ts';
-import { AppError, message, messages } from '../errors.ts';
+import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
-import type { FileStorage, ObjectLocation, ReceivedFile } from '../files/index.ts';
-import type { Form, FormService } from '../forms/index.ts';
-import type { DeliveryInput } from './outbox.ts';
+import type { FileStorage, ObjectLocation } from '../files/index.ts';
+import type { FormService, SpamChecks } from '../forms/index.ts';
+import { conditionProblem } from '../targeting/index.ts';
+import { nowIso } from '../db/codec.ts';
+import { DUPLICATE_WINDOW_MINUTES, disposableReason, fingerprintOf, ruleContext, ruleReason } from './spam-checks.ts';
 import type { OutboxService } from './outbox.service.ts';
-import type { CaptchaVerifier } from './captcha.ts';
-import { csvRow } from './csv.ts';
-import { addressFingerprint, personMatcher } from './person-match.ts';
-import { applyHoneypot, type IncomingSubmission, notificationEmail, type StoredFile, type Submission, webhookBody } from './submission.ts';
-import { discordMessage, slackMessage } from './chat-messages.ts';
+import type { SpamReason, StoredFile, Submission } from './submission.ts';
+import type { SubmissionIntakeService } from './submission-intake.service.ts';
 import type { SubmissionFilter, SubmissionStore } from './submission.store.ts';
-import { SubmissionWriter } from './submission-writer.ts';
 
 export interface SubmissionServiceDeps {
   db: Db;
   store: SubmissionStore;
   forms: FormService;
   outbox: OutboxService;
-  /** Announces submission.stored once a submission is committed (the outbox worker then delivers at once). */
+  /** Its form.deleting events make a deleted form's files go with it. */
   events: DomainEvents;
-  /** False when SMTP_URL is not set: no e-mail is queued. */
-  mailEnabled: boolean;
   /** Field data of one listing page, at most (JSON characters); a page always holds at least one submission. */
   listPageBytes: number;
-  publicUrl: string;
-  clock: () => Date;
-  /** Verifies the CAPTCHA token of forms that ask for one (issue 12). */
-  captcha: CaptchaVerifier;
   audit: Pick<AuditLog, 'record'>;
-  /** Where file bytes go (issue 19): the database, a folder or an S3 bucket. */
   files: FileStorage;
+  /** What a submission that is not spam gets delivered: marking one "not spam" queues what spam skipped. */
+  intake: Pick<SubmissionIntakeService, 'deliveriesFor'>;
+  clock: () => Date;
 }
+
+/** Submissions a spam rules' dry run looks at: the form's newest. */
+export const DRY_RUN_SIZE = 1000;
 
 /** Submissions read from the database at once while a page is assembled. */
 const LIST_BATCH = 20;
-/** Submissions one access or erasure request may match, at most (a larger set is a mistake, not a person). */
-const PERSON_MAX = 10_000;
-/** Field columns of the CSV export, at most; further fields go, as JSON, into one `otherFields` column. */
-export const CSV_FIELD_COLUMNS = 100;
 
 const cursorOf = (s: Submission): Cursor => ({ createdAt: s.createdAt, id: s.id });
 
+/** The inbox of a form: its submissions read, marked and deleted. */
 export class SubmissionService {
-  private readonly writer: SubmissionWriter;
-
   constructor(private readonly deps: SubmissionServiceDeps) {
-    this.writer = new SubmissionWriter(deps);
     // A deleted form takes its submissions and their file rows with it (foreign keys): their objects
     // are forgotten in the same transaction and deleted once it committed.
     deps.events.onTransaction('form.deleting', async (event, trx) => {
@@ -59,58 +49,6 @@ export class SubmissionService {
     deps.events.onCommit('form.deleting', async () => {
       await deps.files.purgeDue();
     });
-  }
-
-  /**
-   * Stores an accepted submission, its files, its metadata and its deliveries in one transaction (contract
-   * D18). Spam (D17) is stored but queues no delivery. No field and no file is a 400 (D13); an empty
-   * honeypot does not count as a field.
-   */
-  async accept(form: Form, incoming: IncomingSubmission): Promise<Submission> {
-    try {
-      return await this.store(form, incoming);
-    } catch (error) {
-      // Refused or not committed: the files already stored go (now, or by the sweep).
-      await this.deps.files.discard(incoming.files.map((f) => f.received));
-      throw error;
-    }
-  }
-
-  private async store(form: Form, incoming: IncomingSubmission): Promise<Submission> {
-    if (form.captcha) {
-      const refusal = await this.deps.captcha.check(form.captcha, incoming.data, incoming.meta.ip);
-      if (refusal === 'missing') throw new AppError('validation', messages.formCaptchaMissing);
-      if (refusal === 'failed') throw new AppError('forbidden', messages.formCaptchaFailed);
-      if (refusal === 'unavailable') throw new AppError('unavailable', messages.formCaptchaUnavailable);
-    }
-    const { data, spam } = applyHoneypot(form, incoming.data);
-    if (Object.keys(data).length === 0 && incoming.files.length === 0) throw new AppError('validation', messages.formEmpty);
-    const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
-    const submission: Submission = {
-      id: newId(),
-      formId: form.id,
-      data,
-      files,
-      spam,
-      meta: incoming.meta,
-      createdAt: nowIso(this.deps.clock),
-    };
-    const deliveries = spam ? [] : this.deliveriesFor(form, submission);
-    await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
-    return submission;
-  }
-
-  /**
-   * Stores one uploaded file as its body is read, where FLAGPOST_FILE_STORAGE says (a store that is
-   * away is a 503 with Retry-After); it becomes part of a submission through `accept`.
-   */
-  receiveFile(id: string, source: AsyncIterable<Buffer>, contentType: string): Promise<ReceivedFile> {
-    return this.deps.files.receive(id, source, contentType);
-  }
-
-  /** Gives up received files of a body that failed before `accept`. */
-  discardFiles(files: readonly ReceivedFile[]): Promise<void> {
-    return this.deps.files.discard(files);
   }
 
   /** A page of a form's submissions, newest first. */
@@ -138,11 +76,6 @@ export class SubmissionService {
     return { items, next: more.length > 0 ? cursorOf(items[items.length - 1]!) : null };
   }
 
-  /** Group commit's count of commits so far (see SubmissionWriter.commitCount). */
-  get commitCount(): number {
-    return this.writer.commitCount;
-  }
-
   /** One submission with its deliveries and their attempts. */
   async get(formKey: string, id: string) {
     const form = await this.deps.forms.get(formKey);
@@ -159,12 +92,25 @@ export class SubmissionService {
     return { file: found.file, body: await this.deps.files.open(found.location) };
   }
 
-  /** Marks one submission as spam or not spam; answers it as `get` does. */
+  /**
+   * Marks one submission as spam or not spam; answers it as `get` does. "Not spam" for a submission whose
+   * deliveries spam skipped queues them now (issue 34); "spam" by hand is a reviewer's reason.
+   */
   async markSpam(formKey: string, id: string, spam: boolean, actor: Actor) {
     const form = await this.deps.forms.get(formKey);
+    let queued = 0;
+    const delivered = (await this.deps.outbox.deliveriesOf(id)).length > 0;
     await this.deps.db.transaction().execute(async (trx) => {
       const before = await this.deps.store.find(trx, form.id, id);
       if (!before || !(await this.deps.store.setSpam(trx, form.id, id, spam))) throw new AppError('not_found', message('submissionNotFound', { id, formKey }));
+      if (before.spam !== spam) {
+        await this.deps.store.setSpamReasons(trx, form.id, id, spam ? [{ check: 'manual', detail: 'marked as spam by a reviewer' }] : []);
+      }
+      if (before.spam && !spam && !delivered) {
+        const deliveries = this.deps.intake.deliveriesFor(form, before);
+        queued = deliveries.length;
+        await this.deps.outbox.enqueue(trx, before, deliveries, nowIso(this.deps.clock));
+      }
       await this.deps.audit.record(trx, actor, {
         entity: 'submission',
         entityId: id,
@@ -172,61 +118,48 @@ export class SubmissionService {
         changes: { spam: { before: before.spam, after: spam } },
       });
     });
+    // The outbox worker sends at once, as for a new submission.
+    if (queued > 0) await this.deps.events.committed({ type: 'submission.stored', formId: form.id, submissionId: id, deliveries: queued });
     return this.get(formKey, id);
   }
 
   /**
-   * A person's submissions across every form (issue 12: access and erasure requests): those whose field
-   * values hold the e-mail address as a whole address, compared case-folded (person-match.ts).
+   * What `checks` would have decided for the form's last DRY_RUN_SIZE submissions (issue 34), before they
+   * are saved. Rules, disposable e-mails and duplicates are decided again from the stored fields; the
+   * verdicts that need the request (fill time, proof of work), the honeypot's and a reviewer's are kept.
    */
-  async ofPerson(email: string): Promise<Array<Submission & { form: { key: string; name: string } }>> {
-    const matcher = personMatcher(email);
-    const found: Submission[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.deps.store.findLike(this.deps.db, matcher.likePattern, 200, after);
-      found.push(...page.filter((s) => matcher.holds(s.data)));
-      if (found.length > PERSON_MAX) throw AppError.validation([{ field: 'body.email', reason: `matches more than ${PERSON_MAX} submissions` }]);
-      if (page.length < 200) break;
-      after = page[page.length - 1]!.id;
+  async dryRunSpamChecks(formKey: string, checks: SpamChecks) {
+    const form = await this.deps.forms.get(formKey);
+    const problems = (checks.rules ?? []).flatMap((condition, i) => {
+      const why = conditionProblem(condition);
+      return why ? [{ field: `body.spamChecks.rules.${i}`, reason: why.message }] : [];
+    });
+    if (problems.length > 0) throw AppError.validation(problems);
+    const newest = await this.deps.store.newest(this.deps.db, form.id, DRY_RUN_SIZE);
+    const window = (checks.duplicates?.windowMinutes ?? DUPLICATE_WINDOW_MINUTES) * 60_000;
+    const lastSeen = new Map<string, number>();
+    const kept = new Set(['honeypot', 'manual', ...(checks.minFillSeconds ? ['minFillTime'] : []), ...(checks.proofOfWork ? ['proofOfWork'] : [])]);
+    const verdicts = new Map<string, SpamReason[]>();
+    // Oldest first, so that a duplicate is the later of two.
+    for (const s of [...newest].reverse()) {
+      const fields = form.honeypot ? Object.fromEntries(Object.entries(s.data).filter(([name]) => name !== form.honeypot)) : s.data;
+      const reasons = s.spamReasons.filter((r) => kept.has(r.check));
+      const at = Date.parse(s.createdAt);
+      const fingerprint = s.fingerprint ?? fingerprintOf(fields);
+      const previous = lastSeen.get(fingerprint);
+      if (checks.duplicates?.enabled && previous !== undefined && at - previous <= window)
+        reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${window / 60_000} minutes` });
+      lastSeen.set(fingerprint, at);
+      const disposable = checks.disposableEmails ? disposableReason(fields) : undefined;
+      if (disposable) reasons.push(disposable);
+      const rule = checks.rules && checks.rules.length > 0 ? ruleReason(checks.rules, ruleContext(fields, s.meta)) : undefined;
+      if (rule) reasons.push(rule);
+      verdicts.set(s.id, reasons);
     }
-    const forms = new Map((await this.deps.forms.list()).map((f) => [f.id, { key: f.key, name: f.name }]));
-    return found
-      .filter((s) => forms.has(s.formId))
-      .map((s) => ({ ...s, form: forms.get(s.formId)! }))
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-  }
-
-  /** An access request: a person's submissions (ofPerson), recorded in the audit log as answered. */
-  async exportPerson(email: string, actor: Actor): Promise<Array<Submission & { form: { key: string; name: string } }>> {
-    const found = await this.ofPerson(email);
-    await this.deps.audit.record(this.deps.db, actor, {
-      entity: 'personal_data',
-      entityId: addressFingerprint(email),
-      action: 'personal_data.exported',
-      changes: { submissions: { after: found.map((s) => s.id) } },
-    });
-    return found;
-  }
-
-  /** Deletes a person's submissions across every form, with their files and deliveries; returns their ids. */
-  async erasePerson(email: string, actor: Actor): Promise<string[]> {
-    const ids = (await this.ofPerson(email)).map((s) => s.id);
-    let objects: ObjectLocation[] = [];
-    // The log outlives the erasure: it keeps the address's fingerprint, not the address (ADR 0023).
-    await this.deps.db.transaction().execute(async (trx) => {
-      objects = await this.deps.store.objectsOf(trx, ids);
-      await this.deps.files.forget(trx, objects);
-      await this.deps.store.deleteMany(trx, ids);
-      await this.deps.audit.record(trx, actor, {
-        entity: 'personal_data',
-        entityId: addressFingerprint(email),
-        action: 'personal_data.erased',
-        changes: { submissions: { before: ids } },
-      });
-    });
-    await this.deps.files.purge(objects);
-    return ids;
+    const changed = newest
+      .filter((s) => verdicts.get(s.id)!.length > 0 !== s.spam)
+      .map((s) => ({ id: s.id, createdAt: s.createdAt, spamBefore: s.spam, spamAfter: !s.spam, spamReasons: verdicts.get(s.id)! }));
+    return { checked: newest.length, spam: [...verdicts.values()].filter((r) => r.length > 0).length, changed };
   }
 
   /** How many submissions (all, and spam) each of these forms has. */
@@ -245,91 +178,5 @@ export class SubmissionService {
       await this.deps.audit.record(trx, actor, { entity: 'submission', entityId: id, action: 'submission.deleted', changes: { form: { before: formKey } } });
     });
     await this.deps.files.purge(objects);
-  }
-
-  /**
-   * Every submission of a form as CSV, newest first: id, createdAt, spam, one column per field name (in
-   * order of first appearance) and the file names. Cells are safe against formula injection.
-   */
-  async exportCsv(formKey: string, filter: SubmissionFilter): Promise<AsyncIterable<string>> {
-    const form = await this.deps.forms.get(formKey);
-    const pages = this.pages.bind(this, form.id, filter);
-    // Two passes, page by page, so that memory holds one page and not the whole export: the first
-    // collects the column names, the second writes the rows.
-    return (async function* () {
-      // At most CSV_FIELD_COLUMNS columns: distinct names times rows would make a CSV quadratic in
-      // the number of names (issue 8); the rest of a row's fields go into `otherFields` as JSON.
-      const fields = new Set<string>();
-      let overflow = false;
-      for await (const page of pages()) {
-        for (const s of page) {
-          for (const name of Object.keys(s.data)) {
-            if (fields.size < CSV_FIELD_COLUMNS) fields.add(name);
-            else if (!fields.has(name)) overflow = true;
-          }
-        }
-      }
-      const columns = [...fields];
-      yield csvRow(['id', 'createdAt', 'spam', ...columns, ...(overflow ? ['otherFields'] : []), 'files']);
-      for await (const page of pages()) {
-        let chunk = '';
-        for (const s of page) {
-          // Own fields only: a field named "toString" must not read Object.prototype.toString.
-          const cells = columns.map((name) => (Object.hasOwn(s.data, name) ? s.data[name] : undefined));
-          const other = overflow ? [Object.fromEntries(Object.entries(s.data).filter(([name]) => !fields.has(name)))] : [];
-          const otherCell = other.length > 0 && Object.keys(other[0]!).length === 0 ? [''] : other;
-          chunk += csvRow([s.id, s.createdAt, String(s.spam), ...cells, ...otherCell, s.files.map((f) => `${f.field}: ${f.name}`).join('; ')]);
-        }
-        yield chunk;
-      }
-    })();
-  }
-
-  /**
-   * Every submission of a form as one JSON array, newest first, written page by page (issue 12): each
-   * with its fields, request metadata and files (described; their bytes stay behind the file route).
-   */
-  async exportJson(formKey: string, filter: SubmissionFilter): Promise<AsyncIterable<string>> {
-    const form = await this.deps.forms.get(formKey);
-    const pages = this.pages.bind(this, form.id, filter);
-    return (async function* () {
-      let first = true;
-      yield '[';
-      for await (const page of pages()) {
-        let chunk = '';
-        for (const s of page) {
-          chunk += `${first ? '\n' : ',\n'}${JSON.stringify({ id: s.id, createdAt: s.createdAt, spam: s.spam, data: s.data, files: s.files, meta: s.meta })}`;
-          first = false;
-        }
-        yield chunk;
-      }
-      yield first ? ']\n' : '\n]\n';
-    })();
-  }
-
-  private async *pages(formId: string, filter: SubmissionFilter): AsyncGenerator<Submission[]> {
-    const size = 100;
-    let after: Cursor | undefined;
-    for (;;) {
-      const { items, next } = pageOf(await this.deps.store.list(this.deps.db, formId, size, after, filter), size);
-      if (items.length > 0) yield items;
-      if (!next) return;
-      after = next;
-    }
-  }
-
-  private deliveriesFor(form: Form, submission: Submission): DeliveryInput[] {
-    const items: DeliveryInput[] = [];
-    if (form.webhookUrl) items.push({ kind: 'webhook', target: form.webhookUrl, payload: webhookBody(form, submission) });
-    // Chat messages link to the submission in the dashboard.
-    const dashboardUrl = `${this.deps.publicUrl}/forms/${form.key}/submissions/${submission.id}`;
-    if (form.slackWebhookUrl) items.push({ kind: 'slack', target: form.slackWebhookUrl, payload: slackMessage(form, submission, dashboardUrl) });
-    if (form.discordWebhookUrl) items.push({ kind: 'discord', target: form.discordWebhookUrl, payload: discordMessage(form, submission, dashboardUrl) });
-    if (this.deps.mailEnabled && form.notifyEmails.length > 0) {
-      const adminUrl = `${this.deps.publicUrl}/admin/v1/forms/${form.key}/submissions/${submission.id}`;
-      const payload = JSON.stringify(notificationEmail(form, submission, adminUrl));
-      for (const to of form.notifyEmails) items.push({ kind: 'email', target: to, payload });
-    }
-    return items;
   }
 }

@@ -4,7 +4,7 @@ import type { Executor } from '../db/database.ts';
 import { type Cursor, newestFirst } from '../db/paging.ts';
 import { AppError, message } from '../errors.ts';
 import type { FileLocation, FileStorageKind, ObjectLocation, ObjectStorageKind } from '../files/index.ts';
-import type { IncomingFile, StoredFile, Submission } from './submission.ts';
+import type { IncomingFile, SpamReason, StoredFile, Submission } from './submission.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from './submission.table.ts';
 
 const FILE_COLUMNS = ['id', 'submission_id', 'field', 'name', 'size', 'content_type'] as const;
@@ -25,7 +25,9 @@ const toSubmission = (row: Selectable<SubmissionsTable>, files: StoredFile[]): S
   data: fromJson<Record<string, unknown>>(row.data) ?? {},
   files,
   spam: toBool(row.spam),
-  meta: { ip: row.ip, userAgent: row.user_agent, referer: row.referer, origin: row.origin },
+  spamReasons: fromJson<SpamReason[]>(row.spam_reasons) ?? [],
+  fingerprint: row.fingerprint,
+  meta: { ip: row.ip, userAgent: row.user_agent, referer: row.referer, origin: row.origin, webdriver: row.webdriver === null ? null : toBool(row.webdriver) },
   createdAt: row.created_at,
 });
 
@@ -44,6 +46,8 @@ function locationOf(row: { storage: string; object_key: string | null; content: 
 export interface SubmissionFilter {
   /** undefined: spam and not spam. */
   spam?: boolean;
+  /** Only spam that this check called spam (`duplicate`, `rule`, ...: a `check` of its spamReasons). */
+  spamCheck?: string;
 }
 
 export class SubmissionStore {
@@ -72,6 +76,9 @@ export class SubmissionStore {
         user_agent: submission.meta.userAgent,
         referer: submission.meta.referer,
         origin: submission.meta.origin,
+        webdriver: submission.meta.webdriver === undefined || submission.meta.webdriver === null ? null : fromBool(submission.meta.webdriver),
+        spam_reasons: submission.spamReasons && submission.spamReasons.length > 0 ? JSON.stringify(submission.spamReasons) : null,
+        fingerprint: submission.fingerprint ?? null,
         created_at: submission.createdAt,
       })
       .execute();
@@ -96,7 +103,68 @@ export class SubmissionStore {
   async list(db: Executor, formId: string, limit: number, after: Cursor | undefined, filter: SubmissionFilter): Promise<Submission[]> {
     let query = db.selectFrom('submissions').selectAll().where('form_id', '=', formId);
     if (filter.spam !== undefined) query = query.where('spam', '=', fromBool(filter.spam));
+    // spamReasons is JSON written by Flagpost alone (`[{"check":"...","detail":"..."}]`); check names are plain words.
+    if (filter.spamCheck !== undefined)
+      query = query.where('spam', '=', 1).where('spam_reasons', 'like', `%"check":"${filter.spamCheck.replace(/[^A-Za-z]/g, '')}"%`);
     return this.withFiles(db, await newestFirst(query, limit, after).execute());
+  }
+
+  /** Submissions of a form since `sinceIso`, all of them or from one address (the per-form rate limit). */
+  async countSince(db: Executor, formId: string, sinceIso: string, ip?: string): Promise<number> {
+    let query = db
+      .selectFrom('submissions')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('form_id', '=', formId)
+      .where('created_at', '>=', sinceIso);
+    if (ip !== undefined) query = query.where('ip', '=', ip);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  }
+
+  /** Whether a submission of the form with these normalised fields arrived since `sinceIso` (the duplicate check). */
+  async hasFingerprintSince(db: Executor, formId: string, fingerprint: string, sinceIso: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('submissions')
+      .select('id')
+      .where('form_id', '=', formId)
+      .where('fingerprint', '=', fingerprint)
+      .where('created_at', '>=', sinceIso)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The newest `limit` submissions of a form, without their files (the spam rules' dry run). */
+  async newest(db: Executor, formId: string, limit: number): Promise<Submission[]> {
+    const rows = await db
+      .selectFrom('submissions')
+      .selectAll()
+      .where('form_id', '=', formId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => toSubmission(row, []));
+  }
+
+  /** Sets a submission's spam verdict and its reasons (a reviewer's "not spam" clears them). */
+  async setSpamReasons(db: Executor, formId: string, id: string, reasons: readonly SpamReason[]): Promise<void> {
+    await db
+      .updateTable('submissions')
+      .set({ spam_reasons: reasons.length > 0 ? JSON.stringify(reasons) : null })
+      .where('form_id', '=', formId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Records a used proof-of-work solution; false when it was used before (a replay). Expired records go. */
+  async useProofOfWork(db: Executor, signature: string, expiresAt: string, nowIso: string): Promise<boolean> {
+    await db.deleteFrom('form_pow_solutions').where('expires_at', '<', nowIso).execute();
+    const result = await db
+      .insertInto('form_pow_solutions')
+      .values({ signature, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('signature').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   async find(db: Executor, formId: string, id: string): Promise<Submission | undefined> {

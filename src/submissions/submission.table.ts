@@ -10,6 +10,10 @@ export interface SubmissionsTable {
   referer: string | null;
   origin: string | null;
   created_at: string;
+  /** Migration 0026 (issue 34): why it is spam (JSON `[{check, detail}]`), the fingerprint of its normalised fields, a Formspree client's webdriver flag. */
+  spam_reasons: string | null;
+  fingerprint: string | null;
+  webdriver: number | null;
 }
 
 export interface SubmissionFilesTable {
@@ -26,4 +30,10 @@ export interface SubmissionFilesTable {
   /** Where the bytes are: `db` (in `content`), `fs` or `s3` (the object `object_key`). Migration 0014. */
   storage: string;
   object_key: string | null;
+}
+
+/** Proof-of-work solutions already used (migration 0026): a solution counts once until its challenge expires. */
+export interface FormPowSolutionsTable {
+  signature: string;
+  expires_at: string;
 }

@@ -7,6 +7,8 @@ export interface SubmissionMeta {
   userAgent: string | null;
   referer: string | null;
   origin: string | null;
+  /** A Formspree client's `webdriver` flag (issue 34): recorded, never a verdict by itself; null: not told. */
+  webdriver?: boolean | null;
 }
 
 /** A file as it arrived, read completely within the limits of contract D16, and where its bytes went. */
@@ -23,6 +25,10 @@ export interface IncomingSubmission {
   data: Record<string, unknown>;
   files: IncomingFile[];
   meta: SubmissionMeta;
+  /** When the page was loaded (ms since the epoch) as a Formspree client said (Formspree-Session-Data): the fill-time check's start. */
+  loadedAt?: number;
+  /** The ALTCHA proof of work of a form that asks for one (proof-of-work.ts), checked by the intake route. */
+  proofOfWork?: { ok: true; signature: string; expiresAt: number } | { ok: false; why: 'missing' | 'failed' };
 }
 
 export interface StoredFile {
@@ -39,8 +45,18 @@ export interface Submission {
   data: Record<string, unknown>;
   files: StoredFile[];
   spam: boolean;
+  /** Why it is spam (issue 34): one entry per check that said so; empty for a submission that is not spam. */
+  spamReasons: SpamReason[];
+  /** Hash of the normalised fields, for the duplicate check; null when not computed. */
+  fingerprint?: string | null;
   meta: SubmissionMeta;
   createdAt: string;
+}
+
+/** One reason of a spam verdict: the check (`honeypot`, `duplicate`, `minFillTime`, `disposableEmail`, `rule`) and what it saw. */
+export interface SpamReason {
+  check: string;
+  detail: string;
 }
 
 /** Collects text fields in arrival order; a repeated name keeps every value as an array (contract D13). */
@@ -86,6 +102,7 @@ export const submissionView = (s: Submission) => ({
   data: s.data,
   files: s.files.map(fileView),
   spam: s.spam,
+  spamReasons: s.spamReasons,
   createdAt: s.createdAt,
 });
 
@@ -99,32 +116,4 @@ export function webhookBody(form: Pick<Form, 'key' | 'name'>, s: Submission): st
     files: s.files.map(fileView),
     createdAt: s.createdAt,
   });
-}
-
-/** Line breaks, and the other controls that could start a new line or hide text in a mail client. */
-const LINE_BREAKS = /\r\n|[\r\n\v\f\u0085\u2028\u2029]/g;
-// eslint-disable-next-line no-control-regex -- these control characters are what it removes
-const CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text on one line: breaks become spaces, controls go. */
-const oneLine = (text: string): string => text.replace(LINE_BREAKS, ' ').replace(CONTROLS, '');
-
-/**
- * A field's value, whose second and later lines are indented by four spaces: every line at the margin
- * is Flagpost's, so a value cannot imitate another field or the footer (issue 8).
- */
-const indented = (text: string): string => text.replace(CONTROLS, '').split(LINE_BREAKS).join('\n    ');
-
-/** The notification e-mail of one submission, as plain text. */
-export function notificationEmail(form: Pick<Form, 'key' | 'name'>, s: Submission, adminUrl: string): { subject: string; text: string } {
-  const lines = [`New submission to the form "${oneLine(form.name)}" (${form.key}) at ${s.createdAt}.`, ''];
-  for (const [name, value] of Object.entries(s.data)) {
-    lines.push(`${oneLine(name)}: ${indented(typeof value === 'string' ? value : JSON.stringify(value))}`);
-  }
-  if (s.files.length > 0) {
-    lines.push('', 'Files:');
-    for (const f of s.files) lines.push(`  ${oneLine(f.field)}: ${oneLine(f.name)} (${oneLine(f.contentType)}, ${f.size} bytes)`);
-  }
-  lines.push('', `Submission ${s.id}: ${adminUrl}`);
-  return { subject: `New submission: ${oneLine(form.name)}`, text: lines.join('\n') };
 }

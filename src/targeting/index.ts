@@ -4,7 +4,7 @@ export * from './targeting.ts';
 export * from './limits.ts';
 export { compileEnvironment, type CompiledEnvironment, type CompileOptions, type PreparedEvaluation } from './engine.ts';
 export { prepareContext, type PreparedContext, type PrepareOptions } from './context.ts';
-export { regexProblem } from './regex.ts';
+export { compileRegex, regexProblem, type SafeRegex } from './regex.ts';
 export { drain, inSlices, type Steps } from './slices.ts';
 export { isExtension, EXTENSION_KEY, rolloutBucket, TIMESTAMP_ATTRIBUTE } from './conditions.ts';
 export {
