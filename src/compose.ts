@@ -18,7 +18,15 @@ import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
 import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
-import { ExperimentGuardrailData, PrometheusClient, ReleaseGuard, ReleaseRuleGuard, ReleaseService, ReleaseStore, ReleaseTemplateService } from './releases/index.ts';
+import {
+  ExperimentGuardrailData,
+  PrometheusClient,
+  ReleaseGuard,
+  ReleaseRuleGuard,
+  ReleaseService,
+  ReleaseStore,
+  ReleaseTemplateService,
+} from './releases/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
 import { FlagUsage, FlagUsageStore, openFlagReadPath } from './evaluation/index.ts';
