@@ -26,4 +26,4 @@ for (let i = 1; i <= Number(USERS); i++) {
   if (buys) client.track('purchase', context, { value: 20 + Math.round(random() * 80) });
 }
 await OpenFeature.close(); // sends what is still queued
-console.log('served:', served);
+console.log(`served: ${JSON.stringify(served)}`);

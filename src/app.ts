@@ -179,7 +179,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       });
       await admin.register(submissionDeliveryRoutes, { deliveries: services.submissionDeliveries });
       await admin.register(auditAdminRoutes, { audit: services.audit });
-      await admin.register(experimentAdminRoutes, { metrics: services.experimentMetrics, experiments: services.experiments });
+      await admin.register(experimentAdminRoutes, {
+        metrics: services.experimentMetrics,
+        experiments: services.experiments,
+        results: services.experimentResults,
+      });
       await admin.register(releaseAdminRoutes, { releases: services.releases, templates: services.releaseTemplates });
     },
     { prefix: '/admin/v1' },

@@ -17,7 +17,18 @@ import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
-import { EventService, EventStore, EventWriter, ExperimentService, ExperimentStore, MetricService, MetricStore } from './experiments/index.ts';
+import {
+  EventService,
+  EventStore,
+  EventWriter,
+  ExperimentService,
+  ExperimentStore,
+  MetricService,
+  MetricStore,
+  ResultsService,
+  ResultsStore,
+  ExposureRecorder,
+} from './experiments/index.ts';
 import {
   ExperimentGuardrailData,
   PrometheusClient,
@@ -181,6 +192,11 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     clock,
   });
+  // Server-side exposures: the read path calls its port (ExposurePort), experiments/ answers it.
+  const exposures = new ExposureRecorder({ db, experiments: experimentStore, writer: eventWriter, clock, log });
+  experiments.listen(exposures);
+  reads.exposures = exposures;
+  const experimentResults = new ResultsService({ db, store: new ResultsStore(handle.dialect), experiments: experimentStore, metrics: metricStore, projects });
   const apiKeys = new ApiKeyService({ db, store: new ApiKeyStore(), projects, audit, clock });
   const feedback = new FeedbackService({ db, store: new FeedbackStore(), projects, flags, events, clock });
   const codeRefs = new CodeRefService({ db, store: new CodeRefStore(handle.dialect), projects, flags, usage, audit, clock });
@@ -423,7 +439,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     pollMs: config.releases.checkMs,
   });
   const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
-  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, releaseGuard });
+  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, exposures, releaseGuard });
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -475,6 +491,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     releases,
     releaseTemplates,
     releaseGuard,
+    experimentResults,
+    exposures,
     changeRequests,
     changeReviews,
     changeViews,

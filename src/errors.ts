@@ -159,6 +159,7 @@ export const messages = {
   experimentRuleNotSplit: 'Rule {ruleId} of flag {flagKey} does not exist or serves no split: an experiment measures a split',
   experimentControlNotInSplit: 'The split of rule {ruleId} does not serve the control variant {variant}',
   experimentFlagBusy: 'Experiment {other} is already running on flag {flagKey} in this environment',
+  experimentNotStarted: 'Experiment {experimentKey} has not started: it has no results yet',
   experimentMetricMissing: 'Experiment {experimentKey} names metrics that no longer exist ({metrics}): change its metrics first',
   releaseActive: 'Flag {slug} already has an active release in {environment}: complete, roll back or cancel it first',
   releaseNotFound: 'Release {releaseId} does not exist for flag {slug} in {environment}',

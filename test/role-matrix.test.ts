@@ -108,6 +108,8 @@ const ROUTES: Record<string, Access> = {
   'GET /admin/v1/projects/{projectKey}/release-templates/{templateKey}': 'viewer',
   'PATCH /admin/v1/projects/{projectKey}/release-templates/{templateKey}': 'editor',
   'DELETE /admin/v1/projects/{projectKey}/release-templates/{templateKey}': 'editor',
+  'GET /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/results': 'viewer',
+  'GET /admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/results.csv': 'viewer',
   'POST /admin/v1/projects/{projectKey}/flags': 'editor',
   'GET /admin/v1/projects/{projectKey}/flags': 'viewer',
   'PATCH /admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}': 'editor',

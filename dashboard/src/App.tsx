@@ -21,6 +21,8 @@ import { ChangeRequestsScreen } from './screens/ChangeRequests.tsx';
 import { ChangeRequestScreen } from './screens/ChangeRequest.tsx';
 import { CompareScreen } from './screens/Compare.tsx';
 import { WebhooksScreen } from './screens/Webhooks.tsx';
+import { ExperimentsScreen } from './screens/Experiments.tsx';
+import { ExperimentResultsScreen } from './screens/ExperimentResults.tsx';
 import { continueSignOut, SingleSignOnButton } from './screens/SingleSignOn.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
@@ -67,6 +69,8 @@ function Routes() {
               <Route path="/projects/:key/changes/:id" component={ChangeRequestScreen} />
               <Route path="/projects/:key/compare" component={CompareScreen} />
               <Route path="/projects/:key/webhooks" component={WebhooksScreen} />
+              <Route path="/projects/:key/experiments" component={ExperimentsScreen} />
+              <Route path="/projects/:key/experiments/:env/:experiment" component={ExperimentResultsScreen} />
               <Route path="/projects/:key/segments">
                 {(params) => (
                   <Suspense fallback={<Loading what="the segments" />}>

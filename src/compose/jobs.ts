@@ -2,6 +2,7 @@ import type { ChangeScheduler } from '../changes/index.ts';
 import type { Scheduler } from '../delivery/index.ts';
 import type { FlagUsage } from '../evaluation/index.ts';
 import type { ReleaseGuard } from '../releases/index.ts';
+import type { ExposureRecorder } from '../experiments/index.ts';
 import type { OutboxWorker, RetentionJob } from '../submissions/index.ts';
 import type { WebhookWorker } from '../webhooks/index.ts';
 
@@ -19,6 +20,7 @@ export function scheduleJobs(
     retention: RetentionJob;
     usage: FlagUsage;
     releaseGuard: ReleaseGuard;
+    exposures: ExposureRecorder;
   },
 ): void {
   // Every instance looks for due changes; the claim in ChangeApplier.runDue makes each apply once.
@@ -30,4 +32,6 @@ export function scheduleJobs(
   scheduler.add('release guard', jobs.releaseGuard, 'one process');
   // Each process flushes the counts of the reads it answered.
   scheduler.add('flag usage flush', jobs.usage, 'every process');
+  // Each process writes the server-side exposures of the evaluations it answered.
+  scheduler.add('server-side exposures', jobs.exposures, 'every process');
 }

@@ -1,4 +1,4 @@
-import type { EventService, ExperimentService, MetricService } from '../experiments/index.ts';
+import type { EventService, ExperimentService, ExposureRecorder, MetricService, ResultsService } from '../experiments/index.ts';
 import type { ReleaseGuard, ReleaseService, ReleaseTemplateService } from '../releases/index.ts';
 import type { Logger } from 'pino';
 import type { ApiKeyService } from '../api-keys/index.ts';
@@ -93,18 +93,12 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
-  /** Change requests of flags and segments (issue 24). */
-  /** Experiments' events: POST /v1/track, their retention and personal data (issue 32). */
-  readonly trackedEvents: EventService;
-  /** Metrics of projects (issue 32). */
-  readonly experimentMetrics: MetricService;
-  /** Experiments of environments: drafts, start and stop (issue 32). */
-  readonly experiments: ExperimentService;
   /** Release plans of flags (issue 33). */
   readonly releases: ReleaseService;
   readonly releaseTemplates: ReleaseTemplateService;
   /** The guard loop of releases; `runOnce()` checks every running release now and sends their e-mails. */
   readonly releaseGuard: ReleaseGuard;
+  /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
   readonly changeReviews: ChangeReviewService;
   readonly changeViews: ChangeRequestViews;
@@ -117,6 +111,16 @@ export interface Services {
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
+  /** Experiments' events: POST /v1/track, their retention and personal data (issue 32). */
+  readonly trackedEvents: EventService;
+  /** Metrics of projects (issue 32). */
+  readonly experimentMetrics: MetricService;
+  /** Experiments of environments: drafts, start and stop (issue 32). */
+  readonly experiments: ExperimentService;
+  /** Results of experiments, computed from the stored events (issue 32). */
+  readonly experimentResults: ResultsService;
+  /** Server-side exposures of single-flag OFREP evaluations, buffered and written every second. */
+  readonly exposures: ExposureRecorder;
   /** A form's inbox: list, read, mark and delete submissions. */
   readonly submissions: SubmissionService;
   /** Takes submissions in (the /v1/s routes). */

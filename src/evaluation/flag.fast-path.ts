@@ -1,3 +1,4 @@
+import { recordOfrepExposure } from './exposure-port.ts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RateLimiter, RateLimitState } from '../http/rate-limit.ts';
@@ -259,7 +260,13 @@ export class FlagFastPath {
     context: EvaluationContext,
     counted: Counted | undefined,
   ): void {
-    const evaluated = key === undefined ? evaluateOfrepBulk(snapshot, context) : evaluateOfrepFlag(snapshot, key, context);
+    let evaluated;
+    if (key === undefined) evaluated = evaluateOfrepBulk(snapshot, context);
+    else {
+      evaluated = evaluateOfrepFlag(snapshot, key, context);
+      // Server-side exposures of running experiments (issue 32): the port buffers, the answer is unchanged.
+      recordOfrepExposure(this.reads.exposures, snapshot, key, context, evaluated);
+    }
     countOfrepRead(this.reads.usage, snapshot, key, evaluated);
     const { answer, ready } = evaluated;
     this.send(res, headers, answer, key === undefined && answer.status === 200 ? 'ofrep-bulk' : 'ofrep', ready, counted);

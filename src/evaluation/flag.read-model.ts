@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { ExposurePort } from './exposure-port.ts';
 import { loadPreviewRenderer } from '../flags/preview-content.ts';
 import type { FlagChange } from './flag-changes.ts';
 import { FlagUsageTally } from './flag-usage-tally.ts';
@@ -57,6 +58,8 @@ export class FlagReadModel {
   readonly usage = new FlagUsageTally();
   /** Told how long each snapshot took to load and compile, and how long changes took to arrive from other instances (metrics). */
   observer: ReadModelObserver | undefined = undefined;
+  /** Server-side exposures of running experiments (issue 32), answered by experiments/; none: nothing recorded. */
+  exposures: ExposurePort | undefined = undefined;
 
   /** Told the id of every environment whose flags may have changed; `undefined`: all of them. */
   private readonly watchers: Array<(environmentId: string | undefined) => void> = [];

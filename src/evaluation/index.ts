@@ -11,3 +11,4 @@ export { reasonCounts } from './flag-usage-tally.ts';
 export { flagUsageAdminRoutes } from './flag-usage.routes.ts';
 export { FlagUsage } from './flag-usage.service.ts';
 export { FlagUsageStore } from './flag-usage.store.ts';
+export type { ExposurePort } from './exposure-port.ts';

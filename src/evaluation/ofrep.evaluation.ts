@@ -64,6 +64,8 @@ export interface OfrepAnswer {
 /** A single evaluation's answer, with the reason slot it is counted with (flag-usage-tally.ts). */
 export interface OfrepFlagAnswer extends OfrepAnswer {
   readonly reason: number;
+  /** The engine's evaluation, when the flag was evaluated for the context (server-side exposures read it: exposure-port.ts). */
+  readonly evaluation?: Evaluation;
 }
 
 /** A bulk evaluation's answer, with the reason counts of its flags (flag-usage-tally.ts). */
@@ -81,7 +83,7 @@ export function evaluateOfrepFlag(snapshot: EnvironmentSnapshot, key: string, co
     // OFREP: a single evaluation that fails is a 400 naming the key.
     return { answer: answer(400, { key, errorCode: evaluation.errorCode, errorDetails: evaluation.errorDetails ?? '' }), ready: false, reason };
   }
-  return { answer: outcomeAnswer(entry, evaluation), ready: false, reason };
+  return { answer: outcomeAnswer(entry, evaluation), ready: false, reason, evaluation };
 }
 
 /**

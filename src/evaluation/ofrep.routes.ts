@@ -1,3 +1,4 @@
+import { recordOfrepExposure } from './exposure-port.ts';
 import cors from '@fastify/cors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorAnswer } from '../http/error-handler.ts';
@@ -131,6 +132,7 @@ export const ofrepRoutes: RoutePlugin<OfrepRouteDeps> = async (app, { reads, str
       }
       const evaluated = evaluateOfrepFlag(snapshot, key, context);
       countOfrepRead(reads.usage, snapshot, key, evaluated);
+      recordOfrepExposure(reads.exposures, snapshot, key, context, evaluated);
       return sendAnswer(reply, evaluated.answer);
     },
   );

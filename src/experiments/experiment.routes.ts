@@ -8,17 +8,21 @@ import {
   experimentSchema,
   metricParams,
   metricSchema,
+  resultsSchema,
   updateExperimentBody,
   updateMetricBody,
 } from './experiment.schemas.ts';
 import type { ExperimentService } from './experiment.service.ts';
 import { experimentView } from './experiment.ts';
 import type { MetricService } from './metric.service.ts';
+import { resultsCsv } from './results.ts';
+import type { ResultsService } from './results.service.ts';
 import { metricView } from './metric.ts';
 
 export interface ExperimentRouteDeps {
   metrics: MetricService;
   experiments: ExperimentService;
+  results: ResultsService;
 }
 
 const EXPERIMENTS = '/projects/:projectKey/environments/:envKey/experiments';
@@ -28,7 +32,7 @@ const EXPERIMENTS = '/projects/:projectKey/environments/:envKey/experiments';
  * default access of admin routes). Experiments' writes are changes of their environment: a protected
  * one refuses them unless an owner bypasses (?bypassProtection=true).
  */
-export const experimentAdminRoutes: RoutePlugin<ExperimentRouteDeps> = async (app, { metrics, experiments }) => {
+export const experimentAdminRoutes: RoutePlugin<ExperimentRouteDeps> = async (app, { metrics, experiments, results }) => {
   app.post(
     '/projects/:projectKey/metrics',
     { schema: { summary: 'Create a metric', params: projectParams, body: createMetricBody, response: { 201: metricSchema, ...adminErrors } } },
@@ -163,4 +167,39 @@ export const experimentAdminRoutes: RoutePlugin<ExperimentRouteDeps> = async (ap
       },
     );
   }
+
+  app.get(
+    `${EXPERIMENTS}/:experimentKey/results`,
+    {
+      schema: {
+        summary: 'Results computed from the stored events: users, sample-ratio check, and per metric each variant against the control',
+        params: experimentParams,
+        response: { 200: resultsSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const { projectKey, envKey, experimentKey } = request.params;
+      return results.results(projectKey, envKey, experimentKey);
+    },
+  );
+
+  app.get(
+    `${EXPERIMENTS}/:experimentKey/results.csv`,
+    {
+      schema: {
+        summary: 'The same results as CSV: one row per metric and variant',
+        params: experimentParams,
+        response: { 200: { description: 'text/csv' }, ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const { projectKey, envKey, experimentKey } = request.params;
+      const csv = resultsCsv(await results.results(projectKey, envKey, experimentKey));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${experimentKey}-results.csv"`)
+        .header('cache-control', 'no-store')
+        .send(csv);
+    },
+  );
 };

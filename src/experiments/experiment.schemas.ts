@@ -159,3 +159,66 @@ export const experimentSchema = {
     updatedAt: isoTimestamp,
   },
 } as const;
+
+const interval = { type: ['array', 'null'], items: { type: 'number' }, minItems: 2, maxItems: 2 } as const;
+const nullableNumber = { type: ['number', 'null'] } as const;
+
+export const resultsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['experiment', 'status', 'startedAt', 'multipleExposures', 'users', 'srm', 'metrics'],
+  properties: {
+    experiment: { type: 'string' },
+    status: { type: 'string', enum: ['running', 'stopped'] },
+    startedAt: isoTimestamp,
+    multipleExposures: { type: 'integer', description: 'Users exposed to more than one variant: counted in the variant of their first exposure only' },
+    users: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Users per variant' },
+    srm: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['pValue', 'mismatch'],
+      description: "Sample-ratio check: chi-squared of the users against the split's weights; mismatch at p < 0.001",
+      properties: { pValue: { type: 'number' }, mismatch: { type: 'boolean' } },
+    },
+    metrics: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['metric', 'type', 'guardrail', 'variants', 'comparisons'],
+        properties: {
+          metric: { type: 'string' },
+          type: metricType,
+          guardrail: { type: 'boolean' },
+          variants: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['variant', 'users', 'mean', 'stddev'],
+              properties: { variant: { type: 'string' }, users: { type: 'integer' }, mean: { type: 'number' }, stddev: { type: 'number' } },
+            },
+          },
+          comparisons: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['variant', 'baseline', 'relativeLift', 'ci95', 'pValue', 'chanceToWin', 'sequentialCi95', 'significant'],
+              properties: {
+                variant: { type: 'string' },
+                baseline: { type: 'string' },
+                relativeLift: nullableNumber,
+                ci95: interval,
+                pValue: nullableNumber,
+                chanceToWin: nullableNumber,
+                sequentialCi95: interval,
+                significant: { type: 'boolean', description: 'ci95 excludes zero' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;

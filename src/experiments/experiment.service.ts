@@ -23,7 +23,8 @@ export interface ExperimentServiceDeps {
 
 /** Told after a commit that started or stopped an experiment (the read path's exposure recording listens). */
 export interface RunningListener {
-  runningChanged(): void;
+  /** Resolves once the listener knows (a start answers once this process records its exposures). */
+  runningChanged(): Promise<void>;
 }
 
 const AUDITED = ['key', 'name', 'flagKey', 'ruleId', 'controlVariant', 'metrics', 'guardrails', 'hypothesis', 'status'] as const;
@@ -237,7 +238,7 @@ export class ExperimentService {
       await this.audit(trx, actor, scope, next, 'experiment.started', { ...changesOf(experiment, next, ['status']), split: { after: next.split } }, options);
       return next;
     });
-    for (const l of this.listeners) l.runningChanged();
+    await Promise.all(this.listeners.map((l) => l.runningChanged()));
     return started;
   }
 
@@ -255,7 +256,7 @@ export class ExperimentService {
       await this.audit(trx, actor, scope, next, 'experiment.stopped', changesOf(experiment, next, ['status']), options);
       return next;
     });
-    for (const l of this.listeners) l.runningChanged();
+    await Promise.all(this.listeners.map((l) => l.runningChanged()));
     return stopped;
   }
 }

@@ -10,3 +10,6 @@ export { MetricStore } from './metric.store.ts';
 export { type ArmQuery, armStatistics } from './arm-statistics.ts';
 export { type Metric, type MetricDirection, type MetricType } from './metric.ts';
 export { type Comparison, compare, hasEnoughData, type MetricStatistic, summarize } from './statistics/index.ts';
+export { ResultsService } from './results.service.ts';
+export { ResultsStore } from './results.store.ts';
+export { ExposureRecorder } from './exposure-recorder.ts';

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { isDisposableEmailDomain } from 'disposable-email-domains-js';
+import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import type { SpamChecks } from '../forms/index.ts';
 import { type CompiledEnvironment, compileEnvironment, type TargetedFlag } from '../targeting/index.ts';
 import type { SpamReason } from './submission.ts';
@@ -57,13 +57,17 @@ export function fillTimeReason(minFillSeconds: number, loadedAtMs: number | unde
 
 const EMAIL = /^[^\s@<>(),;:"]+@([^\s@<>(),;:"]+\.[^\s@<>(),;:"]+)$/;
 
+/** The package's list as one Set, built on first use (its own lookup builds a new Set of every domain per call). */
+let disposableDomains: Set<string> | undefined;
+const isDisposableDomain = (domain: string) => (disposableDomains ??= disposableEmailBlocklistSet()).has(domain);
+
 /** The first field holding an e-mail address on a disposable domain. */
 export function disposableReason(data: Record<string, unknown>): SpamReason | undefined {
   for (const [name, value] of Object.entries(data)) {
     for (const one of Array.isArray(value) ? value : [value]) {
       if (typeof one !== 'string' || one.length > 254) continue;
       const domain = EMAIL.exec(one.trim())?.[1];
-      if (domain && isDisposableEmailDomain(domain.toLowerCase()))
+      if (domain && isDisposableDomain(domain.toLowerCase()))
         return { check: 'disposableEmail', detail: `${name.slice(0, 100)}: ${domain.slice(0, 100)} is a disposable e-mail domain` };
     }
   }

@@ -150,8 +150,8 @@ export class SubmissionIntakeService {
       const since = ago(RATE_WINDOW_SECONDS * 1000);
       const ip = at.incoming.meta.ip;
       const over =
-        (limit.perMinute && (await store.countSince(db, form.id, since)) >= limit.perMinute) ||
-        (limit.perAddress && ip !== null && (await store.countSince(db, form.id, since, ip)) >= limit.perAddress);
+        (limit.perAddress && ip !== null && (await store.countSince(db, form.id, since, limit.perAddress, ip)) >= limit.perAddress) ||
+        (limit.perMinute && (await store.countSince(db, form.id, since, limit.perMinute)) >= limit.perMinute);
       if (over) throw new AppError('rate_limited', messages.formRateLimited, { retryAfterSeconds: RATE_WINDOW_SECONDS });
     }
     if (checks.minFillSeconds) {

@@ -194,6 +194,7 @@ forEachDialect(
   'Event retention',
   (ctx) => {
     it('deletes events older than FLAGPOST_EVENTS_RETENTION_DAYS in a round of the retention job, and keeps younger ones', async () => {
+      clockOffsetMs = 0;
       const project = await createProject(ctx());
       const body = (key: string) => ({ events: [{ kind: 'track', name: 'a', targetingKey: key }] });
       assert.equal((await track(ctx(), keys(project), body('old'))).statusCode, 202);

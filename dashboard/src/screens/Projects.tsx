@@ -72,7 +72,7 @@ export function ProjectHeader({
   current,
 }: {
   project: Project;
-  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare' | 'webhooks';
+  current: 'flags' | 'environments' | 'segments' | 'playground' | 'stale' | 'usage' | 'history' | 'changes' | 'compare' | 'webhooks' | 'experiments';
 }) {
   const base = `/projects/${project.key}`;
   return (
@@ -91,6 +91,7 @@ export function ProjectHeader({
           { key: 'usage', href: `${base}/usage`, title: 'Usage' },
           { key: 'history', href: `${base}/history`, title: 'History' },
           { key: 'changes', href: `${base}/changes`, title: 'Change requests' },
+          { key: 'experiments', href: `${base}/experiments`, title: 'Experiments' },
           { key: 'compare', href: `${base}/compare`, title: 'Compare and promote' },
           { key: 'webhooks', href: `${base}/webhooks`, title: 'Webhooks' },
         ]}
