@@ -8,6 +8,7 @@ import { codeRefAdminRoutes, codeRefPublicRoutes } from './code-refs/index.ts';
 import type { Services } from './compose.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { experimentAdminRoutes, trackRoutes } from './experiments/index.ts';
+import { releaseAdminRoutes } from './releases/index.ts';
 import { feedbackAdminRoutes, feedbackPublicRoutes } from './feedback/index.ts';
 import { flagdAdminRoutes, projectDocumentRoutes, unleashRoutes } from './documents/index.ts';
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
@@ -183,6 +184,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         experiments: services.experiments,
         results: services.experimentResults,
       });
+      await admin.register(releaseAdminRoutes, { releases: services.releases, templates: services.releaseTemplates });
     },
     { prefix: '/admin/v1' },
   );

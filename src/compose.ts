@@ -29,6 +29,15 @@ import {
   ResultsStore,
   ExposureRecorder,
 } from './experiments/index.ts';
+import {
+  ExperimentGuardrailData,
+  PrometheusClient,
+  ReleaseGuard,
+  ReleaseRuleGuard,
+  ReleaseService,
+  ReleaseStore,
+  ReleaseTemplateService,
+} from './releases/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
 import { FlagUsage, FlagUsageStore, openFlagReadPath } from './evaluation/index.ts';
@@ -139,6 +148,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   // The one write door of a flag: the admin API, change requests, the flagd import and flags as code all go through it.
   const flagWrites = new FlagWrites({ store: flagStore, segments, audit });
+  // An active release's rule is moved only by its release (issue 33).
+  flagWrites.guard(new ReleaseRuleGuard());
   const flags = new FlagService({ db, store: flagStore, projects, segments, events, audit, clock, usage, writes: flagWrites });
   const flagd = new FlagdService({ db, store: flagStore, projects, segments, events, audit, clock, writes: flagWrites });
   const playground = new PlaygroundService({ db, store: flagStore, projects, segments, clock });
@@ -395,8 +406,40 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     intervalMs: config.retentionIntervalMs,
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
+  // Releases (issue 33): the guard runs in one process of each instance; its moves are conditional on each
+  // release's version, so instances that run it at once still move each release once.
+  const releaseStore = new ReleaseStore(handle.dialect);
+  const guardrailData = new ExperimentGuardrailData(db, metricStore);
+  const releases = new ReleaseService({
+    db,
+    store: releaseStore,
+    projects,
+    flags,
+    events,
+    audit,
+    clock,
+    data: guardrailData,
+    targets: new WebhookTargetRule(config.outbox.webhookTargets),
+    mail: changeMail,
+    accounts: accounts.members,
+    publicUrl: config.publicUrl,
+  });
+  const releaseTemplates = new ReleaseTemplateService({ db, store: releaseStore, projects, releases, audit, clock });
+  const releaseGuard = new ReleaseGuard({
+    db,
+    store: releaseStore,
+    projects,
+    releases,
+    data: guardrailData,
+    prometheus: new PrometheusClient({ policy: config.outbox.webhookTargets, lookup: ports.lookup }),
+    clock,
+    mail: changeMail,
+    maxAttempts: config.outbox.maxAttempts,
+    log,
+    pollMs: config.releases.checkMs,
+  });
   const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
-  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, exposures });
+  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, exposures, releaseGuard });
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -405,7 +448,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
           streams,
           flagdSync: flagdSyncServer,
           // Every delivery queue: the submissions' outbox, project webhooks, change-request e-mails.
-          outbox: allDeliveries([outbox, webhookWorker, changeNotifier.deliveries]),
+          outbox: allDeliveries([outbox, webhookWorker, changeNotifier.deliveries, releaseGuard.deliveries]),
           database: handle,
         });
   reads.observer = metrics;
@@ -445,6 +488,9 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     trackedEvents,
     experimentMetrics,
     experiments,
+    releases,
+    releaseTemplates,
+    releaseGuard,
     experimentResults,
     exposures,
     changeRequests,

@@ -56,6 +56,8 @@ export interface Config {
   readonly usage: { readonly retentionDays: number; readonly flushMs: number };
   /** Experiments' events (docs/adr/0044-event-storage.md): days of raw events kept. */
   readonly events: { readonly retentionDays: number };
+  /** Releases (docs/adr/0045-releases.md): ms between two checks of the running releases' guardrails (0: none; a test runs them). */
+  readonly releases: { readonly checkMs: number };
   /** How long a dashboard sign-in session lasts, in ms. */
   readonly sessionTtlMs: number;
   /** Single sign-on with an OpenID Connect provider (docs/adr/0032-identity-and-sso.md); off unless the issuer is set. */
@@ -338,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
       flushMs: int('FLAGPOST_USAGE_FLUSH_MS', 60_000, 0, 3_600_000),
     },
     events: { retentionDays: int('FLAGPOST_EVENTS_RETENTION_DAYS', 90, 1, 3650) },
+    releases: { checkMs: int('FLAGPOST_RELEASE_CHECK_MS', 30_000, 0, 3_600_000) },
     sessionTtlMs: int('FLAGPOST_SESSION_TTL_MS', 12 * 3_600_000, 60_000, 90 * 86_400_000),
     sso,
     dashboardDir: env.FLAGPOST_DASHBOARD_DIR ? path.resolve(env.FLAGPOST_DASHBOARD_DIR) : DEFAULT_DASHBOARD_DIR,

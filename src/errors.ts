@@ -161,6 +161,16 @@ export const messages = {
   experimentFlagBusy: 'Experiment {other} is already running on flag {flagKey} in this environment',
   experimentNotStarted: 'Experiment {experimentKey} has not started: it has no results yet',
   experimentMetricMissing: 'Experiment {experimentKey} names metrics that no longer exist ({metrics}): change its metrics first',
+  releaseActive: 'Flag {slug} already has an active release in {environment}: complete, roll back or cancel it first',
+  releaseNotFound: 'Release {releaseId} does not exist for flag {slug} in {environment}',
+  releaseState: 'Release {releaseId} is {status}: it cannot be {action}',
+  releaseSelfApproval: 'Environment {environment} requires approvals: the release must be approved by someone other than its creator',
+  releaseMoved: 'Release {releaseId} changed while this request was handled: read it again',
+  releaseRuleOwned: 'Rule {ruleId} of flag {slug} belongs to release {releaseId} while it is active: pause, roll back or cancel the release to change it',
+  releaseTemplateExists: 'Release template with key {templateKey} already exists in project {projectKey}',
+  releaseTemplateNotFound: 'Release template with key {templateKey} does not exist in project {projectKey}',
+  releaseMetricNotFound: 'guardrails[{index}].metric: no metric {metricKey} in project {projectKey}',
+  releaseTargetRefused: 'guardrails[{index}].prometheus.url {reason}',
 } as const;
 
 export type MessageKey = keyof typeof messages;

@@ -27,6 +27,7 @@ const CAPABILITIES = new Set([
   'forms',
   'identity',
   'projects',
+  'releases',
   'segments',
   'submissions',
   'webhooks',

@@ -21,7 +21,9 @@ export type AuditEntity =
   | 'settings'
   | 'sign_in'
   | 'metric'
-  | 'experiment';
+  | 'experiment'
+  | 'release'
+  | 'release_template';
 
 /** A field's value before and after the write; a created entity has only `after`, a deleted one only `before`. */
 export interface FieldChange {

@@ -1,6 +1,7 @@
 import type { ChangeScheduler } from '../changes/index.ts';
 import type { Scheduler } from '../delivery/index.ts';
 import type { FlagUsage } from '../evaluation/index.ts';
+import type { ReleaseGuard } from '../releases/index.ts';
 import type { ExposureRecorder } from '../experiments/index.ts';
 import type { OutboxWorker, RetentionJob } from '../submissions/index.ts';
 import type { WebhookWorker } from '../webhooks/index.ts';
@@ -18,6 +19,7 @@ export function scheduleJobs(
     webhookWorker: WebhookWorker;
     retention: RetentionJob;
     usage: FlagUsage;
+    releaseGuard: ReleaseGuard;
     exposures: ExposureRecorder;
   },
 ): void {
@@ -26,6 +28,8 @@ export function scheduleJobs(
   scheduler.add('outbox deliveries', jobs.outbox, 'one process');
   scheduler.add('project webhook deliveries', jobs.webhookWorker, 'one process');
   scheduler.add('retention', jobs.retention, 'one process');
+  // Releases' moves are conditional on each release's version: instances running it at once move each once.
+  scheduler.add('release guard', jobs.releaseGuard, 'one process');
   // Each process flushes the counts of the reads it answered.
   scheduler.add('flag usage flush', jobs.usage, 'every process');
   // Each process writes the server-side exposures of the evaluations it answered.

@@ -1,4 +1,5 @@
 import type { EventService, ExperimentService, ExposureRecorder, MetricService, ResultsService } from '../experiments/index.ts';
+import type { ReleaseGuard, ReleaseService, ReleaseTemplateService } from '../releases/index.ts';
 import type { Logger } from 'pino';
 import type { ApiKeyService } from '../api-keys/index.ts';
 import type { AuditLog } from '../audit/index.ts';
@@ -92,6 +93,11 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly feedback: FeedbackService;
   readonly codeRefs: CodeRefService;
+  /** Release plans of flags (issue 33). */
+  readonly releases: ReleaseService;
+  readonly releaseTemplates: ReleaseTemplateService;
+  /** The guard loop of releases; `runOnce()` checks every running release now and sends their e-mails. */
+  readonly releaseGuard: ReleaseGuard;
   /** Change requests of flags and segments (issue 24). */
   readonly changeRequests: ChangeRequestService;
   readonly changeReviews: ChangeReviewService;

@@ -14,6 +14,7 @@ import type {
 import type { CodeRefRemovalsTable, CodeRefsTable } from '../code-refs/code-ref.table.ts';
 import type { ExperimentUsersTable, ExposuresTable, TrackedEventsTable } from '../experiments/event.table.ts';
 import type { ExperimentsTable } from '../experiments/experiment.table.ts';
+import type { ReleaseNotificationsTable, ReleaseReadingsTable, ReleasesTable, ReleaseTemplatesTable } from '../releases/release.table.ts';
 import type { MetricsTable } from '../experiments/metric.table.ts';
 import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FileObjectsTable } from '../files/file-object.table.ts';
@@ -73,6 +74,10 @@ export interface Database {
   metrics: MetricsTable;
   experiments: ExperimentsTable;
   experiment_users: ExperimentUsersTable;
+  releases: ReleasesTable;
+  release_templates: ReleaseTemplatesTable;
+  release_readings: ReleaseReadingsTable;
+  release_notifications: ReleaseNotificationsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -9,7 +9,7 @@ import type { DeliveryAttempt } from './delivery.ts';
 // index on (status, next_attempt_at).
 
 /** The tables of delivery queues. */
-export type QueueTable = 'outbox' | 'project_webhook_deliveries' | 'change_notifications';
+export type QueueTable = 'outbox' | 'project_webhook_deliveries' | 'change_notifications' | 'release_notifications';
 
 /** What a claim reads and writes of a queue's row. */
 interface QueueRow {

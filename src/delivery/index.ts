@@ -14,5 +14,5 @@ export { attemptsOf, claimDueRows, newQueueRow, pendingStatsOf, recordAttemptOf 
 export { type DeliveryAttempt, type DeliveryStatus, retryDelayMs, type SendResult, signWebhook } from './delivery.ts';
 export { type MailMessage, MailSender } from './mail.sender.ts';
 export { type Lookup, WebhookSender } from './webhook.sender.ts';
-export { type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';
+export { refusedTarget, type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';
 export { type JobPlacement, type PeriodicJob, type ScheduledJob, Scheduler } from './scheduler.ts';

@@ -23,7 +23,7 @@ export type FlagWrite =
   /** A new flag: its rows, one per environment it is created in. */
   | { kind: 'create'; project: Project; slug: string; rows: readonly Flag[]; actor: Actor }
   /** One flag in one environment, before and after. */
-  | { kind: 'update'; project: Project; environment: Environment; before: Flag; after: Flag; actor: Actor }
+  | { kind: 'update'; project: Project; environment: Environment; before: Flag; after: Flag; actor: Actor; owner?: 'release' }
   /** A flag deleted from every environment of its project. */
   | { kind: 'delete'; project: Project; slug: string; actor: Actor };
 
@@ -123,13 +123,15 @@ export class FlagWrites {
       check: { at: string; validate: boolean } | 'validated';
       expectedVersion?: number;
       note?: Record<string, FieldChange>;
+      /** The write of the owner of a rule (a release moving its own rule), which its guard lets through. */
+      owner?: 'release';
     },
   ): Promise<{ envFlags: Flag[]; segments: Segment[] }> {
     const { project, environment, before, after, actor, authority } = write;
     checkWritable(environment, project.key, 'direct' in authority ? authority.direct : { bypassProtection: true });
     const neighbourhood = write.check === 'validated' ? { flags: [], segments: [] } : await this.neighbourhoodOf(trx, project, environment, after);
     if (write.check !== 'validated' && write.check.validate) checkEnvironment(neighbourhood.flags, neighbourhood.segments, before.slug, write.check.at);
-    await this.checkGuards(trx, { kind: 'update', project, environment, before, after, actor });
+    await this.checkGuards(trx, { kind: 'update', project, environment, before, after, actor, owner: write.owner });
     if (!(await this.deps.store.updateFlag(trx, after, write.expectedVersion))) {
       throw new AppError('conflict', message('changeConflict', { slug: before.slug, environment: environment.name }));
     }

@@ -259,6 +259,7 @@ export class FlagService {
     baseVersion: number | undefined,
     actor: Actor,
     note: Record<string, FieldChange> = {},
+    by: { release?: boolean } = {},
   ): Promise<FlagConfig> {
     const { project, environment } = target;
     const flag = await this.deps.store.findFlag(trx, environment.id, slug);
@@ -275,6 +276,7 @@ export class FlagService {
       check: { at: `flags.${slug}`, validate: true },
       expectedVersion: flag.version,
       note,
+      owner: by.release ? 'release' : undefined,
     });
     return flagConfig(flag);
   }

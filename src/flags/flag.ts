@@ -105,6 +105,34 @@ export function ruleInputProblems(rules: RuleInput[] | undefined, path: string):
 }
 
 /** Rules as stored: defaults filled in, a new id for a rule without one, the current bucketing for a new split. */
+/** The id prefix of the rule a release owns (issue 33, src/releases/release.ts `releaseRuleId`). */
+export const RELEASE_RULE_PREFIX = 'release-';
+
+const ownedRuleShape = (rule: Rule): string =>
+  JSON.stringify([
+    rule.name,
+    rule.enabled,
+    rule.conditions,
+    rule.segments,
+    'variant' in rule.serve ? rule.serve.variant : [rule.serve.split.bucketing, rule.serve.split.weights.map((w) => [w.variant, w.weight])],
+  ]);
+
+/**
+ * The release rule a write by hand would change (issue 33): while a release is active its rule is the
+ * flag's last one and only the release moves it, so a write that changes it, removes it, adds one, or
+ * puts a rule after it is refused, naming the release. The flag's other rules stay editable.
+ */
+export function releaseRuleChange(before: readonly Rule[], after: readonly Rule[]): { ruleId: string; releaseId: string } | undefined {
+  const ids = new Set([...before, ...after].filter((r) => r.id.startsWith(RELEASE_RULE_PREFIX)).map((r) => r.id));
+  for (const ruleId of ids) {
+    const was = before.find((r) => r.id === ruleId);
+    const is = after.find((r) => r.id === ruleId);
+    const moved = is !== undefined && after[after.length - 1] !== is && before[before.length - 1] === was;
+    if (!was || !is || moved || ownedRuleShape(was) !== ownedRuleShape(is)) return { ruleId, releaseId: ruleId.slice(RELEASE_RULE_PREFIX.length) };
+  }
+  return undefined;
+}
+
 export function normalizeRules(rules: RuleInput[], newId: () => string): Rule[] {
   return rules.map((rule) => ({
     id: rule.id ?? newId(),

@@ -16,6 +16,7 @@ export {
   type FlagValues,
   normalizeDate,
   normalizeRules,
+  releaseRuleChange,
   RESERVED_SLUGS,
   type RuleInput,
   ruleInputProblems,

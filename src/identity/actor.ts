@@ -7,7 +7,7 @@
  * the client of a failed sign-in, known only by its client key.
  */
 export interface Actor {
-  type: 'admin_token' | 'user' | 'access_token' | 'anonymous';
+  type: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
   /** The user's id; null for the admin token and anonymous clients. */
   id: string | null;
   /** What the log shows: an e-mail address, a token's name, "admin token", or a client key. */

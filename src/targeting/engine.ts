@@ -233,6 +233,8 @@ function decodeTable(flag: TargetedFlag, flagMetadata: Metadata): Map<string, Ev
   t.rules.forEach((rule, index) => {
     if (!rule.enabled) return;
     const metadata: Metadata = { ...flagMetadata, ruleId: rule.id, ruleName: rule.name };
+    // The rule a release owns (issue 33) names its release: `release-<releaseId>`.
+    if (rule.id.startsWith('release-')) metadata.releaseId = rule.id.slice('release-'.length);
     if (rule.segments.length > 0) metadata.segments = rule.segments.join(',');
     const split = 'split' in rule.serve;
     if (split) metadata.bucketing = (rule.serve as { split: { bucketing: string } }).split.bucketing;

@@ -16,6 +16,11 @@ const TITLES: Record<WebhookPayload['type'], string> = {
   'change_request.approved': 'Change request approved',
   'change_request.applied': 'Change request applied',
   'scheduled_change.applied': 'Scheduled change applied',
+  'release.started': 'Release started',
+  'release.step_started': 'Release step started',
+  'release.waiting_approval': 'Release waits for approval',
+  'release.completed': 'Release completed',
+  'release.rolled_back': 'Release rolled back',
 };
 
 /** The title line: what happened, to what, where, by whom. */

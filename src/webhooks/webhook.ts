@@ -9,6 +9,11 @@ export const WEBHOOK_EVENTS = [
   'change_request.approved',
   'change_request.applied',
   'scheduled_change.applied',
+  'release.started',
+  'release.step_started',
+  'release.waiting_approval',
+  'release.completed',
+  'release.rolled_back',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -48,6 +53,7 @@ export interface WebhookDelivery {
  */
 export function webhookEventOf(entry: Pick<RecordedAuditEntry, 'entity' | 'action' | 'changes'>): WebhookEvent | undefined {
   if (entry.entity === 'flag' && (entry.action === 'flag.created' || entry.action === 'flag.updated' || entry.action === 'flag.deleted')) return entry.action;
+  if (entry.entity === 'release') return (WEBHOOK_EVENTS as readonly string[]).includes(entry.action) ? (entry.action as WebhookEvent) : undefined;
   if (entry.entity !== 'change_request') return undefined;
   if (entry.action === 'change_request.created') return 'change_request.opened';
   if (entry.action === 'change_request.approved') return 'change_request.approved';

@@ -20,9 +20,10 @@ import * as m0018 from './0018_flag_tags_archive.ts';
 import * as m0019 from './0019_project_webhooks.ts';
 import * as m0020 from './0020_change_request_origin.ts';
 import * as m0021 from './0021_change_request_revisions.ts';
+import * as m0023 from './0023_experiment_events.ts';
+import * as m0025 from './0025_releases.ts';
 import * as m0026 from './0026_form_intake.ts';
 import * as m0027 from './0027_form_mail.ts';
-import * as m0023 from './0023_experiment_events.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -47,7 +48,8 @@ export const migrations: Record<string, Migration> = {
   '0019_project_webhooks': m0019,
   '0020_change_request_origin': m0020,
   '0021_change_request_revisions': m0021,
+  '0023_experiment_events': m0023,
+  '0025_releases': m0025,
   '0026_form_intake': m0026,
   '0027_form_mail': m0027,
-  '0023_experiment_events': m0023,
 };

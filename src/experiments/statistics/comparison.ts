@@ -96,8 +96,8 @@ function sequentialInterval(effect: RelativeEffect, alpha: number, tuning: numbe
  * win is its mass above zero (below zero for a metric that should decrease).
  */
 function chanceToWin(effect: RelativeEffect, direction: 'increase' | 'decrease'): number {
-  const aboveZero = normalDistributionCdf(effect.estimate, 0, Math.sqrt(effect.variance));
-  return direction === 'increase' ? aboveZero : 1 - aboveZero;
+  const better = direction === 'increase' ? effect.estimate : -effect.estimate;
+  return normalDistributionCdf(better, 0, Math.sqrt(effect.variance));
 }
 
 function checkOptions(alpha: number, tuning: number): void {
@@ -107,7 +107,8 @@ function checkOptions(alpha: number, tuning: number): void {
 
 /**
  * A variant against the baseline, as gbstats computes it. Where gbstats gives no result (a baseline
- * mean of 0 or below, a variant without users, a variance that is not positive) ci95, pValue,
+ * mean of 0, a variant without users, a variance that is not positive), and for a baseline mean below
+ * 0 (where the relative lift's sign is the opposite of the change: ADR 0043's one departure), ci95, pValue,
  * chanceToWin and sequentialCi95 are null; relativeLift is then still the plain relative difference
  * of the means when the baseline mean is positive, as gbstats' runner reports it ("expected").
  */

@@ -3,3 +3,4 @@
 export { type Comparison, type CompareOptions, compare } from './comparison.ts';
 export { type MetricStatistic, type Summary, summarize } from './metric-statistic.ts';
 export { SRM_THRESHOLD, sampleRatioMismatch } from './sample-ratio.ts';
+export { DEFAULT_MAX_RELATIVE_ERROR, hasEnoughData } from './enough-data.ts';
