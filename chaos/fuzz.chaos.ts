@@ -272,3 +272,92 @@ forEachDialect(
   },
   { FLAGPOST_WEBHOOK_TARGETS: 'private' },
 );
+
+// Issue 32: random batches to POST /v1/track, valid events mixed with hostile ones. Never a 5xx; a batch
+// with one bad event is refused whole and stores nothing; an accepted batch stores every event of it.
+const TRACK_BATCHES = Number(process.env.FUZZ_TRACK_BATCHES ?? 400);
+
+forEachDialect('fuzz: random event batches to /v1/track', (ctx) => {
+  it(`answers ${TRACK_BATCHES} seeded batches (seed ${SEED}) without a 5xx; a refused batch stores nothing`, { timeout: 600_000 }, async (t) => {
+    const project = await createProject(ctx());
+    await createFlag(ctx(), project.key, { slug: 'checkout', type: 'string', variants: { control: 'a', treatment: 'b' }, defaultVariant: 'control' });
+    const headers = { 'content-type': 'application/json', 'x-project-key': project.key, 'x-environment-key': project.environments[0]!.key };
+    const g = generator(SEED + 32);
+    const keys = ['ada@example.com', 'user-1', 'ü-ñ-😀', "o'brien; drop table exposures;--", '%', '_', 'a'.repeat(256), ' '];
+    const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+    const valid = (): Record<string, unknown> =>
+      g.int(2)
+        ? {
+            kind: 'exposure',
+            flagKey: 'checkout',
+            variant: g.pick(['control', 'treatment']),
+            targetingKey: g.pick(keys),
+            ...(g.int(2) ? { timestamp: iso(-g.int(86_400_000)) } : {}),
+          }
+        : {
+            kind: 'track',
+            name: g.pick(['purchase', 'signup', 'päge_view', 'x'.repeat(256)]),
+            targetingKey: g.pick(keys),
+            ...(g.int(2) ? { value: g.pick([0, -1, 12.5, 1e300, null]) } : {}),
+            ...(g.int(3) === 0 ? { attributes: { plan: 'pro', seats: 3, trial: false, note: null } } : {}),
+          };
+    // Each makes its event invalid; markers are replaced in the JSON text (values JSON.stringify cannot write).
+    const hostile: Array<(e: Record<string, unknown>) => void> = [
+      (e) => (e.kind = g.pick(['Exposure', 'click', 1, null])),
+      (e) => delete e.kind,
+      (e) => delete e.targetingKey,
+      (e) => (e.targetingKey = g.pick(['', 7, ['a'], { a: 1 }, 'a'.repeat(257), '\u0000x'])),
+      (e) => (e.timestamp = g.pick(['yesterday', '2026-01-01', iso(3_600_000), iso(-8 * 86_400_000), 17, '2026-13-45T99:00:00Z'])),
+      (e) => (e.extra = 1),
+      (e) => (e.__PROTO__ = { polluted: true }),
+      (e) => (e.kind === 'track' ? (e.value = g.pick(['12', true, '__INF__', { v: 1 }])) : (e.variant = g.pick(['off', '', 'CONTROL']))),
+      (e) =>
+        e.kind === 'track' ? (e.attributes = g.pick([{ nested: { a: 1 } }, [1, 2], 'x', { list: [1] }, { n: '__INF__' }])) : (e.flagKey = 'no-such-flag'),
+      (e) => (e.kind === 'track' ? (e.name = g.pick(['', 5, 'n'.repeat(257)])) : delete e.flagKey),
+    ];
+    const count = async () =>
+      Number(
+        (await sql<{ n: number }>`select (select count(*) from exposures) + (select count(*) from tracked_events) as n`.execute(ctx().handle.db)).rows[0]!.n,
+      );
+
+    let stored = await count();
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < TRACK_BATCHES; i++) {
+      const size = g.pick([1, 2, 5, 20, 100, 1000, 1001]);
+      const events = Array.from({ length: size }, valid);
+      let bad = size > 1000;
+      for (let j = g.int(3) === 0 ? 1 + g.int(3) : 0; j > 0; j--) {
+        g.pick(hostile)(g.pick(events));
+        bad = true;
+      }
+      let body: string;
+      const shape = g.int(20);
+      if (shape === 0) {
+        body = g.pick(['[]', '{}', '{"events":{}}', '{"events":[]}', '{"events":null}', 'null', '{"events":[1,2]}', '{"events":[', '{"events":[{}]} x']);
+        bad = true;
+      } else body = JSON.stringify({ events }).replaceAll('"__INF__"', '1e400').replaceAll('"__PROTO__"', '"__proto__"');
+      const res = await ctx().app.inject({ method: 'POST', url: '/v1/track', headers, payload: body });
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+      const label = `#${i} (${size} events${bad ? ', hostile' : ''}) -> ${res.statusCode}`;
+      assert.ok(res.statusCode < 500, `${label}: ${res.body.slice(0, 300)}`);
+      const now = await count();
+      if (bad) {
+        assert.ok(res.statusCode >= 400, `${label}: a hostile batch was accepted: ${res.body.slice(0, 300)}`);
+        assert.equal(res.json().error, true, label);
+        for (const leak of LEAKS) assert.ok(!res.body.includes(leak), `${label} leaks "${leak}"`);
+        assert.equal(now, stored, `${label}: a refused batch stored events`);
+      } else {
+        assert.equal(res.statusCode, 202, `${label}: ${res.body.slice(0, 300)}`);
+        assert.equal(now, stored + size, `${label}: every event of an accepted batch is stored`);
+      }
+      stored = now;
+    }
+    assert.deepEqual({}.constructor.prototype.polluted, undefined, 'no prototype was polluted');
+    t.diagnostic(
+      `statuses: ${[...statuses]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}x${n}`)
+        .join(' ')}`,
+    );
+  });
+});

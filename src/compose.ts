@@ -354,7 +354,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   if (config.smtpUrl !== undefined)
     new DeliveryAlerts({ events, forms, accounts: accounts.members, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
   const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
-  const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files });
+  const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files, events: trackedEvents });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
   const outboxSettings: OutboxSettings = {

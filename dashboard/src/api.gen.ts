@@ -31,7 +31,9 @@ export interface paths {
             | 'invitation'
             | 'access_token'
             | 'settings'
-            | 'sign_in';
+            | 'sign_in'
+            | 'metric'
+            | 'experiment';
           /** @description With entity: a flag slug, a form key, an id */
           entityId?: string;
           limit?: string;
@@ -124,7 +126,9 @@ export interface paths {
                   | 'invitation'
                   | 'access_token'
                   | 'settings'
-                  | 'sign_in';
+                  | 'sign_in'
+                  | 'metric'
+                  | 'experiment';
                 entityId: string;
                 environmentKey: string | null;
                 id: string;
@@ -3569,7 +3573,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Delete every submission, across all forms, whose fields contain a person's e-mail address (erasure request) */
+    /** Delete every submission, across all forms, whose fields contain a person's e-mail address, and their experiment events (erasure request) */
     post: {
       parameters: {
         query?: never;
@@ -3581,7 +3585,9 @@ export interface paths {
         content: {
           'application/json': {
             /** @description The e-mail address of the person */
-            email: string;
+            email?: string;
+            /** @description A targeting key of the person that is not an e-mail address */
+            targetingKey?: string;
           };
         };
       };
@@ -3629,9 +3635,13 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description Submissions deleted */
               deleted: number;
-              email: string;
+              email?: string;
+              /** @description Exposures, tracked events and experiment users deleted */
+              eventsDeleted: number;
               submissionIds: string[];
+              targetingKey?: string;
             };
           };
         };
@@ -3652,7 +3662,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Every submission, across all forms, whose fields contain a person's e-mail address (access request) */
+    /** Every submission, across all forms, whose fields contain a person's e-mail address, and their experiment events (access request) */
     post: {
       parameters: {
         query?: never;
@@ -3664,7 +3674,9 @@ export interface paths {
         content: {
           'application/json': {
             /** @description The e-mail address of the person */
-            email: string;
+            email?: string;
+            /** @description A targeting key of the person that is not an e-mail address */
+            targetingKey?: string;
           };
         };
       };
@@ -3712,7 +3724,25 @@ export interface paths {
           };
           content: {
             'application/json': {
-              email: string;
+              email?: string;
+              /** @description The experiment events whose targeting key is the address (as given and in lower case) or the targeting key */
+              events: {
+                exposures: {
+                  environmentId: string;
+                  flagKey: string;
+                  timestamp: string;
+                  variant: string;
+                }[];
+                tracked: {
+                  attributes: {
+                    [key: string]: unknown;
+                  } | null;
+                  environmentId: string;
+                  name: string;
+                  timestamp: string;
+                  value: number | null;
+                }[];
+              };
               submissions: {
                 createdAt: string;
                 data: {
@@ -3740,6 +3770,7 @@ export interface paths {
                 };
                 spam: boolean;
               }[];
+              targetingKey?: string;
             };
           };
         };
@@ -7196,6 +7227,875 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/experiments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An environment's experiments */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              experiments: {
+                controlVariant: string;
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                flagKey: string;
+                guardrails: string[];
+                hypothesis: string | null;
+                key: string;
+                metrics: string[];
+                name: string;
+                ruleId: string | null;
+                /** @description The split measured, as it was at the start (null before) */
+                split: {
+                  ruleId: string;
+                  weights: {
+                    variant: string;
+                    weight: number;
+                  }[];
+                } | null;
+                startedAt: string | null;
+                /** @enum {string} */
+                status: 'draft' | 'running' | 'stopped';
+                stoppedAt: string | null;
+                /** @description ISO-8601 UTC date-time */
+                updatedAt: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a draft experiment on the split of a flag */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            controlVariant: string;
+            flagKey: string;
+            /** @description Guardrail metrics' keys */
+            guardrails?: string[];
+            hypothesis?: string;
+            key: string;
+            /** @description Goal metrics' keys */
+            metrics: string[];
+            name: string;
+            /** @description The rule whose split is measured; absent: the flag's only split rule */
+            ruleId?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              controlVariant: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              flagKey: string;
+              guardrails: string[];
+              hypothesis: string | null;
+              key: string;
+              metrics: string[];
+              name: string;
+              ruleId: string | null;
+              /** @description The split measured, as it was at the start (null before) */
+              split: {
+                ruleId: string;
+                weights: {
+                  variant: string;
+                  weight: number;
+                }[];
+              } | null;
+              startedAt: string | null;
+              /** @enum {string} */
+              status: 'draft' | 'running' | 'stopped';
+              stoppedAt: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One experiment */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              controlVariant: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              flagKey: string;
+              guardrails: string[];
+              hypothesis: string | null;
+              key: string;
+              metrics: string[];
+              name: string;
+              ruleId: string | null;
+              /** @description The split measured, as it was at the start (null before) */
+              split: {
+                ruleId: string;
+                weights: {
+                  variant: string;
+                  weight: number;
+                }[];
+              } | null;
+              startedAt: string | null;
+              /** @enum {string} */
+              status: 'draft' | 'running' | 'stopped';
+              stoppedAt: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a draft or stopped experiment */
+    delete: {
+      parameters: {
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description No content */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Change an experiment (absent keeps; flag, rule and control only in a draft) */
+    patch: {
+      parameters: {
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            controlVariant?: string;
+            flagKey?: string;
+            guardrails?: string[];
+            hypothesis?: string | null;
+            metrics?: string[];
+            name?: string;
+            ruleId?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              controlVariant: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              flagKey: string;
+              guardrails: string[];
+              hypothesis: string | null;
+              key: string;
+              metrics: string[];
+              name: string;
+              ruleId: string | null;
+              /** @description The split measured, as it was at the start (null before) */
+              split: {
+                ruleId: string;
+                weights: {
+                  variant: string;
+                  weight: number;
+                }[];
+              } | null;
+              startedAt: string | null;
+              /** @enum {string} */
+              status: 'draft' | 'running' | 'stopped';
+              stoppedAt: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/results': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Results computed from the stored events: users, sample-ratio check, and per metric each variant against the control */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              experiment: string;
+              metrics: {
+                comparisons: {
+                  baseline: string;
+                  chanceToWin: number | null;
+                  ci95: number[] | null;
+                  pValue: number | null;
+                  relativeLift: number | null;
+                  sequentialCi95: number[] | null;
+                  /** @description ci95 excludes zero */
+                  significant: boolean;
+                  variant: string;
+                }[];
+                guardrail: boolean;
+                metric: string;
+                /** @enum {string} */
+                type: 'proportion' | 'mean' | 'ratio';
+                variants: {
+                  mean: number;
+                  stddev: number;
+                  users: number;
+                  variant: string;
+                }[];
+              }[];
+              /** @description Users exposed to more than one variant: counted in the variant of their first exposure only */
+              multipleExposures: number;
+              /** @description Sample-ratio check: chi-squared of the users against the split's weights; mismatch at p < 0.001 */
+              srm: {
+                mismatch: boolean;
+                pValue: number;
+              };
+              /** @description ISO-8601 UTC date-time */
+              startedAt: string;
+              /** @enum {string} */
+              status: 'running' | 'stopped';
+              /** @description Users per variant */
+              users: {
+                [key: string]: number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/results.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The same results as CSV: one row per metric and variant */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description text/csv */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a draft experiment (409 on a flag without a split) */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              controlVariant: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              flagKey: string;
+              guardrails: string[];
+              hypothesis: string | null;
+              key: string;
+              metrics: string[];
+              name: string;
+              ruleId: string | null;
+              /** @description The split measured, as it was at the start (null before) */
+              split: {
+                ruleId: string;
+                weights: {
+                  variant: string;
+                  weight: number;
+                }[];
+              } | null;
+              startedAt: string | null;
+              /** @enum {string} */
+              status: 'draft' | 'running' | 'stopped';
+              stoppedAt: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/experiments/{experimentKey}/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop a running experiment */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          envKey: string;
+          experimentKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              controlVariant: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              flagKey: string;
+              guardrails: string[];
+              hypothesis: string | null;
+              key: string;
+              metrics: string[];
+              name: string;
+              ruleId: string | null;
+              /** @description The split measured, as it was at the start (null before) */
+              split: {
+                ruleId: string;
+                weights: {
+                  variant: string;
+                  weight: number;
+                }[];
+              } | null;
+              startedAt: string | null;
+              /** @enum {string} */
+              status: 'draft' | 'running' | 'stopped';
+              stoppedAt: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/projects/{projectKey}/environments/{envKey}/flagd': {
     parameters: {
       query?: never;
@@ -8896,6 +9796,441 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A project's metrics */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The project's key (x-project-key of its clients) */
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              metrics: {
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                denominatorEvent: string | null;
+                /**
+                 * @description Which way is better
+                 * @enum {string}
+                 */
+                direction: 'increase' | 'decrease';
+                event: string;
+                key: string;
+                name: string;
+                /** @enum {string} */
+                type: 'proportion' | 'mean' | 'ratio';
+                /** @description ISO-8601 UTC date-time */
+                updatedAt: string;
+                windowHours: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a metric */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The project's key (x-project-key of its clients) */
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The denominator of a ratio metric (ratio only) */
+            denominatorEvent?: string;
+            /**
+             * @description Which way is better
+             * @enum {string}
+             */
+            direction: 'increase' | 'decrease';
+            /** @description A tracked event name (POST /v1/track kind track) */
+            event: string;
+            key: string;
+            name: string;
+            /** @enum {string} */
+            type: 'proportion' | 'mean' | 'ratio';
+            /** @description Hours after a user's first exposure that count (default 72) */
+            windowHours?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              denominatorEvent: string | null;
+              /**
+               * @description Which way is better
+               * @enum {string}
+               */
+              direction: 'increase' | 'decrease';
+              event: string;
+              key: string;
+              name: string;
+              /** @enum {string} */
+              type: 'proportion' | 'mean' | 'ratio';
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              windowHours: number;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/metrics/{metricKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One metric */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          metricKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              denominatorEvent: string | null;
+              /**
+               * @description Which way is better
+               * @enum {string}
+               */
+              direction: 'increase' | 'decrease';
+              event: string;
+              key: string;
+              name: string;
+              /** @enum {string} */
+              type: 'proportion' | 'mean' | 'ratio';
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              windowHours: number;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a metric (409 while a running experiment uses it) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          metricKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description No content */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Change a metric (absent keeps) */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          metricKey: string;
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            denominatorEvent?: string | null;
+            /**
+             * @description Which way is better
+             * @enum {string}
+             */
+            direction?: 'increase' | 'decrease';
+            /** @description A tracked event name (POST /v1/track kind track) */
+            event?: string;
+            name?: string;
+            /** @enum {string} */
+            type?: 'proportion' | 'mean' | 'ratio';
+            /** @description Hours after a user's first exposure that count (default 72) */
+            windowHours?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              denominatorEvent: string | null;
+              /**
+               * @description Which way is better
+               * @enum {string}
+               */
+              direction: 'increase' | 'decrease';
+              event: string;
+              key: string;
+              name: string;
+              /** @enum {string} */
+              type: 'proportion' | 'mean' | 'ratio';
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              windowHours: number;
+            };
+          };
+        };
+      };
+    };
     trace?: never;
   };
   '/admin/v1/projects/{projectKey}/promote': {
@@ -13052,6 +14387,97 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/track': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Track events: exposures and tracked events of users (202 once stored) */
+    post: {
+      parameters: {
+        query?: {
+          /** @description The environment key, for navigator.sendBeacon */
+          environmentKey?: string;
+          /** @description The project key, for navigator.sendBeacon, which cannot send headers */
+          projectKey?: string;
+        };
+        header?: {
+          /** @description The environment key */
+          'x-environment-key'?: string;
+          /** @description The project key (the flag interface credentials) */
+          'x-project-key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description At most 1000 events and 1 MiB; checked event by event (the first problem is answered) */
+      requestBody: {
+        content: {
+          'application/json': {
+            events?: Record<string, never>[];
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              accepted: number;
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

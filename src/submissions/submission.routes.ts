@@ -17,7 +17,7 @@ import {
   submissionParams,
 } from './submission.schemas.ts';
 import { submissionView } from './submission.ts';
-import type { PersonalDataService } from './personal-data.service.ts';
+import type { Person, PersonalDataService } from './personal-data.service.ts';
 import type { SubmissionExportService } from './submission-export.service.ts';
 import type { SubmissionService } from './submission.service.ts';
 
@@ -172,26 +172,37 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
 
   // Access and erasure requests (issue 12, GDPR articles 15 and 17): the address travels in the body,
   // so that it is in no URL and no request log line.
+  // An e-mail address finds submissions and the experiment events whose targeting key is that address;
+  // a targeting key that is not an address (a user id) finds only events (issue 32).
   const personBody = {
     type: 'object',
     additionalProperties: false,
-    required: ['email'],
-    properties: { email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'The e-mail address of the person' } },
+    minProperties: 1,
+    maxProperties: 1,
+    properties: {
+      email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'The e-mail address of the person' },
+      targetingKey: { type: 'string', minLength: 1, maxLength: 256, description: 'A targeting key of the person that is not an e-mail address' },
+    },
   } as const;
+  const personOf = (body: { email?: string; targetingKey?: string }): Person =>
+    body.email !== undefined ? { email: body.email } : { targetingKey: body.targetingKey! };
+  const echo = (person: Person) => ('email' in person ? { email: person.email } : { targetingKey: person.targetingKey });
   app.post(
     '/personal-data/export',
     {
       schema: {
-        summary: "Every submission, across all forms, whose fields contain a person's e-mail address (access request)",
+        summary: "Every submission, across all forms, whose fields contain a person's e-mail address, and their experiment events (access request)",
         body: personBody,
         response: { 200: personalDataSchema, ...adminErrors },
       },
     },
     async (request, reply) => {
-      const found = await personalData.exportPerson(request.body.email, request.actor);
+      const person = personOf(request.body);
+      const found = await personalData.exportPerson(person, request.actor);
       return reply.header('cache-control', 'no-store').send({
-        email: request.body.email,
-        submissions: found.map((s) => ({ form: s.form, ...submissionView(s), meta: s.meta })),
+        ...echo(person),
+        submissions: found.submissions.map((s) => ({ form: s.form, ...submissionView(s), meta: s.meta })),
+        events: found.events,
       });
     },
   );
@@ -200,22 +211,29 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
     '/personal-data/erase',
     {
       schema: {
-        summary: "Delete every submission, across all forms, whose fields contain a person's e-mail address (erasure request)",
+        summary: "Delete every submission, across all forms, whose fields contain a person's e-mail address, and their experiment events (erasure request)",
         body: personBody,
         response: {
           200: {
             type: 'object',
             additionalProperties: false,
-            required: ['email', 'deleted', 'submissionIds'],
-            properties: { email: { type: 'string' }, deleted: { type: 'integer' }, submissionIds: { type: 'array', items: { type: 'string' } } },
+            required: ['deleted', 'submissionIds', 'eventsDeleted'],
+            properties: {
+              email: { type: 'string' },
+              targetingKey: { type: 'string' },
+              deleted: { type: 'integer', description: 'Submissions deleted' },
+              submissionIds: { type: 'array', items: { type: 'string' } },
+              eventsDeleted: { type: 'integer', description: 'Exposures, tracked events and experiment users deleted' },
+            },
           },
           ...adminErrors,
         },
       },
     },
     async (request, reply) => {
-      const ids = await personalData.erasePerson(request.body.email, request.actor);
-      return reply.header('cache-control', 'no-store').send({ email: request.body.email, deleted: ids.length, submissionIds: ids });
+      const person = personOf(request.body);
+      const { submissionIds, eventsDeleted } = await personalData.erasePerson(person, request.actor);
+      return reply.header('cache-control', 'no-store').send({ ...echo(person), deleted: submissionIds.length, submissionIds, eventsDeleted });
     },
   );
 

@@ -200,9 +200,10 @@ export const noContentPreflight = { description: "No content; the CORS headers a
 export const personalDataSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['email', 'submissions'],
+  required: ['submissions', 'events'],
   properties: {
     email: { type: 'string' },
+    targetingKey: { type: 'string' },
     submissions: {
       type: 'array',
       items: {
@@ -216,6 +217,38 @@ export const personalDataSchema = {
           data: { type: 'object', additionalProperties: true },
           files: { type: 'array', items: fileSchema },
           meta: metaSchema,
+        },
+      },
+    },
+    events: {
+      type: 'object',
+      description: 'The experiment events whose targeting key is the address (as given and in lower case) or the targeting key',
+      additionalProperties: false,
+      required: ['exposures', 'tracked'],
+      properties: {
+        exposures: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['environmentId', 'flagKey', 'variant', 'timestamp'],
+            properties: { environmentId: { type: 'string' }, flagKey: { type: 'string' }, variant: { type: 'string' }, timestamp: { type: 'string' } },
+          },
+        },
+        tracked: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['environmentId', 'name', 'value', 'attributes', 'timestamp'],
+            properties: {
+              environmentId: { type: 'string' },
+              name: { type: 'string' },
+              value: { type: ['number', 'null'] },
+              attributes: { type: ['object', 'null'], additionalProperties: true },
+              timestamp: { type: 'string' },
+            },
+          },
         },
       },
     },
