@@ -148,7 +148,7 @@ forEachDialect('admin API: submissions', (ctx) => {
       [2],
     );
     const keys = Object.keys(first.submissions[0]!).sort();
-    assert.deepEqual(keys, ['createdAt', 'data', 'files', 'id', 'spam']);
+    assert.deepEqual(keys, ['createdAt', 'data', 'files', 'id', 'spam', 'spamReasons']);
     assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?cursor=garbage`)).statusCode, 400);
     assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?spam=maybe`)).statusCode, 400);
     assert.equal((await ctx().admin('GET', '/admin/v1/forms/unknown/submissions')).statusCode, 404);
@@ -159,7 +159,7 @@ forEachDialect('admin API: submissions', (ctx) => {
     const res = await submitJson(ctx(), form.key, { a: 1 }, { headers: { 'user-agent': 'TestAgent/1', referer: 'https://site.example/p' } });
     const one = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${res.json().id}`);
     assert.equal(one.statusCode, 200);
-    assert.deepEqual(one.json().meta, { ip: '127.0.0.1', userAgent: 'TestAgent/1', referer: 'https://site.example/p', origin: null });
+    assert.deepEqual(one.json().meta, { ip: '127.0.0.1', userAgent: 'TestAgent/1', referer: 'https://site.example/p', origin: null, webdriver: null });
     assert.deepEqual(one.json().deliveries, []);
     const missing = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/01ARZ3NDEKTSV4RRFFQ69G5FAV`);
     assert.equal(missing.statusCode, 404);
