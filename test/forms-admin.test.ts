@@ -148,10 +148,29 @@ forEachDialect('admin API: submissions', (ctx) => {
       [2],
     );
     const keys = Object.keys(first.submissions[0]!).sort();
-    assert.deepEqual(keys, ['createdAt', 'data', 'files', 'id', 'spam']);
+    assert.deepEqual(keys, ['createdAt', 'data', 'files', 'id', 'spam', 'spamReasons']);
     assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?cursor=garbage`)).statusCode, 400);
     assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?spam=maybe`)).statusCode, 400);
     assert.equal((await ctx().admin('GET', '/admin/v1/forms/unknown/submissions')).statusCode, 404);
+  });
+
+  it('filters the list by the time received with since (inclusive) and until (exclusive) (issue 34)', async () => {
+    const form = await createForm(ctx());
+    const days = ['2026-11-01T00:00:00.000Z', '2026-11-02T00:00:00.000Z', '2026-11-03T00:00:00.000Z'];
+    for (const [n, day] of days.entries()) {
+      const id = (await submitJson(ctx(), form.key, { n })).json().id as string;
+      await ctx().handle.db.updateTable('submissions').set({ created_at: day }).where('id', '=', id).execute();
+    }
+    const ns = async (query: string) => (await listSubmissions(ctx(), form.key, query)).submissions.map((s) => s.data.n);
+    assert.deepEqual(await ns('?since=2026-11-02T00:00:00Z'), [2, 1]);
+    assert.deepEqual(await ns('?until=2026-11-02T00:00:00Z'), [0]);
+    assert.deepEqual(await ns('?since=2026-11-01T12:00:00Z&until=2026-11-03T00:00:00Z'), [1]);
+    // Another offset names the same instant.
+    assert.deepEqual(await ns('?since=2026-11-02T01:00:00%2B01:00'), [2, 1]);
+    assert.deepEqual(await ns('?since=2026-11-01T00:00:00Z&limit=1'), [2]);
+    const bad = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions?since=yesterday`);
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().error, true);
   });
 
   it('reads one submission with its request metadata', async () => {
@@ -159,7 +178,7 @@ forEachDialect('admin API: submissions', (ctx) => {
     const res = await submitJson(ctx(), form.key, { a: 1 }, { headers: { 'user-agent': 'TestAgent/1', referer: 'https://site.example/p' } });
     const one = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/${res.json().id}`);
     assert.equal(one.statusCode, 200);
-    assert.deepEqual(one.json().meta, { ip: '127.0.0.1', userAgent: 'TestAgent/1', referer: 'https://site.example/p', origin: null });
+    assert.deepEqual(one.json().meta, { ip: '127.0.0.1', userAgent: 'TestAgent/1', referer: 'https://site.example/p', origin: null, webdriver: null });
     assert.deepEqual(one.json().deliveries, []);
     const missing = await ctx().admin('GET', `/admin/v1/forms/${form.key}/submissions/01ARZ3NDEKTSV4RRFFQ69G5FAV`);
     assert.equal(missing.statusCode, 404);

@@ -73,6 +73,9 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
       const page = await submissions.list(request.params.formKey, readPage(request.query), {
         spam: spamFilter(request.query.spam),
         spamCheck: request.query.spamCheck,
+        // Stored times are ISO-8601 in UTC (toISOString), so a normalised bound compares as text on both engines.
+        since: request.query.since === undefined ? undefined : new Date(request.query.since).toISOString(),
+        until: request.query.until === undefined ? undefined : new Date(request.query.until).toISOString(),
       });
       return { submissions: page.items.map(submissionView), nextCursor: encodeCursor(page.next) };
     },

@@ -31,11 +31,21 @@ export const submissionListQuery = {
       enum: ['honeypot', 'duplicate', 'minFillTime', 'disposableEmail', 'rule', 'proofOfWork', 'manual'],
       description: 'Only spam that this check called spam (a `check` of its spamReasons)',
     },
+    since: { type: 'string', format: 'date-time', description: 'Only submissions received at or after this time (issue 34)' },
+    until: { type: 'string', format: 'date-time', description: 'Only submissions received before this time (issue 34)' },
   },
 } as const;
 
-/** Querystring of the CSV export: which submissions to include. */
-export const exportQuery = submissionListQuery;
+/** Querystring of the CSV export: which submissions to include (the time filters are the listing's alone). */
+export const exportQuery = {
+  type: 'object',
+  properties: {
+    cursor: submissionListQuery.properties.cursor,
+    limit: submissionListQuery.properties.limit,
+    spam: submissionListQuery.properties.spam,
+    spamCheck: submissionListQuery.properties.spamCheck,
+  },
+} as const;
 
 const fileSchema = {
   type: 'object',

@@ -48,6 +48,10 @@ export interface SubmissionFilter {
   spam?: boolean;
   /** Only spam that this check called spam (`duplicate`, `rule`, ...: a `check` of its spamReasons). */
   spamCheck?: string;
+  /** Only submissions received at or after this time (ISO-8601, as stored). */
+  since?: string;
+  /** Only submissions received before this time (ISO-8601, as stored). */
+  until?: string;
 }
 
 export class SubmissionStore {
@@ -106,6 +110,8 @@ export class SubmissionStore {
     // spamReasons is JSON written by Flagpost alone (`[{"check":"...","detail":"..."}]`); check names are plain words.
     if (filter.spamCheck !== undefined)
       query = query.where('spam', '=', 1).where('spam_reasons', 'like', `%"check":"${filter.spamCheck.replace(/[^A-Za-z]/g, '')}"%`);
+    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
     return this.withFiles(db, await newestFirst(query, limit, after).execute());
   }
 
