@@ -13,7 +13,7 @@ export interface paths {
         query?: {
           /** @description A user id */
           actor?: string;
-          actorType?: 'admin_token' | 'user' | 'access_token' | 'anonymous';
+          actorType?: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
           cursor?: string;
           entity?:
             | 'project'
@@ -33,7 +33,9 @@ export interface paths {
             | 'settings'
             | 'sign_in'
             | 'metric'
-            | 'experiment';
+            | 'experiment'
+            | 'release'
+            | 'release_template';
           /** @description With entity: a flag slug, a form key, an id */
           entityId?: string;
           limit?: string;
@@ -99,7 +101,7 @@ export interface paths {
                   id: string | null;
                   label: string;
                   /** @enum {string} */
-                  type: 'admin_token' | 'user' | 'access_token' | 'anonymous';
+                  type: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
                 };
                 /** Format: date-time */
                 at: string;
@@ -128,7 +130,9 @@ export interface paths {
                   | 'settings'
                   | 'sign_in'
                   | 'metric'
-                  | 'experiment';
+                  | 'experiment'
+                  | 'release'
+                  | 'release_template';
                 entityId: string;
                 environmentKey: string | null;
                 id: string;
@@ -1982,9 +1986,13 @@ export interface paths {
         query?: {
           cursor?: string;
           limit?: string;
+          /** @description Only submissions received at or after this time (issue 34) */
+          since?: string;
           spam?: 'true' | 'false' | 'all';
           /** @description Only spam that this check called spam (a `check` of its spamReasons) */
           spamCheck?: 'honeypot' | 'duplicate' | 'minFillTime' | 'disposableEmail' | 'rule' | 'proofOfWork' | 'manual';
+          /** @description Only submissions received before this time (issue 34) */
+          until?: string;
         };
         header?: never;
         path: {
@@ -7795,6 +7803,14 @@ export interface paths {
               startedAt: string;
               /** @enum {string} */
               status: 'running' | 'stopped';
+              /** @description Users counted by the end of each UTC day since the first exposure, per variant (cumulative) */
+              timeline: {
+                /** Format: date */
+                date: string;
+                users: {
+                  [key: string]: number;
+                };
+              }[];
               /** @description Users per variant */
               users: {
                 [key: string]: number;
@@ -8873,6 +8889,1239 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A flag's releases in an environment, newest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              releases: {
+                baseline: string;
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                createdBy: string;
+                currentStep: number;
+                flag: string;
+                guardrails: {
+                  checkedAt?: string;
+                  ci95?: number[] | null;
+                  lift?: number | null;
+                  means?: {
+                    [key: string]: number;
+                  };
+                  metric?: string;
+                  minUsers?: number;
+                  prometheus?: {
+                    above?: number;
+                    below?: number;
+                    forSeconds?: number;
+                    query: string;
+                    /**
+                     * Format: uri
+                     * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                     */
+                    url: string;
+                  };
+                  pValue?: number | null;
+                  reason?: string;
+                  sequentialCi95?: number[] | null;
+                  /** @enum {string} */
+                  state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                  users?: {
+                    [key: string]: number;
+                  };
+                  value?: number | null;
+                }[];
+                id: string;
+                /** @description Share of users served the variant now */
+                percent: number;
+                rolledBackReason?: string;
+                /** @enum {string} */
+                status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+                steps: {
+                  /** @description The step waits for an approval before it starts */
+                  approval?: boolean;
+                  approvedBy?: string | null;
+                  completedAt: string | null;
+                  /** @description The least time the step runs */
+                  holdSeconds?: number;
+                  /** @description Share of users served the variant during the step */
+                  percent: number;
+                  startedAt: string | null;
+                }[];
+                template?: string | null;
+                /** @description ISO-8601 UTC date-time */
+                updatedAt: string;
+                variant: string;
+                /** @enum {string} */
+                waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Start a release of a flag (409 while another is active) */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Owners only: write to a protected environment directly, in an emergency; the audit entry records it (protectionBypassed) */
+          bypassProtection?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            baseline: string;
+            guardrails?: (
+              | {
+                  /** @description A metric of the project's experiments */
+                  metric: string;
+                  /** @description Users each arm needs before it may decide (default 100) */
+                  minUsers?: number;
+                }
+              | {
+                  prometheus: {
+                    above?: number;
+                    below?: number;
+                    forSeconds?: number;
+                    query: string;
+                    /**
+                     * Format: uri
+                     * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                     */
+                    url: string;
+                  };
+                }
+            )[];
+            steps?: {
+              /** @description The step waits for an approval before it starts */
+              approval?: boolean;
+              /** @description The least time the step runs */
+              holdSeconds?: number;
+              /** @description Share of users served the variant during the step */
+              percent: number;
+            }[];
+            template?: string;
+            variant: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One release */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve the step a release waits for (someone other than its creator where the environment requires approvals) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a release: everyone on the baseline */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause a release (its split stays; the guard stops moving it) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}/readings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A release's guardrail readings over time (oldest first) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              readings: {
+                /** @description ISO-8601 UTC date-time */
+                at: string;
+                guardrail: number;
+                reading: {
+                  checkedAt?: string;
+                  ci95?: number[] | null;
+                  lift?: number | null;
+                  means?: {
+                    [key: string]: number;
+                  };
+                  metric?: string;
+                  minUsers?: number;
+                  prometheus?: {
+                    above?: number;
+                    below?: number;
+                    forSeconds?: number;
+                    query: string;
+                    /**
+                     * Format: uri
+                     * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                     */
+                    url: string;
+                  };
+                  pValue?: number | null;
+                  reason?: string;
+                  sequentialCi95?: number[] | null;
+                  /** @enum {string} */
+                  state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                  users?: {
+                    [key: string]: number;
+                  };
+                  value?: number | null;
+                };
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused release */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/environments/{envKey}/flags/{slug}/releases/{releaseId}/rollback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Roll a release back: everyone on the baseline */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          envKey: string;
+          projectKey: string;
+          releaseId: string;
+          slug: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              baseline: string;
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              createdBy: string;
+              currentStep: number;
+              flag: string;
+              guardrails: {
+                checkedAt?: string;
+                ci95?: number[] | null;
+                lift?: number | null;
+                means?: {
+                  [key: string]: number;
+                };
+                metric?: string;
+                minUsers?: number;
+                prometheus?: {
+                  above?: number;
+                  below?: number;
+                  forSeconds?: number;
+                  query: string;
+                  /**
+                   * Format: uri
+                   * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                   */
+                  url: string;
+                };
+                pValue?: number | null;
+                reason?: string;
+                sequentialCi95?: number[] | null;
+                /** @enum {string} */
+                state: 'healthy' | 'collecting' | 'breached' | 'unknown';
+                users?: {
+                  [key: string]: number;
+                };
+                value?: number | null;
+              }[];
+              id: string;
+              /** @description Share of users served the variant now */
+              percent: number;
+              rolledBackReason?: string;
+              /** @enum {string} */
+              status: 'running' | 'waiting_approval' | 'paused' | 'completed' | 'rolled_back' | 'cancelled';
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                approvedBy?: string | null;
+                completedAt: string | null;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+                startedAt: string | null;
+              }[];
+              template?: string | null;
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+              variant: string;
+              /** @enum {string} */
+              waitingFor?: 'time' | 'approval' | 'users' | 'guardrail';
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -10388,6 +11637,550 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/projects/{projectKey}/release-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A project's release templates */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The project's key (x-project-key of its clients) */
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              templates: {
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                guardrails: (
+                  | {
+                      /** @description A metric of the project's experiments */
+                      metric: string;
+                      /** @description Users each arm needs before it may decide (default 100) */
+                      minUsers?: number;
+                    }
+                  | {
+                      prometheus: {
+                        above?: number;
+                        below?: number;
+                        forSeconds?: number;
+                        query: string;
+                        /**
+                         * Format: uri
+                         * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                         */
+                        url: string;
+                      };
+                    }
+                )[];
+                key: string;
+                name: string;
+                steps: {
+                  /** @description The step waits for an approval before it starts */
+                  approval?: boolean;
+                  /** @description The least time the step runs */
+                  holdSeconds?: number;
+                  /** @description Share of users served the variant during the step */
+                  percent: number;
+                }[];
+                /** @description ISO-8601 UTC date-time */
+                updatedAt: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create a release template */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The project's key (x-project-key of its clients) */
+          projectKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            guardrails?: (
+              | {
+                  /** @description A metric of the project's experiments */
+                  metric: string;
+                  /** @description Users each arm needs before it may decide (default 100) */
+                  minUsers?: number;
+                }
+              | {
+                  prometheus: {
+                    above?: number;
+                    below?: number;
+                    forSeconds?: number;
+                    query: string;
+                    /**
+                     * Format: uri
+                     * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                     */
+                    url: string;
+                  };
+                }
+            )[];
+            key: string;
+            name: string;
+            steps: {
+              /** @description The step waits for an approval before it starts */
+              approval?: boolean;
+              /** @description The least time the step runs */
+              holdSeconds?: number;
+              /** @description Share of users served the variant during the step */
+              percent: number;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              guardrails: (
+                | {
+                    /** @description A metric of the project's experiments */
+                    metric: string;
+                    /** @description Users each arm needs before it may decide (default 100) */
+                    minUsers?: number;
+                  }
+                | {
+                    prometheus: {
+                      above?: number;
+                      below?: number;
+                      forSeconds?: number;
+                      query: string;
+                      /**
+                       * Format: uri
+                       * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                       */
+                      url: string;
+                    };
+                  }
+              )[];
+              key: string;
+              name: string;
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+              }[];
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/projects/{projectKey}/release-templates/{templateKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One release template */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectKey: string;
+          templateKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              guardrails: (
+                | {
+                    /** @description A metric of the project's experiments */
+                    metric: string;
+                    /** @description Users each arm needs before it may decide (default 100) */
+                    minUsers?: number;
+                  }
+                | {
+                    prometheus: {
+                      above?: number;
+                      below?: number;
+                      forSeconds?: number;
+                      query: string;
+                      /**
+                       * Format: uri
+                       * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                       */
+                      url: string;
+                    };
+                  }
+              )[];
+              key: string;
+              name: string;
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+              }[];
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a release template */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectKey: string;
+          templateKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description No content */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Change a release template (absent keeps) */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectKey: string;
+          templateKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            guardrails?: (
+              | {
+                  /** @description A metric of the project's experiments */
+                  metric: string;
+                  /** @description Users each arm needs before it may decide (default 100) */
+                  minUsers?: number;
+                }
+              | {
+                  prometheus: {
+                    above?: number;
+                    below?: number;
+                    forSeconds?: number;
+                    query: string;
+                    /**
+                     * Format: uri
+                     * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                     */
+                    url: string;
+                  };
+                }
+            )[];
+            name?: string;
+            steps?: {
+              /** @description The step waits for an approval before it starts */
+              approval?: boolean;
+              /** @description The least time the step runs */
+              holdSeconds?: number;
+              /** @description Share of users served the variant during the step */
+              percent: number;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              guardrails: (
+                | {
+                    /** @description A metric of the project's experiments */
+                    metric: string;
+                    /** @description Users each arm needs before it may decide (default 100) */
+                    minUsers?: number;
+                  }
+                | {
+                    prometheus: {
+                      above?: number;
+                      below?: number;
+                      forSeconds?: number;
+                      query: string;
+                      /**
+                       * Format: uri
+                       * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                       */
+                      url: string;
+                    };
+                  }
+              )[];
+              key: string;
+              name: string;
+              steps: {
+                /** @description The step waits for an approval before it starts */
+                approval?: boolean;
+                /** @description The least time the step runs */
+                holdSeconds?: number;
+                /** @description Share of users served the variant during the step */
+                percent: number;
+              }[];
+              /** @description ISO-8601 UTC date-time */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
   '/admin/v1/projects/{projectKey}/segments': {
     parameters: {
       query?: never;
@@ -11273,6 +13066,11 @@ export interface paths {
                   | 'change_request.approved'
                   | 'change_request.applied'
                   | 'scheduled_change.applied'
+                  | 'release.started'
+                  | 'release.step_started'
+                  | 'release.waiting_approval'
+                  | 'release.completed'
+                  | 'release.rolled_back'
                 )[];
                 id: string;
                 /** @enum {string|null} */
@@ -11311,6 +13109,11 @@ export interface paths {
               | 'change_request.approved'
               | 'change_request.applied'
               | 'scheduled_change.applied'
+              | 'release.started'
+              | 'release.step_started'
+              | 'release.waiting_approval'
+              | 'release.completed'
+              | 'release.rolled_back'
             )[];
             /**
              * @description Send the chat service's message, unsigned, instead of the signed event
@@ -11376,6 +13179,11 @@ export interface paths {
                 | 'change_request.approved'
                 | 'change_request.applied'
                 | 'scheduled_change.applied'
+                | 'release.started'
+                | 'release.step_started'
+                | 'release.waiting_approval'
+                | 'release.completed'
+                | 'release.rolled_back'
               )[];
               id: string;
               /** @enum {string|null} */
@@ -11471,6 +13279,11 @@ export interface paths {
                 | 'change_request.approved'
                 | 'change_request.applied'
                 | 'scheduled_change.applied'
+                | 'release.started'
+                | 'release.step_started'
+                | 'release.waiting_approval'
+                | 'release.completed'
+                | 'release.rolled_back'
               )[];
               id: string;
               /** @enum {string|null} */
@@ -11573,6 +13386,11 @@ export interface paths {
               | 'change_request.approved'
               | 'change_request.applied'
               | 'scheduled_change.applied'
+              | 'release.started'
+              | 'release.step_started'
+              | 'release.waiting_approval'
+              | 'release.completed'
+              | 'release.rolled_back'
             )[];
             /** @description Where events are POSTed (http or https) */
             url?: string;
@@ -11633,6 +13451,11 @@ export interface paths {
                 | 'change_request.approved'
                 | 'change_request.applied'
                 | 'scheduled_change.applied'
+                | 'release.started'
+                | 'release.step_started'
+                | 'release.waiting_approval'
+                | 'release.completed'
+                | 'release.rolled_back'
               )[];
               id: string;
               /** @enum {string|null} */
@@ -11727,7 +13550,12 @@ export interface paths {
                   | 'change_request.opened'
                   | 'change_request.approved'
                   | 'change_request.applied'
-                  | 'scheduled_change.applied';
+                  | 'scheduled_change.applied'
+                  | 'release.started'
+                  | 'release.step_started'
+                  | 'release.waiting_approval'
+                  | 'release.completed'
+                  | 'release.rolled_back';
                 history: {
                   attempt: number;
                   durationMs: number;
@@ -11841,7 +13669,12 @@ export interface paths {
                 | 'change_request.opened'
                 | 'change_request.approved'
                 | 'change_request.applied'
-                | 'scheduled_change.applied';
+                | 'scheduled_change.applied'
+                | 'release.started'
+                | 'release.step_started'
+                | 'release.waiting_approval'
+                | 'release.completed'
+                | 'release.rolled_back';
               history: {
                 attempt: number;
                 durationMs: number;
