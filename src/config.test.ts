@@ -65,6 +65,7 @@ const EVERY_VARIABLE = {
   FLAGPOST_MAX_CONNECTIONS: '77',
   FLAGPOST_DRAIN_DELAY_MS: '4000',
   FLAGPOST_EVENTS_RETENTION_DAYS: '45',
+  FLAGPOST_RELEASE_CHECK_MS: '5000',
   REDIS_URL: 'redis://127.0.0.1:6379',
   SMTP_URL: 'smtp://localhost:2525',
   SMTP_FROM: 'Forms <forms@example.com>',
@@ -136,6 +137,7 @@ describe('loadConfig', () => {
       auditRetentionDays: 90,
       usage: { retentionDays: 30, flushMs: 5000 },
       events: { retentionDays: 45 },
+      releases: { checkMs: 5000 },
       sessionTtlMs: 3_600_000,
       sso: {
         issuer: 'https://idp.example.com/realms/main',
