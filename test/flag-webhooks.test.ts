@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { WEBHOOK_EVENTS } from '../src/webhooks/webhook.ts';
 import { forEachDialect } from './support/context.ts';
 import { createFlag, createProject, type ProjectFixture } from './support/fixtures.ts';
 import { startWebhookReceiver, verifyWebhook, waitFor } from './support/forms.ts';
@@ -41,7 +42,8 @@ forEachDialect(
       try {
         const hookAll = ok(await ctx().admin('POST', `${base()}/webhooks`, { url: all.url }), 201);
         assert.match(hookAll.secret, /^whsec_/);
-        assert.equal(hookAll.events.length, 7);
+        // Every event by default: the flag and change-request events (issue 23) and the releases' (issue 33).
+        assert.deepEqual(hookAll.events, [...WEBHOOK_EVENTS]);
         const hookDeletions = ok(await ctx().admin('POST', `${base()}/webhooks`, { url: deletions.url, events: ['flag.deleted'] }), 201);
         const env = project.environments[0]!.key;
 
