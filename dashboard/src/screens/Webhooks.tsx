@@ -36,6 +36,11 @@ const EVENTS = [
   'change_request.approved',
   'change_request.applied',
   'scheduled_change.applied',
+  'release.started',
+  'release.step_started',
+  'release.waiting_approval',
+  'release.completed',
+  'release.rolled_back',
 ] as const;
 
 const PRESETS = [
