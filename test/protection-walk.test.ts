@@ -22,13 +22,48 @@ type Res = { statusCode: number; body: string };
  * `refused`: answers 403 or 409. `change_request`: answers 2xx and opens a change request instead of
  * writing. `unchanged`: allowed, and changes nothing production serves. `reads`: changes nothing.
  * `access`: decides who may read (keys and sync tokens), not what is served. `elsewhere`: acts on what
- * is not a flag, segment or environment of a project (forms, members, settings, webhooks, code references).
+ * is not a flag, segment or environment of a project (forms, members, settings, webhooks, code references,
+ * metrics, experiments and release templates: an experiment only counts what a split serves).
+ * `release`: acts on a release, which a protected environment holds only when an owner started it with
+ * `bypassProtection` (starting one there is `refused`); its approval then needs another member (issue 33).
  */
-type Protection = 'refused' | 'change_request' | 'unchanged' | 'reads' | 'access' | 'elsewhere';
+type Protection = 'refused' | 'change_request' | 'unchanged' | 'reads' | 'access' | 'elsewhere' | 'release';
 
 const P = '/admin/v1/projects/{projectKey}';
 const CR = `${P}/change-requests/{id}`;
 const ROUTES: Record<string, Protection> = {
+  [`POST ${P}/metrics`]: 'elsewhere',
+  [`GET ${P}/metrics`]: 'reads',
+  [`GET ${P}/metrics/{metricKey}`]: 'reads',
+  [`PATCH ${P}/metrics/{metricKey}`]: 'elsewhere',
+  [`DELETE ${P}/metrics/{metricKey}`]: 'elsewhere',
+  [`POST ${P}/environments/{envKey}/experiments`]: 'elsewhere',
+  [`GET ${P}/environments/{envKey}/experiments`]: 'reads',
+  [`GET ${P}/environments/{envKey}/experiments/{experimentKey}`]: 'reads',
+  [`PATCH ${P}/environments/{envKey}/experiments/{experimentKey}`]: 'elsewhere',
+  [`DELETE ${P}/environments/{envKey}/experiments/{experimentKey}`]: 'elsewhere',
+  [`POST ${P}/environments/{envKey}/experiments/{experimentKey}/start`]: 'elsewhere',
+  [`POST ${P}/environments/{envKey}/experiments/{experimentKey}/stop`]: 'elsewhere',
+  [`GET ${P}/environments/{envKey}/experiments/{experimentKey}/results`]: 'reads',
+  [`GET ${P}/environments/{envKey}/experiments/{experimentKey}/results.csv`]: 'reads',
+  [`POST ${P}/environments/{envKey}/flags/{slug}/releases`]: 'refused',
+  [`GET ${P}/environments/{envKey}/flags/{slug}/releases`]: 'reads',
+  [`GET ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}`]: 'reads',
+  [`GET ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}/readings`]: 'reads',
+  [`POST ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}/approve`]: 'release',
+  [`POST ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}/pause`]: 'release',
+  [`POST ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}/resume`]: 'release',
+  [`POST ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}/rollback`]: 'release',
+  [`POST ${P}/environments/{envKey}/flags/{slug}/releases/{releaseId}/cancel`]: 'release',
+  [`POST ${P}/release-templates`]: 'elsewhere',
+  [`GET ${P}/release-templates`]: 'reads',
+  [`GET ${P}/release-templates/{templateKey}`]: 'reads',
+  [`PATCH ${P}/release-templates/{templateKey}`]: 'elsewhere',
+  [`DELETE ${P}/release-templates/{templateKey}`]: 'elsewhere',
+  'POST /admin/v1/forms/{formKey}/spam-rules/dry-run': 'reads',
+  'POST /admin/v1/forms/{formKey}/test-delivery': 'elsewhere',
+  'POST /admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': 'elsewhere',
+  'POST /admin/v1/forms/{formKey}/deliveries/resend-failed': 'elsewhere',
   'POST /admin/v1/sessions': 'elsewhere',
   'GET /admin/v1/sessions/current': 'reads',
   'DELETE /admin/v1/sessions/current': 'elsewhere',
@@ -229,6 +264,13 @@ forEachDialect('protected environments on every route', (ctx) => {
 
   /** The request each route that may touch production is tried with, as the editor. */
   const PROBES: Record<string, () => Promise<Res>> = {
+    [`POST ${P}/environments/{envKey}/flags/{slug}/releases`]: () =>
+      editor.call('POST', `${base()}/environments/${prod().key}/flags/checkout/releases`, {
+        variant: 'on',
+        baseline: 'off',
+        steps: [{ percent: 100 }],
+        guardrails: [],
+      }),
     [`DELETE ${P}`]: () => editor.call('DELETE', base()),
     [`DELETE ${P}/environments/{envKey}`]: () => editor.call('DELETE', `${base()}/environments/${prod().key}`),
     [`PATCH ${P}/environments/{envKey}`]: () => editor.call('PATCH', `${base()}/environments/${prod().key}`, { protected: false }),
