@@ -28,7 +28,7 @@ import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
 import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
-import type { FormPowSolutionsTable, SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
+import type { FormPowSolutionsTable, SubmissionFilesTable, SubmissionSearchRowsTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { ProjectWebhookAttemptsTable, ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from '../webhooks/webhook.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -45,6 +45,7 @@ export interface Database {
   submissions: SubmissionsTable;
   submission_files: SubmissionFilesTable;
   form_pow_solutions: FormPowSolutionsTable;
+  submission_search_rows: SubmissionSearchRowsTable;
   outbox: OutboxTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;
