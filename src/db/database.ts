@@ -21,7 +21,8 @@ import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FlagUsageTable } from '../evaluation/flag-usage.table.ts';
-import type { FormsTable } from '../forms/form.table.ts';
+import type { FormsTable, FormViewCountsTable } from '../forms/form.table.ts';
+import type { FormReadTokensTable } from '../forms/read-token.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../submissions/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SegmentsTable } from '../segments/segment.table.ts';
@@ -46,6 +47,8 @@ export interface Database {
   submission_files: SubmissionFilesTable;
   form_pow_solutions: FormPowSolutionsTable;
   submission_search_rows: SubmissionSearchRowsTable;
+  form_read_tokens: FormReadTokensTable;
+  form_view_counts: FormViewCountsTable;
   outbox: OutboxTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;

@@ -13,3 +13,6 @@ export { oneLine, renderHtml, renderLine, templateVariables } from './mail-templ
 export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type FilePolicy, type Form, isHttpUrl, type SpamChecks } from './form.ts';
 export { checkFields, type FieldError, type FieldRules } from './field-rules.ts';
 export { spamChecksSchema } from './form.schemas.ts';
+export { formReadTokenRoutes } from './read-token.routes.ts';
+export { FormReadTokenService } from './read-token.service.ts';
+export { FormReadTokenStore } from './read-token.store.ts';

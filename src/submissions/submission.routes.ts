@@ -86,7 +86,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: "A page of a form's submissions, newest first (or oldest first), filtered by time, spam, field values and full text",
         params: formKeyParams,
@@ -112,7 +112,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions.csv',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: 'Every submission of a form as CSV, newest first (streamed); spam only when asked',
         params: formKeyParams,
@@ -134,7 +134,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions.json',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: 'Every submission of a form as a JSON array, newest first (streamed); spam only when asked',
         params: formKeyParams,
@@ -155,7 +155,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions/:id',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: 'One submission with its request metadata and delivery history',
         params: submissionParams,
