@@ -13,7 +13,7 @@ export interface paths {
         query?: {
           /** @description A user id */
           actor?: string;
-          actorType?: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
+          actorType?: 'admin_token' | 'user' | 'access_token' | 'form_token' | 'anonymous' | 'system';
           cursor?: string;
           entity?:
             | 'project'
@@ -101,7 +101,7 @@ export interface paths {
                   id: string | null;
                   label: string;
                   /** @enum {string} */
-                  type: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
+                  type: 'admin_token' | 'user' | 'access_token' | 'form_token' | 'anonymous' | 'system';
                 };
                 /** Format: date-time */
                 at: string;
@@ -501,6 +501,10 @@ export interface paths {
           content: {
             'application/json': {
               forms: {
+                /** @description What the form counts beside submissions, or null (no views counted) */
+                analytics: {
+                  views: boolean;
+                } | null;
                 autoResponse: {
                   /** @description HTML body template; values are escaped, the text part is made from it */
                   body: string;
@@ -663,6 +667,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            analytics?: {
+              views: boolean;
+            } | null;
             autoResponse?: {
               /** @description HTML body template; values are escaped, the text part is made from it */
               body: string;
@@ -880,6 +887,10 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description What the form counts beside submissions, or null (no views counted) */
+              analytics: {
+                views: boolean;
+              } | null;
               autoResponse: {
                 /** @description HTML body template; values are escaped, the text part is made from it */
                 body: string;
@@ -1094,6 +1105,10 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description What the form counts beside submissions, or null (no views counted) */
+              analytics: {
+                views: boolean;
+              } | null;
               autoResponse: {
                 /** @description HTML body template; values are escaped, the text part is made from it */
                 body: string;
@@ -1317,6 +1332,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            analytics?: {
+              views: boolean;
+            } | null;
             autoResponse?: {
               /** @description HTML body template; values are escaped, the text part is made from it */
               body: string;
@@ -1534,6 +1552,10 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description What the form counts beside submissions, or null (no views counted) */
+              analytics: {
+                views: boolean;
+              } | null;
               autoResponse: {
                 /** @description HTML body template; values are escaped, the text part is made from it */
                 body: string;
@@ -1679,6 +1701,108 @@ export interface paths {
         };
       };
     };
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/analytics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A form's submissions, spam, failed deliveries and views per UTC day, with totals and the conversion rate */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Days to cover, today included: 1 to 365 (default 30) */
+          days?: string;
+        };
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description One entry per UTC day, oldest first, today last; days without any are zeros */
+              days: {
+                /** @description YYYY-MM-DD (UTC) */
+                date: string;
+                /** @description Deliveries queued that day that ended failed */
+                deliveryFailures: number;
+                spam: number;
+                /** @description Submissions that are not spam */
+                submissions: number;
+                /** @description Views counted by GET /v1/s/{formKey}/view (0 unless the form counts them) */
+                views: number;
+              }[];
+              totals: {
+                /** @description submissions / views; null without views */
+                conversionRate: number | null;
+                /** @description Deliveries queued that day that ended failed */
+                deliveryFailures: number;
+                spam: number;
+                /** @description Submissions that are not spam */
+                submissions: number;
+                /** @description Views counted by GET /v1/s/{formKey}/view (0 unless the form counts them) */
+                views: number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': {
@@ -1854,6 +1978,243 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/forms/{formKey}/read-tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The form's read-only tokens (never their secrets) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              readTokens: {
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                id: string;
+                /** @description Within a minute */
+                lastUsedAt: string | null;
+                name: string;
+                /** @description Shown once, on creation: `Authorization: Bearer <token>` */
+                token?: string;
+                /** @description The first characters of the token, to tell tokens apart */
+                tokenPrefix: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Make a read-only token for an integration: it reads this form's submissions and nothing else (the secret is shown once) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              id: string;
+              /** @description Within a minute */
+              lastUsedAt: string | null;
+              name: string;
+              /** @description Shown once, on creation: `Authorization: Bearer <token>` */
+              token?: string;
+              /** @description The first characters of the token, to tell tokens apart */
+              tokenPrefix: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/read-tokens/{tokenId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a read-only token: it is refused from the next request on */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          formKey: string;
+          tokenId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description No content */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/forms/{formKey}/spam-rules/dry-run': {
     parameters: {
       query?: never;
@@ -1980,12 +2341,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A page of a form's submissions, newest first */
+    /** A page of a form's submissions, newest first (or oldest first), filtered by time, spam, field values and full text */
     get: {
       parameters: {
         query?: {
           cursor?: string;
           limit?: string;
+          /** @description desc (default): newest first; asc: oldest first. A cursor continues the order it came from. */
+          order?: 'asc' | 'desc';
+          /** @description Full text over the field values: submissions holding every word of it, each as the start of a word (case and accents ignored; at most 8 words). Field filters are `field.<name>=<value>` parameters beside it (exact value, at most 5, all must match). */
+          q?: string;
           /** @description Only submissions received at or after this time (issue 34) */
           since?: string;
           spam?: 'true' | 'false' | 'all';
@@ -16128,6 +16493,81 @@ export interface paths {
               /** @description When the form was rendered, signed by Flagpost */
               token: string;
             };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/s/{formKey}/view': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Count a view of the form's page (no personal data; only when the form's analytics.views is on) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Counted */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
           };
         };
       };
