@@ -275,6 +275,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
+  const forms = new FormService({
+    db,
+    store: new FormStore(),
+    audit,
+    clock,
+    events,
+    projects,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const documents = new ProjectDocumentService({
     db,
     store: flagStore,
@@ -285,21 +294,13 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     clock,
     protectedChanges: promotion,
+    forms,
   });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
 
   const files = openFileStorage(config, handle, clock, log);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
-  const forms = new FormService({
-    db,
-    store: new FormStore(),
-    audit,
-    clock,
-    events,
-    projects,
-    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
-  });
   const formReadTokens = new FormReadTokenService({ db, store: new FormReadTokenStore(), forms, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,

@@ -44,6 +44,7 @@ export const messages = {
   flagdTypeConflict: 'Flag {slug} is a {existing} flag; the definition makes it a {imported} flag',
   unleashInvalid: 'Invalid Unleash export at {path}: {reason}',
   documentTypeConflict: 'Flag {slug} is a {existing} flag; the document makes it a {wanted} flag (delete the flag first to change its type)',
+  documentFormElsewhere: 'Form {formKey} belongs to another project (or to none): a document names the forms of its own project',
   documentProjectAmbiguous: '{count} projects are named {name}: say which one with projectKey',
   documentPreviewProtected:
     'The document changes the preview settings of flag {slug} in {environment}, which is protected, and a change request does not carry preview settings: an owner may apply it with bypassProtection, or change them while the environment is not protected',

@@ -139,6 +139,18 @@ const settings = {
   }),
 } as const;
 
+/**
+ * A form in a project document (forms as code, issue 34): its settings as PATCH takes them, without the
+ * project (the document's); secrets (`captcha.secret`, `slackWebhookUrl`, `discordWebhookUrl`) may be
+ * `$NAME` references (form-document.ts).
+ */
+export const documentFormSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: Object.fromEntries(Object.entries(settings).filter(([name]) => name !== 'projectKey')) as Omit<typeof settings, 'projectKey'>,
+} as const;
+
 export const createFormBody = { type: 'object', required: ['name'], additionalProperties: false, properties: settings } as const;
 
 /** PATCH: an absent field keeps its value, null clears it (contract "Admin API"). */

@@ -104,6 +104,12 @@ export class FormStore {
     return rows.map(toForm);
   }
 
+  /** The forms of a project, by key. */
+  async listOfProject(db: Executor, projectId: string): Promise<Form[]> {
+    const rows = await withProjectKey(db).where('forms.project_id', '=', projectId).orderBy('forms.key').execute();
+    return rows.map(toForm);
+  }
+
   /** Deletes the form; its submissions, files and pending deliveries go with it (foreign keys cascade). */
   async delete(db: Executor, id: string): Promise<void> {
     await db.deleteFrom('forms').where('id', '=', id).execute();
