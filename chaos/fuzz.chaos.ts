@@ -54,7 +54,13 @@ forEachDialect(
       const checked = await createForm(ctx(), {
         uploadsEnabled: true,
         honeypot: '_gotcha',
-        fieldRules: { properties: { email: { type: 'string', format: 'email' }, age: { type: 'integer', minimum: 0 }, topic: { type: 'string', enum: ['sales', 'support'] } } },
+        fieldRules: {
+          properties: {
+            email: { type: 'string', format: 'email' },
+            age: { type: 'integer', minimum: 0 },
+            topic: { type: 'string', enum: ['sales', 'support'] },
+          },
+        },
         filePolicy: { allowedTypes: ['application/pdf', 'image/*'], maxFileBytes: 100_000, maxFiles: 2 },
         spamChecks: {
           duplicates: { enabled: true, windowMinutes: 5 },
@@ -296,7 +302,11 @@ forEachDialect(
         if (g.int(3)) headers['x-environment-key'] = g.pick(params.envKey!);
         if (g.int(3) === 0) headers['x-api-key'] = g.pick([apiKey, 'fpk_nope', ...strings]);
         // The Formspree libraries' headers (issue 34): the page-load time and webdriver flag, hostile too.
-        if (g.int(4) === 0) headers['formspree-session-data'] = g.pick([Buffer.from(JSON.stringify({ loadedAt: Date.now() - 5000, webdriver: true })).toString('base64'), ...strings]);
+        if (g.int(4) === 0)
+          headers['formspree-session-data'] = g.pick([
+            Buffer.from(JSON.stringify({ loadedAt: Date.now() - 5000, webdriver: true })).toString('base64'),
+            ...strings,
+          ]);
         if (g.int(4) === 0) headers['formspree-client'] = g.pick(['@formspree/react@3.0.0', ...strings]);
         // Mostly no or a wrong admin token, from many addresses (so that the lockout does not answer everything).
         const auth = g.int(4);
