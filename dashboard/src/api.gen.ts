@@ -282,6 +282,183 @@ export interface paths {
                   type: 'boolean' | 'string' | 'number' | 'object';
                 };
               };
+              /** @description The project's forms by key (issue 34): their settings, defaults left out; secrets as $NAME references. Absent: forms are left alone; forms of the project not named are kept */
+              forms?: {
+                [key: string]: {
+                  analytics?: {
+                    views: boolean;
+                  } | null;
+                  autoResponse?: {
+                    /** @description HTML body template; values are escaped, the text part is made from it */
+                    body: string;
+                    enabled: boolean;
+                    /** @description Template of the sender's display name */
+                    fromName?: string;
+                    /** @description Adds the submission's fields below the body */
+                    includeSubmission?: boolean;
+                    replyTo?: string;
+                    /** @description Subject template */
+                    subject: string;
+                    /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                    toField?: string;
+                  } | null;
+                  blockedIps?: string[] | null;
+                  captcha?: {
+                    minScore?: number | null;
+                    /** @enum {string} */
+                    provider: 'turnstile' | 'hcaptcha' | 'recaptcha';
+                    secret: string;
+                  } | null;
+                  deleteFilesAfterDelivery?: boolean;
+                  discordWebhookUrl?: string | null;
+                  enabled?: boolean;
+                  errorUrl?: string | null;
+                  fieldRules?: {
+                    additionalProperties?: boolean;
+                    properties?: {
+                      [key: string]: {
+                        description?: string;
+                        enum?: (string | number | boolean)[];
+                        /** @enum {string} */
+                        format?: 'email' | 'uri' | 'date';
+                        maximum?: number;
+                        maxLength?: number;
+                        minimum?: number;
+                        minLength?: number;
+                        pattern?: string;
+                        /** @enum {string} */
+                        type?: 'string' | 'number' | 'integer' | 'boolean';
+                      };
+                    };
+                    required?: string[];
+                    /** @enum {string} */
+                    type?: 'object';
+                  } | null;
+                  filePolicy?: {
+                    allowedTypes: string[];
+                    maxFileBytes?: number | null;
+                    maxFiles?: number | null;
+                    maxTotalBytes?: number | null;
+                  } | null;
+                  honeypot?: string | null;
+                  name: string;
+                  notifications?: {
+                    bcc?: string[];
+                    cc?: string[];
+                    /** @description Template of the sender's display name */
+                    fromName?: string;
+                    /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                    replyToField?: string;
+                    /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                    routes?: {
+                      /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                      conditions: {
+                        /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                        attribute: string;
+                        caseInsensitive?: boolean;
+                        negate?: boolean;
+                        /** @enum {string} */
+                        operator:
+                          | 'equals'
+                          | 'in'
+                          | 'startsWith'
+                          | 'endsWith'
+                          | 'contains'
+                          | 'lt'
+                          | 'lte'
+                          | 'gt'
+                          | 'gte'
+                          | 'semverEq'
+                          | 'semverLt'
+                          | 'semverLte'
+                          | 'semverGt'
+                          | 'semverGte'
+                          | 'semverCaret'
+                          | 'semverTilde'
+                          | 'before'
+                          | 'after'
+                          | 'exists'
+                          | 'inCidr'
+                          | 'matches'
+                          | 'rollout';
+                        /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                        values: (string | number | boolean)[];
+                      }[];
+                      emails: string[];
+                    }[];
+                    /** @description Subject template, such as `New message from {{ name }}` */
+                    subject?: string;
+                  } | null;
+                  notifyEmails?: string[] | null;
+                  redirectUrl?: string | null;
+                  retentionDays?: number | null;
+                  slackWebhookUrl?: string | null;
+                  spamChecks?: {
+                    disposableEmails?: boolean | null;
+                    duplicates?: {
+                      enabled: boolean;
+                      windowMinutes?: number | null;
+                    } | null;
+                    minFillSeconds?: number | null;
+                    proofOfWork?: boolean | null;
+                    rateLimit?: {
+                      perAddress?: number | null;
+                      perMinute?: number | null;
+                    } | null;
+                    rules?:
+                      | {
+                          attribute: string;
+                          caseInsensitive?: boolean;
+                          negate?: boolean;
+                          operator: string;
+                          values: (string | number | boolean)[];
+                        }[]
+                      | null;
+                  } | null;
+                  successUrl?: string | null;
+                  uploadsEnabled?: boolean;
+                  webhooks?:
+                    | {
+                        /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                        conditions?: {
+                          /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                          attribute: string;
+                          caseInsensitive?: boolean;
+                          negate?: boolean;
+                          /** @enum {string} */
+                          operator:
+                            | 'equals'
+                            | 'in'
+                            | 'startsWith'
+                            | 'endsWith'
+                            | 'contains'
+                            | 'lt'
+                            | 'lte'
+                            | 'gt'
+                            | 'gte'
+                            | 'semverEq'
+                            | 'semverLt'
+                            | 'semverLte'
+                            | 'semverGt'
+                            | 'semverGte'
+                            | 'semverCaret'
+                            | 'semverTilde'
+                            | 'before'
+                            | 'after'
+                            | 'exists'
+                            | 'inCidr'
+                            | 'matches'
+                            | 'rollout';
+                          /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                          values: (string | number | boolean)[];
+                        }[];
+                        url: string;
+                      }[]
+                    | null;
+                  webhookUrl?: string | null;
+                  websites?: string[] | null;
+                };
+              };
               /** @description The project's name */
               project: string;
               segments: {
@@ -390,10 +567,10 @@ export interface paths {
                   environment?: string;
                   /** @description What an update changes */
                   fields?: string[];
-                  /** @description Project or environment name, segment key, flag slug */
+                  /** @description Project or environment name, segment key, flag slug, form key */
                   key: string;
                   /** @enum {string} */
-                  kind: 'project' | 'environment' | 'segment' | 'flag';
+                  kind: 'project' | 'environment' | 'segment' | 'flag' | 'form';
                   note?: string;
                 }[];
                 /** @description The change request in the dashboard (null when id is) */
@@ -420,10 +597,10 @@ export interface paths {
                 environment?: string;
                 /** @description What an update changes */
                 fields?: string[];
-                /** @description Project or environment name, segment key, flag slug */
+                /** @description Project or environment name, segment key, flag slug, form key */
                 key: string;
                 /** @enum {string} */
-                kind: 'project' | 'environment' | 'segment' | 'flag';
+                kind: 'project' | 'environment' | 'segment' | 'flag' | 'form';
                 note?: string;
               }[];
               dryRun: boolean;
@@ -3247,10 +3424,10 @@ export interface paths {
                   environment?: string;
                   /** @description What an update changes */
                   fields?: string[];
-                  /** @description Project or environment name, segment key, flag slug */
+                  /** @description Project or environment name, segment key, flag slug, form key */
                   key: string;
                   /** @enum {string} */
-                  kind: 'project' | 'environment' | 'segment' | 'flag';
+                  kind: 'project' | 'environment' | 'segment' | 'flag' | 'form';
                   note?: string;
                 }[];
                 /** @description The change request in the dashboard (null when id is) */
@@ -7129,6 +7306,10 @@ export interface paths {
             'application/json': {
               environments: string[];
               flags: {
+                [key: string]: unknown;
+              };
+              /** @description The project's forms by key, when it has any (secrets as $NAME references) */
+              forms?: {
                 [key: string]: unknown;
               };
               project: string;
