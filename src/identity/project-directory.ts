@@ -18,3 +18,12 @@ export interface ProjectDirectory {
 export interface FormDirectory {
   find(formKey: string): Promise<{ projectId: string | null } | undefined>;
 }
+
+/**
+ * The forms' read-only tokens, as the admin gate asks about them (a port owned by identity; compose passes
+ * the forms' FormReadTokenService): the form a token reads, or undefined for any other string.
+ */
+export interface FormReaders {
+  /** `markUsed` records the use once the gate let the request in (a refused request changes nothing). */
+  readerOf(token: string): Promise<{ formKey: string; name: string; markUsed(): Promise<void> } | undefined>;
+}
