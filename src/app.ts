@@ -14,7 +14,7 @@ import { flagdAdminRoutes, projectDocumentRoutes, unleashRoutes } from './docume
 import { flagdSyncAdminRoutes } from './flagd-sync/index.ts';
 import { answerUnroutableFlagRead, FlagFastPath, flagPublicRoutes, flagUsageAdminRoutes, ofrepRoutes } from './evaluation/index.ts';
 import { flagAdminRoutes, playgroundRoutes } from './flags/index.ts';
-import { formAdminRoutes } from './forms/index.ts';
+import { formAdminRoutes, formReadTokenRoutes } from './forms/index.ts';
 import fastifyCookie from '@fastify/cookie';
 import { registerAdminAuth } from './http/admin-auth.ts';
 import { identityRoutes } from './identity/index.ts';
@@ -33,7 +33,15 @@ import { OneLinePerRequest } from './http/request-log.ts';
 import { lazyValidatorBuilder } from './http/lazy-validators.ts';
 import { projectAdminRoutes } from './projects/index.ts';
 import { segmentAdminRoutes } from './segments/index.ts';
-import { formspreeRoutes, submissionAdminRoutes, submissionDeliveryRoutes, submissionIntakeRoutes, UploadSlots } from './submissions/index.ts';
+import {
+  formAnalyticsAdminRoutes,
+  formspreeRoutes,
+  formViewRoutes,
+  submissionAdminRoutes,
+  submissionDeliveryRoutes,
+  submissionIntakeRoutes,
+  UploadSlots,
+} from './submissions/index.ts';
 
 export interface BuildAppOptions {
   /** Replaces the services' logger (tests pass false). */
@@ -131,6 +139,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     slots: new UploadSlots(config.forms),
   };
   await app.register(submissionIntakeRoutes, { prefix: '/v1/s', ...intake });
+  await app.register(formViewRoutes, { prefix: '/v1/s', forms: services.forms, analytics: services.formAnalytics });
   // The Formspree drop-in (issue 34): Formspree's client libraries with their endpoint set to <public URL>/formspree.
   await app.register(formspreeRoutes, { prefix: '/formspree', ...intake });
 
@@ -172,12 +181,14 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         publicUrl: config.publicUrl,
         submissionCounts: services.submissions,
       });
+      await admin.register(formReadTokenRoutes, { readTokens: services.formReadTokens });
       await admin.register(submissionAdminRoutes, {
         submissions: services.submissions,
         exports: services.submissionExports,
         personalData: services.personalData,
       });
       await admin.register(submissionDeliveryRoutes, { deliveries: services.submissionDeliveries });
+      await admin.register(formAnalyticsAdminRoutes, { analytics: services.formAnalytics });
       await admin.register(auditAdminRoutes, { audit: services.audit });
       await admin.register(experimentAdminRoutes, {
         metrics: services.experimentMetrics,

@@ -43,7 +43,7 @@ import { FlagdService, ProjectDocumentService, UnleashImportService } from './do
 import { FlagUsage, FlagUsageStore, openFlagReadPath } from './evaluation/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
 import { FlagService, FlagStore, FlagWrites, PlaygroundService } from './flags/index.ts';
-import { FormService, FormStore } from './forms/index.ts';
+import { FormReadTokenService, FormReadTokenStore, FormService, FormStore } from './forms/index.ts';
 import {
   openAccounts,
   AccountStore,
@@ -72,6 +72,8 @@ import { SegmentService, SegmentStore } from './segments/index.ts';
 import {
   CaptchaVerifier,
   DeliveryAlerts,
+  FormAnalyticsService,
+  FormAnalyticsStore,
   OutboxService,
   OutboxStore,
   OutboxWorker,
@@ -273,6 +275,15 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
+  const forms = new FormService({
+    db,
+    store: new FormStore(),
+    audit,
+    clock,
+    events,
+    projects,
+    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
+  });
   const documents = new ProjectDocumentService({
     db,
     store: flagStore,
@@ -283,21 +294,14 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     clock,
     protectedChanges: promotion,
+    forms,
   });
   const unleash = new UnleashImportService({ documents });
   const changeScheduler = new ChangeScheduler({ applier: changeApplier, notifier: changeNotifier, log, pollMs: SCHEDULED_CHANGES_POLL_MS });
 
   const files = openFileStorage(config, handle, clock, log);
   const cookie = sessionCookieOf(config.publicUrl, config.sessionTtlMs);
-  const forms = new FormService({
-    db,
-    store: new FormStore(),
-    audit,
-    clock,
-    events,
-    projects,
-    webhookTargets: new WebhookTargetRule(config.outbox.webhookTargets),
-  });
+  const formReadTokens = new FormReadTokenService({ db, store: new FormReadTokenStore(), forms, audit, clock });
   const gate = new AdminGate({
     adminToken: adminTokens,
     sessions,
@@ -306,6 +310,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     projectRoles,
     projects,
     forms,
+    formReaders: formReadTokens,
     cookieName: cookie.name,
     publicOrigin: new URL(config.publicUrl).origin,
   });
@@ -354,6 +359,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   if (config.smtpUrl !== undefined)
     new DeliveryAlerts({ events, forms, accounts: accounts.members, outbox: submissionOutbox, publicUrl: config.publicUrl, clock });
   const submissionExports = new SubmissionExportService({ db, store: submissionStore, forms });
+  const formAnalytics = new FormAnalyticsService({ db, store: new FormAnalyticsStore(), forms, clock });
   const personalData = new PersonalDataService({ db, store: submissionStore, forms, audit, files, events: trackedEvents });
   const webhookSender = new WebhookSender({ timeoutMs: config.outbox.webhookTimeoutMs, policy: config.outbox.webhookTargets, clock, lookup: ports.lookup });
   // The delivery settings of the outbox, which project webhooks' deliveries share (ADR 0040).
@@ -502,6 +508,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     changeScheduler,
     audit,
     forms,
+    formReadTokens,
+    formAnalytics,
     submissions,
     submissionIntake,
     submissionExports,

@@ -37,6 +37,7 @@ forEachDialect(
           fieldRules: null,
           filePolicy: null,
           spamChecks: null,
+          analytics: null,
           createdAt: undefined,
           updatedAt: undefined,
         },

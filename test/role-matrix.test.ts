@@ -160,6 +160,12 @@ const ROUTES: Record<string, Access> = {
   'POST /admin/v1/forms/{formKey}/deliveries/resend-failed': 'editor',
   // Rendering the e-mails sends and stores nothing, but tries settings an editor is writing.
   'POST /admin/v1/forms/{formKey}/mail-preview': 'editor',
+  // Read-only tokens for integrations (issue 34): editors, who decide where a form's data goes.
+  'POST /admin/v1/forms/{formKey}/read-tokens': 'editor',
+  'GET /admin/v1/forms/{formKey}/read-tokens': 'editor',
+  'DELETE /admin/v1/forms/{formKey}/read-tokens/{tokenId}': 'editor',
+  // Counts per day, no field of any submission: whoever reads the form.
+  'GET /admin/v1/forms/{formKey}/analytics': 'viewer',
   'POST /admin/v1/personal-data/export': 'editor',
   'POST /admin/v1/personal-data/erase': 'editor',
   'GET /admin/v1/audit': 'viewer',

@@ -13,7 +13,7 @@ export interface paths {
         query?: {
           /** @description A user id */
           actor?: string;
-          actorType?: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
+          actorType?: 'admin_token' | 'user' | 'access_token' | 'form_token' | 'anonymous' | 'system';
           cursor?: string;
           entity?:
             | 'project'
@@ -101,7 +101,7 @@ export interface paths {
                   id: string | null;
                   label: string;
                   /** @enum {string} */
-                  type: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
+                  type: 'admin_token' | 'user' | 'access_token' | 'form_token' | 'anonymous' | 'system';
                 };
                 /** Format: date-time */
                 at: string;
@@ -282,6 +282,183 @@ export interface paths {
                   type: 'boolean' | 'string' | 'number' | 'object';
                 };
               };
+              /** @description The project's forms by key (issue 34): their settings, defaults left out; secrets as $NAME references. Absent: forms are left alone; forms of the project not named are kept */
+              forms?: {
+                [key: string]: {
+                  analytics?: {
+                    views: boolean;
+                  } | null;
+                  autoResponse?: {
+                    /** @description HTML body template; values are escaped, the text part is made from it */
+                    body: string;
+                    enabled: boolean;
+                    /** @description Template of the sender's display name */
+                    fromName?: string;
+                    /** @description Adds the submission's fields below the body */
+                    includeSubmission?: boolean;
+                    replyTo?: string;
+                    /** @description Subject template */
+                    subject: string;
+                    /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+                    toField?: string;
+                  } | null;
+                  blockedIps?: string[] | null;
+                  captcha?: {
+                    minScore?: number | null;
+                    /** @enum {string} */
+                    provider: 'turnstile' | 'hcaptcha' | 'recaptcha';
+                    secret: string;
+                  } | null;
+                  deleteFilesAfterDelivery?: boolean;
+                  discordWebhookUrl?: string | null;
+                  enabled?: boolean;
+                  errorUrl?: string | null;
+                  fieldRules?: {
+                    additionalProperties?: boolean;
+                    properties?: {
+                      [key: string]: {
+                        description?: string;
+                        enum?: (string | number | boolean)[];
+                        /** @enum {string} */
+                        format?: 'email' | 'uri' | 'date';
+                        maximum?: number;
+                        maxLength?: number;
+                        minimum?: number;
+                        minLength?: number;
+                        pattern?: string;
+                        /** @enum {string} */
+                        type?: 'string' | 'number' | 'integer' | 'boolean';
+                      };
+                    };
+                    required?: string[];
+                    /** @enum {string} */
+                    type?: 'object';
+                  } | null;
+                  filePolicy?: {
+                    allowedTypes: string[];
+                    maxFileBytes?: number | null;
+                    maxFiles?: number | null;
+                    maxTotalBytes?: number | null;
+                  } | null;
+                  honeypot?: string | null;
+                  name: string;
+                  notifications?: {
+                    bcc?: string[];
+                    cc?: string[];
+                    /** @description Template of the sender's display name */
+                    fromName?: string;
+                    /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+                    replyToField?: string;
+                    /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+                    routes?: {
+                      /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                      conditions: {
+                        /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                        attribute: string;
+                        caseInsensitive?: boolean;
+                        negate?: boolean;
+                        /** @enum {string} */
+                        operator:
+                          | 'equals'
+                          | 'in'
+                          | 'startsWith'
+                          | 'endsWith'
+                          | 'contains'
+                          | 'lt'
+                          | 'lte'
+                          | 'gt'
+                          | 'gte'
+                          | 'semverEq'
+                          | 'semverLt'
+                          | 'semverLte'
+                          | 'semverGt'
+                          | 'semverGte'
+                          | 'semverCaret'
+                          | 'semverTilde'
+                          | 'before'
+                          | 'after'
+                          | 'exists'
+                          | 'inCidr'
+                          | 'matches'
+                          | 'rollout';
+                        /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                        values: (string | number | boolean)[];
+                      }[];
+                      emails: string[];
+                    }[];
+                    /** @description Subject template, such as `New message from {{ name }}` */
+                    subject?: string;
+                  } | null;
+                  notifyEmails?: string[] | null;
+                  redirectUrl?: string | null;
+                  retentionDays?: number | null;
+                  slackWebhookUrl?: string | null;
+                  spamChecks?: {
+                    disposableEmails?: boolean | null;
+                    duplicates?: {
+                      enabled: boolean;
+                      windowMinutes?: number | null;
+                    } | null;
+                    minFillSeconds?: number | null;
+                    proofOfWork?: boolean | null;
+                    rateLimit?: {
+                      perAddress?: number | null;
+                      perMinute?: number | null;
+                    } | null;
+                    rules?:
+                      | {
+                          attribute: string;
+                          caseInsensitive?: boolean;
+                          negate?: boolean;
+                          operator: string;
+                          values: (string | number | boolean)[];
+                        }[]
+                      | null;
+                  } | null;
+                  successUrl?: string | null;
+                  uploadsEnabled?: boolean;
+                  webhooks?:
+                    | {
+                        /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                        conditions?: {
+                          /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                          attribute: string;
+                          caseInsensitive?: boolean;
+                          negate?: boolean;
+                          /** @enum {string} */
+                          operator:
+                            | 'equals'
+                            | 'in'
+                            | 'startsWith'
+                            | 'endsWith'
+                            | 'contains'
+                            | 'lt'
+                            | 'lte'
+                            | 'gt'
+                            | 'gte'
+                            | 'semverEq'
+                            | 'semverLt'
+                            | 'semverLte'
+                            | 'semverGt'
+                            | 'semverGte'
+                            | 'semverCaret'
+                            | 'semverTilde'
+                            | 'before'
+                            | 'after'
+                            | 'exists'
+                            | 'inCidr'
+                            | 'matches'
+                            | 'rollout';
+                          /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                          values: (string | number | boolean)[];
+                        }[];
+                        url: string;
+                      }[]
+                    | null;
+                  webhookUrl?: string | null;
+                  websites?: string[] | null;
+                };
+              };
               /** @description The project's name */
               project: string;
               segments: {
@@ -390,10 +567,10 @@ export interface paths {
                   environment?: string;
                   /** @description What an update changes */
                   fields?: string[];
-                  /** @description Project or environment name, segment key, flag slug */
+                  /** @description Project or environment name, segment key, flag slug, form key */
                   key: string;
                   /** @enum {string} */
-                  kind: 'project' | 'environment' | 'segment' | 'flag';
+                  kind: 'project' | 'environment' | 'segment' | 'flag' | 'form';
                   note?: string;
                 }[];
                 /** @description The change request in the dashboard (null when id is) */
@@ -420,10 +597,10 @@ export interface paths {
                 environment?: string;
                 /** @description What an update changes */
                 fields?: string[];
-                /** @description Project or environment name, segment key, flag slug */
+                /** @description Project or environment name, segment key, flag slug, form key */
                 key: string;
                 /** @enum {string} */
-                kind: 'project' | 'environment' | 'segment' | 'flag';
+                kind: 'project' | 'environment' | 'segment' | 'flag' | 'form';
                 note?: string;
               }[];
               dryRun: boolean;
@@ -501,6 +678,10 @@ export interface paths {
           content: {
             'application/json': {
               forms: {
+                /** @description What the form counts beside submissions, or null (no views counted) */
+                analytics: {
+                  views: boolean;
+                } | null;
                 autoResponse: {
                   /** @description HTML body template; values are escaped, the text part is made from it */
                   body: string;
@@ -663,6 +844,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            analytics?: {
+              views: boolean;
+            } | null;
             autoResponse?: {
               /** @description HTML body template; values are escaped, the text part is made from it */
               body: string;
@@ -880,6 +1064,10 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description What the form counts beside submissions, or null (no views counted) */
+              analytics: {
+                views: boolean;
+              } | null;
               autoResponse: {
                 /** @description HTML body template; values are escaped, the text part is made from it */
                 body: string;
@@ -1094,6 +1282,10 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description What the form counts beside submissions, or null (no views counted) */
+              analytics: {
+                views: boolean;
+              } | null;
               autoResponse: {
                 /** @description HTML body template; values are escaped, the text part is made from it */
                 body: string;
@@ -1317,6 +1509,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            analytics?: {
+              views: boolean;
+            } | null;
             autoResponse?: {
               /** @description HTML body template; values are escaped, the text part is made from it */
               body: string;
@@ -1534,6 +1729,10 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description What the form counts beside submissions, or null (no views counted) */
+              analytics: {
+                views: boolean;
+              } | null;
               autoResponse: {
                 /** @description HTML body template; values are escaped, the text part is made from it */
                 body: string;
@@ -1679,6 +1878,108 @@ export interface paths {
         };
       };
     };
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/analytics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A form's submissions, spam, failed deliveries and views per UTC day, with totals and the conversion rate */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Days to cover, today included: 1 to 365 (default 30) */
+          days?: string;
+        };
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description One entry per UTC day, oldest first, today last; days without any are zeros */
+              days: {
+                /** @description YYYY-MM-DD (UTC) */
+                date: string;
+                /** @description Deliveries queued that day that ended failed */
+                deliveryFailures: number;
+                spam: number;
+                /** @description Submissions that are not spam */
+                submissions: number;
+                /** @description Views counted by GET /v1/s/{formKey}/view (0 unless the form counts them) */
+                views: number;
+              }[];
+              totals: {
+                /** @description submissions / views; null without views */
+                conversionRate: number | null;
+                /** @description Deliveries queued that day that ended failed */
+                deliveryFailures: number;
+                spam: number;
+                /** @description Submissions that are not spam */
+                submissions: number;
+                /** @description Views counted by GET /v1/s/{formKey}/view (0 unless the form counts them) */
+                views: number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': {
@@ -2030,6 +2331,243 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/forms/{formKey}/read-tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The form's read-only tokens (never their secrets) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              readTokens: {
+                /** @description ISO-8601 UTC date-time */
+                createdAt: string;
+                id: string;
+                /** @description Within a minute */
+                lastUsedAt: string | null;
+                name: string;
+                /** @description Shown once, on creation: `Authorization: Bearer <token>` */
+                token?: string;
+                /** @description The first characters of the token, to tell tokens apart */
+                tokenPrefix: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Make a read-only token for an integration: it reads this form's submissions and nothing else (the secret is shown once) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ISO-8601 UTC date-time */
+              createdAt: string;
+              id: string;
+              /** @description Within a minute */
+              lastUsedAt: string | null;
+              name: string;
+              /** @description Shown once, on creation: `Authorization: Bearer <token>` */
+              token?: string;
+              /** @description The first characters of the token, to tell tokens apart */
+              tokenPrefix: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/forms/{formKey}/read-tokens/{tokenId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a read-only token: it is refused from the next request on */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          formKey: string;
+          tokenId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description No content */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/forms/{formKey}/spam-rules/dry-run': {
     parameters: {
       query?: never;
@@ -2156,12 +2694,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A page of a form's submissions, newest first */
+    /** A page of a form's submissions, newest first (or oldest first), filtered by time, spam, field values and full text */
     get: {
       parameters: {
         query?: {
           cursor?: string;
           limit?: string;
+          /** @description desc (default): newest first; asc: oldest first. A cursor continues the order it came from. */
+          order?: 'asc' | 'desc';
+          /** @description Full text over the field values: submissions holding every word of it, each as the start of a word (case and accents ignored; at most 8 words). Field filters are `field.<name>=<value>` parameters beside it (exact value, at most 5, all must match). */
+          q?: string;
           /** @description Only submissions received at or after this time (issue 34) */
           since?: string;
           spam?: 'true' | 'false' | 'all';
@@ -3058,10 +3600,10 @@ export interface paths {
                   environment?: string;
                   /** @description What an update changes */
                   fields?: string[];
-                  /** @description Project or environment name, segment key, flag slug */
+                  /** @description Project or environment name, segment key, flag slug, form key */
                   key: string;
                   /** @enum {string} */
-                  kind: 'project' | 'environment' | 'segment' | 'flag';
+                  kind: 'project' | 'environment' | 'segment' | 'flag' | 'form';
                   note?: string;
                 }[];
                 /** @description The change request in the dashboard (null when id is) */
@@ -6940,6 +7482,10 @@ export interface paths {
             'application/json': {
               environments: string[];
               flags: {
+                [key: string]: unknown;
+              };
+              /** @description The project's forms by key, when it has any (secrets as $NAME references) */
+              forms?: {
                 [key: string]: unknown;
               };
               project: string;
@@ -16304,6 +16850,81 @@ export interface paths {
               /** @description When the form was rendered, signed by Flagpost */
               token: string;
             };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/s/{formKey}/view': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Count a view of the form's page (no personal data; only when the form's analytics.views is on) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Counted */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': unknown;
           };
         };
       };

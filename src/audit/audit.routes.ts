@@ -27,7 +27,7 @@ const ENTITIES = [
   'release',
   'release_template',
 ] as const;
-const ACTOR_TYPES = ['admin_token', 'user', 'access_token', 'anonymous', 'system'] as const;
+const ACTOR_TYPES = ['admin_token', 'user', 'access_token', 'form_token', 'anonymous', 'system'] as const;
 /**
  * Entries about people (e-mail addresses, tokens' names, member settings, sign-ins, the fingerprints of
  * the addresses of access and erasure requests): owners only, as the member routes.

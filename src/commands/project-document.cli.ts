@@ -12,6 +12,38 @@ export interface RemoteOptions {
   url: string;
   token: string;
   out: (text: string) => void;
+  /** Where `apply` resolves the `$NAME` references of a document's form secrets (the process environment). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A secret's reference in a document's forms (forms/form-document.ts SECRET_REFERENCE). */
+const SECRET_REFERENCE = /^\$([A-Z_][A-Z0-9_]{0,127})$/;
+
+/**
+ * Replaces the `$NAME` references of form secrets (`captcha.secret`, `slackWebhookUrl`,
+ * `discordWebhookUrl`) with the values `env` holds, so that secrets live in the environment of CI, never
+ * in the file; a reference `env` does not hold is sent as it is, and the server keeps the stored secret.
+ * Returns the names resolved.
+ */
+export function resolveFormSecrets(document: unknown, env: NodeJS.ProcessEnv): string[] {
+  const resolved: string[] = [];
+  const forms = (document as { forms?: unknown } | null)?.forms;
+  if (forms === null || typeof forms !== 'object') return resolved;
+  const resolve = (holder: Record<string, unknown>, field: string) => {
+    const value = holder[field];
+    const name = typeof value === 'string' ? SECRET_REFERENCE.exec(value)?.[1] : undefined;
+    if (name === undefined || env[name] === undefined || env[name] === '') return;
+    holder[field] = env[name];
+    resolved.push(name);
+  };
+  for (const form of Object.values(forms as Record<string, unknown>)) {
+    if (form === null || typeof form !== 'object') continue;
+    const settings = form as Record<string, unknown>;
+    resolve(settings, 'slackWebhookUrl');
+    resolve(settings, 'discordWebhookUrl');
+    if (settings.captcha !== null && typeof settings.captcha === 'object') resolve(settings.captcha as Record<string, unknown>, 'secret');
+  }
+  return resolved;
 }
 
 export class CommandError extends Error {
@@ -34,7 +66,7 @@ export function remoteOptions(env: NodeJS.ProcessEnv, out: (text: string) => voi
   } catch {
     throw new CommandError(`FLAGPOST_URL is not a URL: ${url}`, 2);
   }
-  return { url: url.replace(/\/+$/, ''), token, out };
+  return { url: url.replace(/\/+$/, ''), token, out, env };
 }
 
 const isYaml = (file: string) => /\.ya?ml$/i.test(file);
@@ -111,6 +143,7 @@ export async function applyCommand(args: string[], options: RemoteOptions): Prom
     throw new CommandError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
   const document = parseDocument(text, file);
+  resolveFormSecrets(document, options.env ?? {});
   const body = { document, dryRun, source: path.basename(file).slice(0, 120), ...(projectKey ? { projectKey } : {}) };
   const result = (await adminCall(options, 'POST', `/admin/v1/documents/apply${bypass ? '?bypassProtection=true' : ''}`, body)) as {
     projectKey: string | null;

@@ -17,13 +17,14 @@ import type { FeedbackService } from '../feedback/index.ts';
 import type { FileStorage } from '../files/index.ts';
 import type { FlagdSyncServer, FlagdSyncService } from '../flagd-sync/index.ts';
 import type { FlagService, FlagWrites, PlaygroundService } from '../flags/index.ts';
-import type { FormService } from '../forms/index.ts';
+import type { FormReadTokenService, FormService } from '../forms/index.ts';
 import type { Readiness } from '../http/health.ts';
 import type { Identity, ScryptCost } from '../identity/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ProjectService } from '../projects/index.ts';
 import type { SegmentService } from '../segments/index.ts';
 import type {
+  FormAnalyticsService,
   OutboxWorker,
   PersonalDataService,
   RetentionJob,
@@ -111,6 +112,10 @@ export interface Services {
   /** The audit log of admin writes (issue 13). */
   readonly audit: AuditLog;
   readonly forms: FormService;
+  /** Per-form read-only tokens for integrations (issue 34). */
+  readonly formReadTokens: FormReadTokenService;
+  /** A form's counts per day and its view counter (issue 34). */
+  readonly formAnalytics: FormAnalyticsService;
   /** Experiments' events: POST /v1/track, their retention and personal data (issue 32). */
   readonly trackedEvents: EventService;
   /** Metrics of projects (issue 32). */

@@ -21,14 +21,15 @@ import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
 import type { FlagUsageTable } from '../evaluation/flag-usage.table.ts';
-import type { FormsTable } from '../forms/form.table.ts';
+import type { FormsTable, FormViewCountsTable } from '../forms/form.table.ts';
+import type { FormReadTokensTable } from '../forms/read-token.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../submissions/outbox.table.ts';
 import type { EnvironmentsTable, ProjectsTable } from '../projects/project.table.ts';
 import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
 import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
-import type { FormPowSolutionsTable, SubmissionFilesTable, SubmissionsTable } from '../submissions/submission.table.ts';
+import type { FormPowSolutionsTable, SubmissionFilesTable, SubmissionSearchRowsTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { ProjectWebhookAttemptsTable, ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from '../webhooks/webhook.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -45,6 +46,9 @@ export interface Database {
   submissions: SubmissionsTable;
   submission_files: SubmissionFilesTable;
   form_pow_solutions: FormPowSolutionsTable;
+  submission_search_rows: SubmissionSearchRowsTable;
+  form_read_tokens: FormReadTokensTable;
+  form_view_counts: FormViewCountsTable;
   outbox: OutboxTable;
   delivery_attempts: DeliveryAttemptsTable;
   sessions: SessionsTable;

@@ -38,3 +38,19 @@ export function pageOf<T extends Cursor>(rows: T[], limit: number): Page<T> {
   const last = items[items.length - 1];
   return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
 }
+
+/** newestFirst the other way round: oldest first, the rows strictly after `after` in that order. */
+export function oldestFirst<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  limit: number,
+  after: Cursor | undefined,
+): SelectQueryBuilder<DB, TB, O> {
+  const q = query as unknown as SelectQueryBuilder<{ t: { created_at: string; id: string } }, 't', O>;
+  const filtered = after
+    ? q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]))
+    : q;
+  return filtered
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(limit + 1) as unknown as SelectQueryBuilder<DB, TB, O>;
+}

@@ -1,4 +1,5 @@
 import { conditionSchema, SEGMENT_KEY_MAX_LENGTH, SEGMENT_KEY_PATTERN } from '../segments/index.ts';
+import { documentFormSchema } from '../forms/index.ts';
 import { flagTypeSchema, prerequisiteSchema, ruleSchema, SLUG_MAX_LENGTH, SLUG_PATTERN, targetingValueProperties, variantsSchema } from '../flags/index.ts';
 
 // Schemas of flags as code (issue 21): a project as one document (project-document.ts). They check
@@ -70,6 +71,14 @@ export const projectDocumentSchema = {
         },
       },
     },
+    forms: {
+      type: 'object',
+      maxProperties: 1000,
+      description:
+        "The project's forms by key (issue 34): their settings, defaults left out; secrets as $NAME references. Absent: forms are left alone; forms of the project not named are kept",
+      propertyNames: { minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]{1,64}$' },
+      additionalProperties: documentFormSchema,
+    },
   },
 } as const;
 
@@ -96,8 +105,8 @@ const planStepSchema = {
   required: ['action', 'kind', 'key'],
   properties: {
     action: { type: 'string', enum: ['create', 'update', 'delete', 'keep'] },
-    kind: { type: 'string', enum: ['project', 'environment', 'segment', 'flag'] },
-    key: { type: 'string', description: 'Project or environment name, segment key, flag slug' },
+    kind: { type: 'string', enum: ['project', 'environment', 'segment', 'flag', 'form'] },
+    key: { type: 'string', description: 'Project or environment name, segment key, flag slug, form key' },
     environment: { type: 'string', description: 'The environment of a flag update' },
     fields: { type: 'array', items: { type: 'string' }, description: 'What an update changes' },
     note: { type: 'string' },
@@ -163,5 +172,6 @@ export const projectDocumentAnswer = {
     environments: { type: 'array', items: { type: 'string' } },
     segments: { type: 'object', additionalProperties: true },
     flags: { type: 'object', additionalProperties: true },
+    forms: { type: 'object', additionalProperties: true, description: "The project's forms by key, when it has any (secrets as $NAME references)" },
   },
 } as const;

@@ -22,6 +22,7 @@ import {
   changedFields,
   type CurrentState,
   type DocumentFlagEnvironment,
+  type DocumentFormEntry,
   documentFlagEnvironment,
   documentProblems,
   type FlagSettings,
@@ -47,6 +48,25 @@ export interface ProjectDocumentServiceDeps {
   clock: () => Date;
   /** Opens the change requests of protected environments (answered by changes/, which depends on flags/). */
   protectedChanges: ProtectedEnvironmentChanges;
+  /** The forms of a project, as documents carry them (answered by forms/, issue 34). */
+  forms: ProjectForms;
+}
+
+/**
+ * Forms as code (issue 34): a port owned by documents/ and answered by forms/ (FormService), which
+ * compose.ts passes in. Both run in the caller's transaction.
+ */
+export interface ProjectForms {
+  /** The project's forms by key, as a document writes them (secrets as references). */
+  documentForms(db: Executor, projectId: string): Promise<Record<string, DocumentFormEntry>>;
+  /** Makes the project's forms match the document's (created or updated, never deleted); `project` undefined: a project a dry run would create. */
+  applyDocumentForms(
+    trx: Executor,
+    project: { id: string; key: string } | undefined,
+    forms: Readonly<Record<string, DocumentFormEntry>>,
+    actor: Actor,
+    dryRun: boolean,
+  ): Promise<Array<{ action: 'create' | 'update'; key: string; fields?: string[] }>>;
 }
 
 /**
@@ -152,7 +172,10 @@ export class ProjectDocumentService {
     if (new Set(names).size !== names.length) throw new AppError('conflict', message('documentDuplicateEnvironments', { projectKey }));
     const flags = await this.deps.store.listProjectFlags(this.deps.db, project.id);
     const segments = (await this.deps.segments.projectSegments(this.deps.db, project.id)).map(engineSegment);
-    return projectDocument(project, flags, segments);
+    const forms = await this.deps.forms.documentForms(this.deps.db, project.id);
+    const doc = projectDocument(project, flags, segments);
+    // A project without forms exports the document of flags as code before issue 34, byte for byte.
+    return Object.keys(forms).length > 0 ? { ...doc, forms } : doc;
   }
 
   /**
@@ -214,10 +237,16 @@ export class ProjectDocumentService {
           }
           return out;
         };
+        const formSteps = async (project: Project | undefined): Promise<PlanStep[]> =>
+          doc.forms === undefined
+            ? []
+            : (await this.deps.forms.applyDocumentForms(trx, project, doc.forms, actor, dryRun)).map((step) => ({ ...step, kind: 'form' as const }));
         if (dryRun) {
-          throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes: routed.direct, changeRequests: target ? await settle(target) : [] });
+          const changes = [...routed.direct, ...(await formSteps(target))];
+          throw new DryRun({ projectKey: target?.key ?? null, dryRun, changes, changeRequests: target ? await settle(target) : [] });
         }
         const project = await this.write(trx, emit, doc, target, routed, actor, bypass);
+        routed.direct.push(...(await formSteps(project)));
         const changeRequests = await settle(project);
         const ids = (outcome: ProposalOutcome) => changeRequests.filter((r) => r.outcome === outcome).map((r) => r.id!);
         await this.deps.audit.record(trx, actor, {

@@ -40,12 +40,17 @@ export interface DocumentSegment {
   conditions: Segment['conditions'];
 }
 
+/** A form's settings as a document writes them (forms/form-document.ts: defaults left out, secrets as `$NAME` references). */
+export type DocumentFormEntry = Record<string, unknown> & { name: string };
+
 export interface ProjectDocument {
   version: typeof DOCUMENT_VERSION;
   project: string;
   environments: string[];
   segments: Record<string, DocumentSegment>;
   flags: Record<string, DocumentFlag>;
+  /** The project's forms by key (issue 34); absent: a document that leaves forms alone. */
+  forms?: Record<string, DocumentFormEntry>;
 }
 
 /** Everything of a flag in one environment that a document carries, with defaults filled in. */
@@ -194,7 +199,8 @@ export type PlanStep =
   | { action: 'keep'; kind: 'environment'; key: string; note: string }
   | { action: 'create' | 'update' | 'delete'; kind: 'segment'; key: string; fields?: string[] }
   | { action: 'create' | 'delete'; kind: 'flag'; key: string }
-  | { action: 'update'; kind: 'flag'; key: string; environment: string; fields: string[] };
+  | { action: 'update'; kind: 'flag'; key: string; environment: string; fields: string[] }
+  | { action: 'create' | 'update'; kind: 'form'; key: string; fields?: string[] };
 
 /** What is stored now, in the document's terms (settings by flag slug, then environment name). */
 export interface CurrentState {

@@ -130,6 +130,25 @@ const settings = {
   fieldRules: nullable(fieldRulesSchema),
   filePolicy: nullable(filePolicySchema),
   spamChecks: nullable(spamChecksSchema),
+  analytics: nullable({
+    type: 'object',
+    additionalProperties: false,
+    required: ['views'],
+    description: 'What the form counts beside submissions: views (GET /v1/s/{formKey}/view) for a conversion rate',
+    properties: { views: { type: 'boolean' } },
+  }),
+} as const;
+
+/**
+ * A form in a project document (forms as code, issue 34): its settings as PATCH takes them, without the
+ * project (the document's); secrets (`captcha.secret`, `slackWebhookUrl`, `discordWebhookUrl`) may be
+ * `$NAME` references (form-document.ts).
+ */
+export const documentFormSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: Object.fromEntries(Object.entries(settings).filter(([name]) => name !== 'projectKey')) as Omit<typeof settings, 'projectKey'>,
 } as const;
 
 export const createFormBody = { type: 'object', required: ['name'], additionalProperties: false, properties: settings } as const;
@@ -173,6 +192,7 @@ export const formSchema = {
     'fieldRules',
     'filePolicy',
     'spamChecks',
+    'analytics',
     'createdAt',
     'updatedAt',
   ],
@@ -211,6 +231,10 @@ export const formSchema = {
     fieldRules: { type: ['object', 'null'], additionalProperties: true, description: 'The field rules, or null' },
     filePolicy: { type: ['object', 'null'], additionalProperties: true, description: 'The file policy, or null' },
     spamChecks: { type: ['object', 'null'], additionalProperties: true, description: 'The spam checks, or null' },
+    analytics: {
+      description: 'What the form counts beside submissions, or null (no views counted)',
+      anyOf: [{ type: 'object', additionalProperties: false, required: ['views'], properties: { views: { type: 'boolean' } } }, { type: 'null' }],
+    },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
     webhookSecret: { type: 'string', description: 'The webhook signing secret, shown once when generated' },

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
 import { newId, newKey, nowIso } from '../db/codec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import type { DomainEvents } from '../events/index.ts';
 import { AppError, type FieldProblem, message } from '../errors.ts';
 import { applySettings, DEFAULT_SETTINGS, type Form, type FormPatch, formView } from './form.ts';
+import { changedSettings, type DocumentForm, formDocument, settingsFromDocument } from './form-document.ts';
 import type { FormStore } from './form.store.ts';
 import type { ProjectService } from '../projects/index.ts';
 
@@ -230,6 +231,70 @@ export class FormService {
     const project = await this.deps.projects.findProject(projectKey);
     if (!project) problems.push({ field: 'body.projectKey', reason: 'is not the key of a project' });
     return { projectId: project?.id ?? null, projectKey: project?.key ?? null };
+  }
+
+  /** A project's forms as a project document carries them, by key (forms as code, issue 34). */
+  async documentForms(db: Executor, projectId: string): Promise<Record<string, DocumentForm>> {
+    return Object.fromEntries((await this.deps.store.listOfProject(db, projectId)).map((form) => [form.key, formDocument(form)]));
+  }
+
+  /**
+   * Makes a project's forms match a document's `forms` in the caller's transaction (`dryRun`: only the
+   * plan): a form of another key is created with that key, one that differs is updated, one that matches
+   * is left alone (a second apply changes nothing). Forms of the project the document does not name are
+   * kept: deleting a form deletes its submissions, which a document does not hold. `project` is
+   * undefined for a project a dry run would create. Problems are a 400 naming the document's paths; a
+   * key used by a form of another project (or of none) is a 409.
+   */
+  async applyDocumentForms(
+    trx: Executor,
+    project: { id: string; key: string } | undefined,
+    forms: Readonly<Record<string, DocumentForm>>,
+    actor: Actor,
+    dryRun: boolean,
+  ): Promise<Array<{ action: 'create' | 'update'; key: string; fields?: string[] }>> {
+    const steps: Array<{ action: 'create' | 'update'; key: string; fields?: string[] }> = [];
+    const writes: Array<() => Promise<void>> = [];
+    const problems: FieldProblem[] = [];
+    const now = nowIso(this.deps.clock);
+    for (const [key, doc] of Object.entries(forms)) {
+      const at = `body.document.forms.${key}`;
+      const current = await this.deps.store.findByKey(trx, key);
+      if (current && (project === undefined || current.projectId !== project.id)) throw new AppError('conflict', message('documentFormElsewhere', { formKey: key }));
+      const { settings, problems: found } = settingsFromDocument(doc, current, at);
+      problems.push(...found, ...this.unreachable(settings).map((p) => ({ ...p, field: p.field.replace(/^body/, at) })));
+      if (found.length > 0) continue;
+      if (!current) {
+        steps.push({ action: 'create', key });
+        const form: Form = {
+          ...settings,
+          id: newId(),
+          key,
+          projectId: project?.id ?? null,
+          projectKey: project?.key ?? null,
+          webhookSecret: signsWebhooks(settings) ? newWebhookSecret() : null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        writes.push(async () => {
+          await this.deps.store.insert(trx, form);
+          await this.deps.audit.record(trx, actor, { projectId: form.projectId, entity: 'form', entityId: key, action: 'form.created', changes: formChanges(null, form) });
+        });
+        continue;
+      }
+      const fields = changedSettings(current, settings);
+      if (fields.length === 0) continue;
+      steps.push({ action: 'update', key, fields });
+      const secret = !signsWebhooks(settings) ? null : (current.webhookSecret ?? newWebhookSecret());
+      const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: now };
+      writes.push(async () => {
+        await this.deps.store.update(trx, form);
+        await this.deps.audit.record(trx, actor, { projectId: form.projectId, entity: 'form', entityId: key, action: 'form.updated', changes: formChanges(current, form) });
+      });
+    }
+    if (problems.length > 0) throw AppError.validation(problems);
+    if (!dryRun) for (const write of writes) await write();
+    return steps;
   }
 
   /** The current signing secret of a form's webhook, null when it has none (any more): deliveries sign with it. */

@@ -3,7 +3,7 @@ import { fromBool, fromJson, toBool, toJson } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import type { AutoResponseSettings, NotificationSettings, WebhookRoute } from './form-mail.ts';
 import type { FieldRules } from './field-rules.ts';
-import type { CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
+import type { AnalyticsSettings, CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
 const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): Form => ({
@@ -41,6 +41,7 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
   fieldRules: fromJson<FieldRules>(row.field_rules) ?? null,
   filePolicy: fromJson<FilePolicy>(row.file_policy) ?? null,
   spamChecks: fromJson<SpamChecks>(row.spam_checks) ?? null,
+  analytics: fromJson<AnalyticsSettings>(row.analytics) ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -76,6 +77,7 @@ const toRow = (form: Form): Selectable<FormsTable> => ({
   field_rules: form.fieldRules ? toJson(form.fieldRules) : null,
   file_policy: form.filePolicy ? toJson(form.filePolicy) : null,
   spam_checks: form.spamChecks ? toJson(form.spamChecks) : null,
+  analytics: form.analytics ? toJson(form.analytics) : null,
 });
 
 /** Forms with the key of their project. */
@@ -99,6 +101,12 @@ export class FormStore {
 
   async list(db: Executor): Promise<Form[]> {
     const rows = await withProjectKey(db).orderBy('forms.created_at', 'desc').orderBy('forms.id', 'desc').execute();
+    return rows.map(toForm);
+  }
+
+  /** The forms of a project, by key. */
+  async listOfProject(db: Executor, projectId: string): Promise<Form[]> {
+    const rows = await withProjectKey(db).where('forms.project_id', '=', projectId).orderBy('forms.key').execute();
     return rows.map(toForm);
   }
 

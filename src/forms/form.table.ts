@@ -36,4 +36,14 @@ export interface FormsTable {
   field_rules: string | null;
   file_policy: string | null;
   spam_checks: string | null;
+  /** Migration 0028 (issue 34): `{"views": true}` counts page views; null: off. */
+  analytics: string | null;
+}
+
+/** Views of a form per UTC day (migration 0028): a count, nothing about who viewed. */
+export interface FormViewCountsTable {
+  form_id: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  views: number;
 }

@@ -44,6 +44,9 @@ export type SpamChecks = {
   proofOfWork?: boolean | null;
 };
 
+/** What a form counts beside its submissions (issue 34): `views` turns on GET /v1/s/{formKey}/view. */
+export type AnalyticsSettings = { views: boolean };
+
 /** The settings of a form (contract "Admin API" form settings; e-mail and routing: form-mail.ts). */
 export interface FormSettings extends FormMailSettings {
   name: string;
@@ -73,6 +76,8 @@ export interface FormSettings extends FormMailSettings {
   fieldRules: FieldRules | null;
   filePolicy: FilePolicy | null;
   spamChecks: SpamChecks | null;
+  /** null: no views counted. */
+  analytics: AnalyticsSettings | null;
 }
 
 export interface Form extends FormSettings {
@@ -107,6 +112,7 @@ export const DEFAULT_SETTINGS: Omit<FormSettings, 'name'> = {
   fieldRules: null,
   filePolicy: null,
   spamChecks: null,
+  analytics: null,
 };
 
 /** A PATCH body: an absent field keeps its value, null clears it (contract "Admin API"). */
@@ -186,6 +192,7 @@ export function applySettings(base: FormSettings, patch: FormPatch): { settings:
       if (why) problem(`spamChecks.rules.${i}`, why.message);
     });
   }
+  if (patch.analytics !== undefined) next.analytics = patch.analytics;
   return { settings: next, problems };
 }
 
@@ -235,6 +242,7 @@ export function formView(form: Form, publicUrl: string) {
     fieldRules: form.fieldRules,
     filePolicy: form.filePolicy,
     spamChecks: form.spamChecks,
+    analytics: form.analytics,
     createdAt: form.createdAt,
     updatedAt: form.updatedAt,
   };

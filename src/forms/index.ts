@@ -13,5 +13,9 @@ export {
 export { oneLine, renderHtml, renderLine, templateVariables } from './mail-template.ts';
 export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type FilePolicy, type Form, isHttpUrl, type SpamChecks } from './form.ts';
 export { checkFields, type FieldError, type FieldRules } from './field-rules.ts';
-export { spamChecksSchema } from './form.schemas.ts';
+export { documentFormSchema, spamChecksSchema } from './form.schemas.ts';
 export { mailSettingsBody } from './form-mail.schemas.ts';
+export { type DocumentForm, SECRET_REFERENCE, secretVariable } from './form-document.ts';
+export { formReadTokenRoutes } from './read-token.routes.ts';
+export { FormReadTokenService } from './read-token.service.ts';
+export { FormReadTokenStore } from './read-token.store.ts';

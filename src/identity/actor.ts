@@ -4,10 +4,11 @@
 /**
  * Who makes an admin request, as the audit log records it: the admin token (the bootstrap and automation
  * credential), a user signed in to the dashboard, or a user's personal access token; `anonymous` is
- * the client of a failed sign-in, known only by its client key.
+ * the client of a failed sign-in, known only by its client key. A `form_token` (a form's read-only token
+ * for integrations, issue 34) reads and never writes, so the log never records one.
  */
 export interface Actor {
-  type: 'admin_token' | 'user' | 'access_token' | 'anonymous' | 'system';
+  type: 'admin_token' | 'user' | 'access_token' | 'form_token' | 'anonymous' | 'system';
   /** The user's id; null for the admin token and anonymous clients. */
   id: string | null;
   /** What the log shows: an e-mail address, a token's name, "admin token", or a client key. */
@@ -35,6 +36,8 @@ export interface Principal {
   role: Role;
   /** The user behind a session or an access token; null for the admin token. */
   member: Member | null;
+  /** A form read token's form: the principal reads that form's submissions and nothing else. */
+  readsForm?: string;
 }
 
 export const ADMIN_TOKEN_PRINCIPAL: Principal = { actor: ADMIN_TOKEN_ACTOR, role: 'owner', member: null };

@@ -7,7 +7,7 @@ import { type Actor, ADMIN_TOKEN_ACTOR, ADMIN_TOKEN_PRINCIPAL, type Member, type
 import type { AccessTokenService } from './access-token.service.ts';
 import type { MemberService } from './member.service.ts';
 import type { AdminTokenService } from './admin-token.service.ts';
-import type { FormDirectory, ProjectDirectory } from './project-directory.ts';
+import type { FormDirectory, FormReaders, ProjectDirectory } from './project-directory.ts';
 import type { ProjectRoleService } from './project-role.service.ts';
 import type { Session } from './session.ts';
 import type { SessionService } from './session.service.ts';
@@ -21,6 +21,7 @@ export interface AdminGateDeps {
   projectRoles: Pick<ProjectRoleService, 'roleOn' | 'rolesOf'>;
   projects: Pick<ProjectDirectory, 'findProject'>;
   forms: FormDirectory;
+  formReaders: FormReaders;
   /** Name of the session cookie (http/session-cookie.ts). */
   cookieName: string;
   /** The public URL's origin: cookie-authenticated writes must come from it (or from the Host's own origin). */
@@ -45,6 +46,8 @@ declare module 'fastify' {
     access?: Access;
     /** The sign-in routes check the credential of their body themselves. */
     signIn?: boolean;
+    /** A form's read token may call this route for its own form (`:formKey`); it may call no other. */
+    formReadToken?: boolean;
     /**
      * Which project the route acts on (identity/access.ts ProjectScope); set by itself for a `:projectKey`
      * or `:formKey` parameter, `instance` for a route that must stay instance-wide despite one.
@@ -104,13 +107,17 @@ export class AdminGate implements AdminAuthority {
     // reset the count of guesses made from the same address.
     if (principal === ADMIN_TOKEN_PRINCIPAL) await this.deps.throttles.clearAddress(clientKey(request.ip));
     // An unknown path answers 404 whatever the role, so that roles tell nothing about which routes exist.
-    if (!request.is404) await this.authorize(request, principal);
+    if (request.is404) return;
+    if (principal.readsForm !== undefined) return this.authorizeReader(request, principal.readsForm);
+    await this.authorize(request, principal);
   }
 
   private async authenticate(request: FastifyRequest, credential: ReturnType<typeof presentedCredential>): Promise<Principal | undefined> {
     if (credential === undefined || credential.kind === 'malformed') return undefined;
     if (credential.kind === 'bearer') {
       if (this.deps.adminToken.verify(credential.token)) return ADMIN_TOKEN_PRINCIPAL;
+      const reader = await this.deps.formReaders.readerOf(credential.token);
+      if (reader) return { actor: { type: 'form_token', id: null, label: `read token ${reader.name} of form ${reader.formKey}` }, role: 'none', member: null, readsForm: reader.formKey };
       return this.deps.accounts.accessTokens.principalOfAccessToken(credential.token);
     }
     const session = await this.deps.sessions.find(credential.token);
@@ -122,6 +129,16 @@ export class AdminGate implements AdminAuthority {
     if (!isSafeMethod(request.method) && !fromOwnOrigin(request, this.deps.publicOrigin)) throw new AppError('forbidden', messages.crossSiteRefused);
     request.adminSession = session;
     return principal;
+  }
+
+  /**
+   * A form read token (issue 34): the routes marked `formReadToken` for its own form, reading as a
+   * viewer does (viewer-redaction.ts); 403 for every other route and every other form.
+   */
+  private authorizeReader(request: FastifyRequest, formKey: string): void {
+    const config = request.routeOptions.config ?? {};
+    if (!config.formReadToken || (request.params as RouteParams).formKey !== formKey) throw new AppError('forbidden', messages.formReadTokenForbidden);
+    request.role = 'viewer';
   }
 
   /**

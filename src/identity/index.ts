@@ -10,7 +10,7 @@ export { AdminTokenService } from './admin-token.service.ts';
 export type { AuditTrail } from './audit-trail.ts';
 export { type Identity, identityRoutes } from './identity.ts';
 export { PasswordWork } from './password-work.ts';
-export type { FormDirectory, ProjectDirectory } from './project-directory.ts';
+export type { FormDirectory, FormReaders, ProjectDirectory } from './project-directory.ts';
 export { ProjectRoleService } from './project-role.service.ts';
 export { ProjectRoleStore } from './project-role.store.ts';
 export type { ProjectVisibility } from './admin-gate.ts';

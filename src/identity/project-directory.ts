@@ -18,3 +18,11 @@ export interface ProjectDirectory {
 export interface FormDirectory {
   find(formKey: string): Promise<{ projectId: string | null } | undefined>;
 }
+
+/**
+ * The forms' read-only tokens, as the admin gate asks about them (a port owned by identity; compose passes
+ * the forms' FormReadTokenService): the form a token reads, or undefined for any other string.
+ */
+export interface FormReaders {
+  readerOf(token: string): Promise<{ formKey: string; name: string } | undefined>;
+}

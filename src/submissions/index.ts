@@ -15,3 +15,6 @@ export { DeliveryAlerts } from './delivery-alert.ts';
 export { OutboxService } from './outbox.service.ts';
 export { OutboxStore } from './outbox.store.ts';
 export { OutboxWorker } from './outbox.worker.ts';
+export { FormAnalyticsService } from './form-analytics.service.ts';
+export { FormAnalyticsStore } from './form-analytics.store.ts';
+export { formAnalyticsAdminRoutes, formViewRoutes } from './form-analytics.routes.ts';

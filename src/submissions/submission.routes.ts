@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { AppError } from '../errors.ts';
 import { encodeCursor, readPage } from '../http/paging.ts';
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { redactDelivery } from '../identity/index.ts';
@@ -8,7 +9,10 @@ import {
   dryRunBody,
   dryRunSchema,
   exportQuery,
+  FIELD_FILTER_NAME,
+  FIELD_FILTER_PREFIX,
   fileParams,
+  MAX_FIELD_FILTERS,
   formKeyParams,
   submissionDetailSchema,
   submissionListQuery,
@@ -24,6 +28,27 @@ import type { SubmissionService } from './submission.service.ts';
 const spamFilter = (spam: 'true' | 'false' | 'all' | undefined) => (spam === 'true' ? true : spam === 'false' ? false : undefined);
 /** Exports leave spam out unless asked for (`spam=true` or `spam=all`; issue 12). */
 const exportFilter = (spam: 'true' | 'false' | 'all' | undefined) => spamFilter(spam ?? 'false');
+
+/**
+ * The `field.<name>=<value>` parameters of a listing (issue 34): at most MAX_FIELD_FILTERS, each name
+ * once, names without quotes or control characters, values of at most 1,000 characters without NUL.
+ */
+function fieldFilters(query: Record<string, unknown>): Array<[string, string]> {
+  const filters: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (!key.startsWith(FIELD_FILTER_PREFIX)) continue;
+    const name = key.slice(FIELD_FILTER_PREFIX.length);
+    const field = `querystring.${key}`;
+    if (!FIELD_FILTER_NAME.test(name))
+      throw AppError.validation([{ field, reason: 'must name a field: 1 to 100 characters, no quotes, backslashes or control characters' }]);
+    if (typeof value !== 'string') throw AppError.validation([{ field, reason: 'must be given once' }]);
+    if (value.length > 1000 || value.includes('\u0000')) throw AppError.validation([{ field, reason: 'must be at most 1000 characters, without NUL' }]);
+    filters.push([name, value]);
+  }
+  if (filters.length > MAX_FIELD_FILTERS)
+    throw AppError.validation([{ field: 'querystring', reason: `must hold at most ${MAX_FIELD_FILTERS} field filters (field.<name>=<value>)` }]);
+  return filters;
+}
 
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
@@ -61,9 +86,9 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
-        summary: "A page of a form's submissions, newest first",
+        summary: "A page of a form's submissions, newest first (or oldest first), filtered by time, spam, field values and full text",
         params: formKeyParams,
         querystring: submissionListQuery,
         response: { 200: submissionPageSchema, ...adminErrors },
@@ -76,6 +101,9 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
         // Stored times are ISO-8601 in UTC (toISOString), so a normalised bound compares as text on both engines.
         since: request.query.since === undefined ? undefined : new Date(request.query.since).toISOString(),
         until: request.query.until === undefined ? undefined : new Date(request.query.until).toISOString(),
+        fields: fieldFilters(request.query as Record<string, unknown>),
+        q: request.query.q === undefined || request.query.q.trim() === '' ? undefined : request.query.q,
+        order: request.query.order,
       });
       return { submissions: page.items.map(submissionView), nextCursor: encodeCursor(page.next) };
     },
@@ -84,7 +112,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions.csv',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: 'Every submission of a form as CSV, newest first (streamed); spam only when asked',
         params: formKeyParams,
@@ -106,7 +134,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions.json',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: 'Every submission of a form as a JSON array, newest first (streamed); spam only when asked',
         params: formKeyParams,
@@ -127,7 +155,7 @@ export const submissionAdminRoutes: RoutePlugin<SubmissionAdminDeps> = async (ap
   app.get(
     '/forms/:formKey/submissions/:id',
     {
-      config: { access: 'submissions' },
+      config: { access: 'submissions', formReadToken: true },
       schema: {
         summary: 'One submission with its request metadata and delivery history',
         params: submissionParams,

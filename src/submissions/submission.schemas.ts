@@ -33,8 +33,22 @@ export const submissionListQuery = {
     },
     since: { type: 'string', format: 'date-time', description: 'Only submissions received at or after this time (issue 34)' },
     until: { type: 'string', format: 'date-time', description: 'Only submissions received before this time (issue 34)' },
+    order: { type: 'string', enum: ['asc', 'desc'], description: 'desc (default): newest first; asc: oldest first. A cursor continues the order it came from.' },
+    q: {
+      type: 'string',
+      maxLength: 200,
+      description:
+        'Full text over the field values: submissions holding every word of it, each as the start of a word (case and accents ignored; at most 8 words). Field filters are `field.<name>=<value>` parameters beside it (exact value, at most 5, all must match).',
+    },
   },
 } as const;
+
+/** Field filters of the listing, at most. */
+export const MAX_FIELD_FILTERS = 5;
+/** The prefix of a field filter's query parameter: `field.topic=sales`. */
+export const FIELD_FILTER_PREFIX = 'field.';
+/** Names a field filter may name: no quotes, backslashes or control characters, 1 to 100 characters. */
+export const FIELD_FILTER_NAME = /^[^\u0000-\u001f\u007f"\\]{1,100}$/;
 
 /** Querystring of the CSV export: which submissions to include (the time filters are the listing's alone). */
 export const exportQuery = {

@@ -1,13 +1,32 @@
-import { type Selectable, sql } from 'kysely';
+import { type Expression, PostgresAdapter, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromBool, fromJson, isForeignKeyViolation, toBool } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
-import { type Cursor, newestFirst } from '../db/paging.ts';
+import { type Cursor, newestFirst, oldestFirst } from '../db/paging.ts';
 import { AppError, message } from '../errors.ts';
 import type { FileLocation, FileStorageKind, ObjectLocation, ObjectStorageKind } from '../files/index.ts';
+import { fts5Match, queryWords, searchText, tsQuery } from './search-text.ts';
 import type { IncomingFile, SpamReason, StoredFile, Submission } from './submission.ts';
 import type { SubmissionFilesTable, SubmissionsTable } from './submission.table.ts';
 
 const FILE_COLUMNS = ['id', 'submission_id', 'field', 'name', 'size', 'content_type'] as const;
+
+/** Every column of a submission row but PostgreSQL's `search` tsvector, which no read needs (never `select *`). */
+const SUBMISSION_COLUMNS = [
+  'id',
+  'form_id',
+  'data',
+  'spam',
+  'ip',
+  'user_agent',
+  'referer',
+  'origin',
+  'created_at',
+  'spam_reasons',
+  'fingerprint',
+  'webdriver',
+] as const;
+
+const onPostgres = (db: Executor): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 type FileRow = Pick<Selectable<SubmissionFilesTable>, (typeof FILE_COLUMNS)[number]>;
 
@@ -19,7 +38,9 @@ const toFile = (row: FileRow): StoredFile => ({
   contentType: row.content_type,
 });
 
-const toSubmission = (row: Selectable<SubmissionsTable>, files: StoredFile[]): Submission => ({
+type SubmissionRow = Pick<Selectable<SubmissionsTable>, (typeof SUBMISSION_COLUMNS)[number]>;
+
+const toSubmission = (row: SubmissionRow, files: StoredFile[]): Submission => ({
   id: row.id,
   formId: row.form_id,
   data: fromJson<Record<string, unknown>>(row.data) ?? {},
@@ -52,6 +73,12 @@ export interface SubmissionFilter {
   since?: string;
   /** Only submissions received before this time (ISO-8601, as stored). */
   until?: string;
+  /** Field name to value: only submissions where that field holds the value (as text; any value of a repeated field). All must match. */
+  fields?: ReadonlyArray<readonly [string, string]>;
+  /** Full text: only submissions whose field values hold every word of it (search-text.ts). */
+  q?: string;
+  /** `desc` (newest first) unless `asc`. */
+  order?: 'asc' | 'desc';
 }
 
 export class SubmissionStore {
@@ -86,6 +113,7 @@ export class SubmissionStore {
         created_at: submission.createdAt,
       })
       .execute();
+    await this.index(trx, submission);
     for (const [position, file] of submission.files.entries()) {
       await trx
         .insertInto('submission_files')
@@ -103,16 +131,59 @@ export class SubmissionStore {
     }
   }
 
-  /** Up to `limit + 1` submissions, newest first, strictly after `after` (db/paging.ts); file metadata only, never contents. */
+  /**
+   * Makes a new submission findable by its field values (migration 0028): PostgreSQL keeps the words in
+   * the row; SQLite in its FTS5 table, whose row a trigger deletes with the submission.
+   */
+  private async index(trx: Executor, submission: Submission): Promise<void> {
+    const text = searchText(submission.data);
+    if (onPostgres(trx)) {
+      await sql`update submissions set search = to_tsvector('simple', ${text}) where id = ${submission.id}`.execute(trx);
+      return;
+    }
+    const row = await trx.insertInto('submission_search_rows').values({ submission_id: submission.id }).returning('id').executeTakeFirstOrThrow();
+    await sql`insert into submission_search (rowid, body) values (${row.id}, ${text})`.execute(trx);
+  }
+
+  /** The condition that a submission's field values hold every word of `q`; undefined when `q` has none (it then finds nothing). */
+  private matches(db: Executor, q: string): Expression<SqlBool> | undefined {
+    const words = queryWords(q);
+    if (words.length === 0) return undefined;
+    if (onPostgres(db)) return sql<SqlBool>`search @@ to_tsquery('simple', ${tsQuery(words)})`;
+    return sql<SqlBool>`id in (select r.submission_id from submission_search_rows r where r.id in (select rowid from submission_search where submission_search match ${fts5Match(words)}))`;
+  }
+
+  /** The condition that field `name` holds `value`: a string as it is, a number or boolean as JSON writes it, or any element of a list. */
+  private fieldEquals(db: Executor, name: string, value: string): Expression<SqlBool> {
+    if (onPostgres(db)) {
+      return sql<SqlBool>`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(data::jsonb -> ${name}) = 'array' then data::jsonb -> ${name} else jsonb_build_array(data::jsonb -> ${name}) end) e where e #>> '{}' = ${value})`;
+    }
+    // json_each over a path to a scalar yields that scalar as its one row; true and false read as their type's name.
+    const path = `$."${name}"`;
+    return sql<SqlBool>`exists (select 1 from json_each(data, ${path}) e where (case when e.type in ('true', 'false') then e.type else cast(e.value as text) end) = ${value})`;
+  }
+
+  /**
+   * Up to `limit + 1` submissions, newest first (oldest first with `order: 'asc'`), strictly after
+   * `after` (db/paging.ts); file metadata only, never contents. The filters narrow the rows before they
+   * are ordered and cut, so a cursor names the same place whichever filters came with it.
+   */
   async list(db: Executor, formId: string, limit: number, after: Cursor | undefined, filter: SubmissionFilter): Promise<Submission[]> {
-    let query = db.selectFrom('submissions').selectAll().where('form_id', '=', formId);
+    let query = db.selectFrom('submissions').select(SUBMISSION_COLUMNS).where('form_id', '=', formId);
     if (filter.spam !== undefined) query = query.where('spam', '=', fromBool(filter.spam));
     // spamReasons is JSON written by Flagpost alone (`[{"check":"...","detail":"..."}]`); check names are plain words.
     if (filter.spamCheck !== undefined)
       query = query.where('spam', '=', 1).where('spam_reasons', 'like', `%"check":"${filter.spamCheck.replace(/[^A-Za-z]/g, '')}"%`);
     if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
     if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
-    return this.withFiles(db, await newestFirst(query, limit, after).execute());
+    for (const [name, value] of filter.fields ?? []) query = query.where(this.fieldEquals(db, name, value));
+    if (filter.q !== undefined) {
+      const matches = this.matches(db, filter.q);
+      if (!matches) return [];
+      query = query.where(matches);
+    }
+    const paged = filter.order === 'asc' ? oldestFirst(query, limit, after) : newestFirst(query, limit, after);
+    return this.withFiles(db, await paged.execute());
   }
 
   /**
@@ -147,7 +218,7 @@ export class SubmissionStore {
   async newest(db: Executor, formId: string, limit: number): Promise<Submission[]> {
     const rows = await db
       .selectFrom('submissions')
-      .selectAll()
+      .select(SUBMISSION_COLUMNS)
       .where('form_id', '=', formId)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
@@ -178,7 +249,7 @@ export class SubmissionStore {
   }
 
   async find(db: Executor, formId: string, id: string): Promise<Submission | undefined> {
-    const row = await db.selectFrom('submissions').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+    const row = await db.selectFrom('submissions').select(SUBMISSION_COLUMNS).where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
     return row ? (await this.withFiles(db, [row]))[0] : undefined;
   }
 
@@ -312,7 +383,7 @@ export class SubmissionStore {
   async findLike(db: Executor, pattern: string, limit: number, afterId: string | undefined): Promise<Submission[]> {
     let query = db
       .selectFrom('submissions')
-      .selectAll()
+      .select(SUBMISSION_COLUMNS)
       .where(sql<boolean>`lower(data) like ${pattern} escape '\\'`)
       .orderBy('id')
       .limit(limit);
@@ -381,7 +452,7 @@ export class SubmissionStore {
     return deleted;
   }
 
-  private async withFiles(db: Executor, rows: Selectable<SubmissionsTable>[]): Promise<Submission[]> {
+  private async withFiles(db: Executor, rows: SubmissionRow[]): Promise<Submission[]> {
     if (rows.length === 0) return [];
     const files = await db
       .selectFrom('submission_files')

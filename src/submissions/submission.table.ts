@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Submissions of a form (contract D18): the fields as JSON text, with the request metadata. */
 export interface SubmissionsTable {
   id: string;
@@ -36,4 +38,13 @@ export interface SubmissionFilesTable {
 export interface FormPowSolutionsTable {
   signature: string;
   expires_at: string;
+}
+
+/**
+ * SQLite only (migration 0028): the FTS5 rowid of each submission's words in `submission_search` (an
+ * FTS5 table reached through raw SQL). PostgreSQL keeps them in `submissions.search` instead.
+ */
+export interface SubmissionSearchRowsTable {
+  id: Generated<number>;
+  submission_id: string;
 }
