@@ -18,8 +18,12 @@ import { freePort, ROOT } from './support/process.ts';
 
 const WEB_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-dashboard-forms-'));
 
+/**
+ * axe-core over the page. The e-mail previews' frames are left out: a frame sandboxed without scripts
+ * cannot run axe (the scan would wait for it), and what it shows is the form owner's e-mail, not the dashboard.
+ */
 async function axeScan(page: Page, screen: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
+  const { violations } = await new AxeBuilder({ page }).exclude('iframe.mail-frame').analyze();
   assert.deepEqual(
     violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
     [],
@@ -114,7 +118,7 @@ describe('dashboard form screens in headless Chromium (issue 34)', { skip: chrom
 
       const notifications = page.getByRole('form', { name: 'Notifications' });
       await notifications.getByLabel('Subject').fill('New message from {{ name }}');
-      await notifications.getByLabel('CC').fill('team@example.com');
+      await notifications.getByLabel('CC', { exact: true }).fill('team@example.com');
       const autoResponse = page.getByRole('form', { name: 'Auto-response' });
       await autoResponse.getByRole('switch', { name: 'Send an auto-response' }).click();
       await autoResponse.getByLabel('Body (HTML)').fill('<p style="color: #0a5">Hi {{ name }}, thanks for writing.</p><style>p { margin: 2em }</style>');
@@ -130,7 +134,7 @@ describe('dashboard form screens in headless Chromium (issue 34)', { skip: chrom
       const paragraph = confirmation.getByText('Hi Ada Lovelace, thanks for writing.');
       await paragraph.waitFor();
       assert.equal(await paragraph.evaluate((p) => getComputedStyle(p).color), 'rgb(0, 170, 85)', "the e-mail's own style applies inside the frame");
-      assert.equal(await paragraph.evaluate((p) => getComputedStyle(p).marginTop), '32px', "the e-mail's <style> applies too");
+      assert.equal(await paragraph.evaluate((p) => getComputedStyle(p).marginTop), '28px', "the e-mail's <style> applies too: 2em of the body's 14px");
       assert.equal(await page.locator('iframe.mail-frame').first().getAttribute('sandbox'), 'allow-same-origin', 'no scripts in the frame');
       const nothingSaved = (await ctx.admin('GET', `/admin/v1/forms/${formKey}`)).json();
       assert.deepEqual([nothingSaved.notifications, nothingSaved.autoResponse], [null, null], 'a preview saves nothing');
@@ -140,7 +144,11 @@ describe('dashboard form screens in headless Chromium (issue 34)', { skip: chrom
         subject: 'New message from {{ name }}',
         cc: ['team@example.com'],
       });
-      assert.deepEqual(errors, []);
+      // The one refused PATCH above is the browser's only complaint: no CSP refusal from the previews.
+      assert.deepEqual(
+        errors.map((e) => e.replace(/\/forms\/[^/]+$/, '/forms/{formKey}')),
+        [`Failed to load resource: the server responded with a status of 400 (Bad Request) at ${base}/admin/v1/forms/{formKey}`],
+      );
     } finally {
       await browser.close();
     }

@@ -123,3 +123,7 @@ export type MailPreview = Answer<'/admin/v1/forms/{formKey}/mail-preview', 'post
 export type SpamDryRun = Answer<'/admin/v1/forms/{formKey}/spam-rules/dry-run', 'post'>;
 export type TestDeliveries = Answer<'/admin/v1/forms/{formKey}/test-delivery', 'post'>;
 export type SpamReason = Submission['spamReasons'][number];
+/** GET /forms/{formKey}/analytics?days=: counts per UTC day, oldest first, and the totals. */
+export type FormAnalytics = Answer<'/admin/v1/forms/{formKey}/analytics', 'get'>;
+/** A form's read-only token for an integration; `token` only in the answer that created it. */
+export type ReadToken = Answer<'/admin/v1/forms/{formKey}/read-tokens', 'get'>['readTokens'][number] & { token?: string };

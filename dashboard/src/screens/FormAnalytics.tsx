@@ -1,29 +1,45 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api.ts';
-import { ErrorMessage, Loading, Section } from '../ui/index.ts';
+import { api, type Form, type FormAnalytics } from '../api.ts';
+import { CopyButton, ErrorMessage, Loading, Section, Switch } from '../ui/index.ts';
+import { useCanWrite } from '../session.ts';
+import { usePatchForm } from './form-drafts.ts';
 
 // Issue 34: a form's submissions, spam and delivery failures per day over 30 days (and views, where the
 // site counts them), drawn as the experiments' users-over-time chart is: one line per series.
 
-/** GET /forms/{formKey}/analytics?days= (docs/api.md, "Form analytics"); days in UTC, oldest first. */
-export interface FormAnalytics {
-  days: Array<{ date: string; submissions: number; spam: number; deliveryFailures: number; views: number }>;
-  totals: { submissions: number; spam: number; deliveryFailures: number; views: number; conversionRate: number | null };
-}
-
 type Series = 'submissions' | 'spam' | 'deliveryFailures' | 'views';
 const NAMES: Record<Series, string> = { submissions: 'Submissions', spam: 'Spam', deliveryFailures: 'Delivery failures', views: 'Views' };
 
-export function AnalyticsSection({ formKey }: { formKey: string }) {
+export function AnalyticsSection({ form }: { form: Form }) {
+  const canWrite = useCanWrite();
   const analytics = useQuery({
-    queryKey: ['form-analytics', formKey],
-    queryFn: () => api<FormAnalytics>('GET', `/forms/${encodeURIComponent(formKey)}/analytics?days=30`),
+    queryKey: ['form-analytics', form.key],
+    queryFn: () => api<FormAnalytics>('GET', `/forms/${encodeURIComponent(form.key)}/analytics?days=30`),
   });
+  const views = form.analytics?.views === true;
+  const save = usePatchForm(form, views ? 'Stopped counting page views' : 'Counting page views');
+  const snippet = `<script>fetch('${form.endpoint}/view', { mode: 'cors', keepalive: true });</script>`;
   return (
     <Section title="Last 30 days">
       {analytics.isPending && <Loading what="the analytics" />}
       <ErrorMessage error={analytics.error} />
       {analytics.data && <AnalyticsView analytics={analytics.data} />}
+      <Switch
+        label="Count page views"
+        checked={views}
+        onChange={(on) => save.mutate({ analytics: on ? { views: true } : null })}
+        disabled={!canWrite || save.isPending}
+        hint="For the conversion rate: the form's page calls the view counter once per view (a count per day, no personal data)"
+      />
+      <ErrorMessage error={save.error} />
+      {views && (
+        <>
+          <pre tabIndex={0}>
+            <code>{snippet}</code>
+          </pre>
+          <CopyButton text={snippet} label="Copy view counter snippet" />
+        </>
+      )}
     </Section>
   );
 }
