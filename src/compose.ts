@@ -387,6 +387,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     intake: submissionIntake,
     deliver: outbox,
     mailEnabled: config.smtpUrl !== undefined,
+    publicUrl: config.publicUrl,
     audit,
     clock,
   });

@@ -64,6 +64,7 @@ const ROUTES: Record<string, Protection> = {
   'POST /admin/v1/forms/{formKey}/test-delivery': 'elsewhere',
   'POST /admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': 'elsewhere',
   'POST /admin/v1/forms/{formKey}/deliveries/resend-failed': 'elsewhere',
+  'POST /admin/v1/forms/{formKey}/mail-preview': 'reads',
   'POST /admin/v1/forms/{formKey}/read-tokens': 'access',
   'GET /admin/v1/forms/{formKey}/read-tokens': 'reads',
   'DELETE /admin/v1/forms/{formKey}/read-tokens/{tokenId}': 'access',

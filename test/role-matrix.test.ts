@@ -158,6 +158,8 @@ const ROUTES: Record<string, Access> = {
   'POST /admin/v1/forms/{formKey}/test-delivery': 'editor',
   'POST /admin/v1/forms/{formKey}/deliveries/{deliveryId}/resend': 'editor',
   'POST /admin/v1/forms/{formKey}/deliveries/resend-failed': 'editor',
+  // Rendering the e-mails sends and stores nothing, but tries settings an editor is writing.
+  'POST /admin/v1/forms/{formKey}/mail-preview': 'editor',
   // Read-only tokens for integrations (issue 34): editors, who decide where a form's data goes.
   'POST /admin/v1/forms/{formKey}/read-tokens': 'editor',
   'GET /admin/v1/forms/{formKey}/read-tokens': 'editor',

@@ -2155,6 +2155,182 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/forms/{formKey}/mail-preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Render the notification and the auto-response of a sample submission with the real templates (nothing is sent or stored) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The form's key */
+          formKey: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Unsaved auto-response settings to render with (absent: the saved ones) */
+            autoResponse?: {
+              /** @description HTML body template; values are escaped, the text part is made from it */
+              body: string;
+              enabled: boolean;
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Adds the submission's fields below the body */
+              includeSubmission?: boolean;
+              replyTo?: string;
+              /** @description Subject template */
+              subject: string;
+              /** @description Field holding the submitter's address (default: the first of email, _replyto) */
+              toField?: string;
+            } | null;
+            /** @description The fields of the sample submission (default: a name, an e-mail address and a message) */
+            data?: {
+              [key: string]: string | number | boolean | null | unknown[];
+            };
+            /** @description Unsaved notification settings to render with (absent: the saved ones) */
+            notifications?: {
+              bcc?: string[];
+              cc?: string[];
+              /** @description Template of the sender's display name */
+              fromName?: string;
+              /** @description Field whose single valid address becomes Reply-To (default: the first of email, _replyto) */
+              replyToField?: string;
+              /** @description Further notification addresses, each for the submissions whose fields meet its conditions */
+              routes?: {
+                /** @description Conditions on the submission's fields (`topic` `equals` `sales`); every one must hold */
+                conditions: {
+                  /** @description Dot path into the evaluation context (`user.country`); `targetingKey` is the key */
+                  attribute: string;
+                  caseInsensitive?: boolean;
+                  negate?: boolean;
+                  /** @enum {string} */
+                  operator:
+                    | 'equals'
+                    | 'in'
+                    | 'startsWith'
+                    | 'endsWith'
+                    | 'contains'
+                    | 'lt'
+                    | 'lte'
+                    | 'gt'
+                    | 'gte'
+                    | 'semverEq'
+                    | 'semverLt'
+                    | 'semverLte'
+                    | 'semverGt'
+                    | 'semverGte'
+                    | 'semverCaret'
+                    | 'semverTilde'
+                    | 'before'
+                    | 'after'
+                    | 'exists'
+                    | 'inCidr'
+                    | 'matches'
+                    | 'rollout';
+                  /** @description Operands: one for most operators, the set for `in`, none for `exists`; dates ISO-8601 or `now` */
+                  values: (string | number | boolean)[];
+                }[];
+                emails: string[];
+              }[];
+              /** @description Subject template, such as `New message from {{ name }}` */
+              subject?: string;
+            } | null;
+          };
+        };
+      };
+      responses: {
+        /** @description The error object of the specification */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description The error object of the specification */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The fields that failed validation (400 answers of the admin API) */
+              details?: {
+                field: string;
+                reason: string;
+              }[];
+              /** @enum {boolean} */
+              error: true;
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The confirmation to the submitter, or null when none would go (off, or no single valid address in the fields) */
+              autoResponse: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description The sender's display name (the address stays FLAGPOST_MAIL_FROM's) */
+                fromName?: string;
+                /** @description The HTML part, every field value escaped */
+                html: string;
+                replyTo?: string;
+                subject: string;
+                /** @description The text part, made from the HTML */
+                text: string;
+                to: string;
+              } | null;
+              notification: {
+                bcc?: string[];
+                cc?: string[];
+                /** @description The sender's display name (the address stays FLAGPOST_MAIL_FROM's) */
+                fromName?: string;
+                /** @description The HTML part, every field value escaped */
+                html: string;
+                replyTo?: string;
+                subject: string;
+                /** @description The text part, made from the HTML */
+                text: string;
+                /** @description Where it would go for these fields: notifyEmails and the routes whose conditions hold (the first gets the CC and BCC) */
+                to: string[];
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/forms/{formKey}/read-tokens': {
     parameters: {
       query?: never;

@@ -109,3 +109,21 @@ export type Invitation = Answer<'/admin/v1/invitations', 'get'>['invitations'][n
 export type AccessToken = Answer<'/admin/v1/me/tokens', 'get'>['tokens'][number] & { token?: string };
 
 export type AuditEntry = Answer<'/admin/v1/audit', 'get'>['entries'][number];
+
+/** The body of PATCH /forms/{formKey}: every setting optional (absent keeps, null clears). */
+export type FormPatch = NonNullable<paths['/admin/v1/forms/{formKey}']['patch']['requestBody']>['content']['application/json'];
+export type NotificationSettings = NonNullable<FormPatch['notifications']>;
+export type AutoResponseSettings = NonNullable<FormPatch['autoResponse']>;
+export type WebhookRoute = NonNullable<FormPatch['webhooks']>[number];
+export type FieldRules = NonNullable<FormPatch['fieldRules']>;
+export type FilePolicy = NonNullable<FormPatch['filePolicy']>;
+export type SpamChecks = NonNullable<FormPatch['spamChecks']>;
+/** POST /forms/{formKey}/mail-preview: both e-mails of a sample submission, rendered by the server. */
+export type MailPreview = Answer<'/admin/v1/forms/{formKey}/mail-preview', 'post'>;
+export type SpamDryRun = Answer<'/admin/v1/forms/{formKey}/spam-rules/dry-run', 'post'>;
+export type TestDeliveries = Answer<'/admin/v1/forms/{formKey}/test-delivery', 'post'>;
+export type SpamReason = Submission['spamReasons'][number];
+/** GET /forms/{formKey}/analytics?days=: counts per UTC day, oldest first, and the totals. */
+export type FormAnalytics = Answer<'/admin/v1/forms/{formKey}/analytics', 'get'>;
+/** A form's read-only token for an integration; `token` only in the answer that created it. */
+export type ReadToken = Answer<'/admin/v1/forms/{formKey}/read-tokens', 'get'>['readTokens'][number] & { token?: string };

@@ -5,6 +5,7 @@ export {
   type AutoResponseSettings,
   checkConditions,
   type FormMailSettings,
+  mailSettingsProblems,
   type NotificationSettings,
   submitterAddress,
   type WebhookRoute,
@@ -13,6 +14,7 @@ export { oneLine, renderHtml, renderLine, templateVariables } from './mail-templ
 export { CAPTCHA_PROVIDERS, type CaptchaProvider, type CaptchaSettings, type FilePolicy, type Form, isHttpUrl, type SpamChecks } from './form.ts';
 export { checkFields, type FieldError, type FieldRules } from './field-rules.ts';
 export { documentFormSchema, spamChecksSchema } from './form.schemas.ts';
+export { mailSettingsBody } from './form-mail.schemas.ts';
 export { type DocumentForm, SECRET_REFERENCE, secretVariable } from './form-document.ts';
 export { formReadTokenRoutes } from './read-token.routes.ts';
 export { FormReadTokenService } from './read-token.service.ts';

@@ -1,3 +1,4 @@
+import { mailSettingsBody } from '../forms/index.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import { redactDelivery } from '../identity/index.ts';
 import { deliveryView } from './outbox.ts';
@@ -46,7 +47,62 @@ const testDeliverySchema = {
   },
 } as const;
 
-/** A form's deliveries under /admin/v1 (issue 34): a test delivery and re-sends. */
+const mailPreviewBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    data: {
+      ...testDeliveryBody.properties.data,
+      description: 'The fields of the sample submission (default: a name, an e-mail address and a message)',
+    },
+    notifications: { ...mailSettingsBody.notifications, description: 'Unsaved notification settings to render with (absent: the saved ones)' },
+    autoResponse: { ...mailSettingsBody.autoResponse, description: 'Unsaved auto-response settings to render with (absent: the saved ones)' },
+  },
+} as const;
+
+const renderedMail = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['subject', 'html', 'text'],
+  properties: {
+    subject: { type: 'string' },
+    html: { type: 'string', description: 'The HTML part, every field value escaped' },
+    text: { type: 'string', description: 'The text part, made from the HTML' },
+    fromName: { type: 'string', description: "The sender's display name (the address stays FLAGPOST_MAIL_FROM's)" },
+    replyTo: { type: 'string' },
+    cc: { type: 'array', items: { type: 'string' } },
+    bcc: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+const mailPreviewSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['notification', 'autoResponse'],
+  properties: {
+    notification: {
+      ...renderedMail,
+      required: [...renderedMail.required, 'to'],
+      properties: {
+        ...renderedMail.properties,
+        to: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Where it would go for these fields: notifyEmails and the routes whose conditions hold (the first gets the CC and BCC)',
+        },
+      },
+    },
+    autoResponse: {
+      description: 'The confirmation to the submitter, or null when none would go (off, or no single valid address in the fields)',
+      anyOf: [
+        { ...renderedMail, required: [...renderedMail.required, 'to'], properties: { ...renderedMail.properties, to: { type: 'string' } } },
+        { type: 'null' },
+      ],
+    },
+  },
+} as const;
+
+/** A form's deliveries under /admin/v1 (issue 34): a test delivery, re-sends and a preview of the e-mails. */
 export const submissionDeliveryRoutes: RoutePlugin<{ deliveries: SubmissionDeliveryService }> = async (app, { deliveries }) => {
   app.post(
     '/forms/:formKey/test-delivery',
@@ -62,6 +118,19 @@ export const submissionDeliveryRoutes: RoutePlugin<{ deliveries: SubmissionDeliv
       const results = await deliveries.testDelivery(request.params.formKey, request.body?.data);
       return { deliveries: results.map((r) => redactDelivery(request.role, r)) };
     },
+  );
+
+  app.post(
+    '/forms/:formKey/mail-preview',
+    {
+      schema: {
+        summary: 'Render the notification and the auto-response of a sample submission with the real templates (nothing is sent or stored)',
+        params: formKeyParams,
+        body: mailPreviewBody,
+        response: { 200: mailPreviewSchema, ...adminErrors },
+      },
+    },
+    async (request) => deliveries.mailPreview(request.params.formKey, request.body ?? {}),
   );
 
   app.post(

@@ -1,14 +1,15 @@
 import type { Actor, AuditLog } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
-import { AppError, message } from '../errors.ts';
-import type { Form, FormService } from '../forms/index.ts';
+import { AppError, type FieldProblem, message } from '../errors.ts';
+import { type AutoResponseSettings, type Form, type FormService, mailSettingsProblems, type NotificationSettings } from '../forms/index.ts';
 import type { AttemptResult, DeliveryAttempt } from '../delivery/index.ts';
+import { fieldsMeet } from './field-conditions.ts';
 import type { Delivery, DeliveryInput } from './outbox.ts';
 import type { OutboxService } from './outbox.service.ts';
 import type { Submission } from './submission.ts';
 import type { SubmissionIntakeService } from './submission-intake.service.ts';
-import { autoResponseMail } from './submission-mail.ts';
+import { autoResponseMail, type MailPayload, notificationMail } from './submission-mail.ts';
 
 /** Sends a delivery at once, outside the queue, and wakes the queue (the outbox worker). */
 export interface DeliveryPort {
@@ -24,6 +25,8 @@ export interface SubmissionDeliveryServiceDeps {
   /** The outbox worker. */
   deliver: DeliveryPort;
   mailEnabled: boolean;
+  /** The dashboard's address: the notification links to the submission there. */
+  publicUrl: string;
   audit: Pick<AuditLog, 'record'>;
   clock: () => Date;
 }
@@ -38,6 +41,33 @@ export interface TestDeliveryResult {
 
 /** The fields of a test delivery when the caller gives none. */
 export const TEST_FIELDS: Record<string, unknown> = { name: 'Flagpost test', message: 'This is a test delivery from Flagpost.' };
+
+/** The fields of a mail preview when the caller gives none: an address, so that the auto-response shows too. */
+export const PREVIEW_FIELDS: Record<string, unknown> = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Hello! I would like to know more about your service.',
+};
+
+/** The e-mail settings a preview renders with; absent ones are the form's saved settings, null: none. */
+export interface MailPreviewInput {
+  data?: Record<string, unknown>;
+  notifications?: NotificationSettings | null;
+  autoResponse?: AutoResponseSettings | null;
+}
+
+/** An e-mail as rendered for a preview: both parts always. */
+export type RenderedMail = MailPayload & { html: string };
+
+/**
+ * The two e-mails of a submission as the outbox would store them: the notification with the addresses it
+ * would go to for these fields (`notifyEmails` and the routes whose conditions hold), the auto-response
+ * null when none would go.
+ */
+export interface MailPreview {
+  notification: RenderedMail & { to: string[] };
+  autoResponse: (RenderedMail & { to: string }) | null;
+}
 
 /** A form's deliveries acted on (issue 34): a test of every delivery, re-sending one or all failed ones. */
 export class SubmissionDeliveryService {
@@ -68,6 +98,40 @@ export class SubmissionDeliveryService {
         return { kind: item.kind, target: item.target, ok: result.ok, statusCode: result.statusCode ?? null, error: result.ok ? null : (result.error ?? null) };
       }),
     );
+  }
+
+  /**
+   * Renders the notification and the auto-response a submission with these fields would get, with the real
+   * templates and mail code, the unsaved settings of `input` in place of the saved ones; sends nothing.
+   */
+  async mailPreview(formKey: string, input: MailPreviewInput): Promise<MailPreview> {
+    const form = await this.deps.forms.get(formKey);
+    const settings = {
+      notifications: input.notifications === undefined ? form.notifications : input.notifications,
+      autoResponse: input.autoResponse === undefined ? form.autoResponse : input.autoResponse,
+      webhooks: [],
+    };
+    const problems: FieldProblem[] = [];
+    mailSettingsProblems(settings, (field, reason) => problems.push({ field: `body.${field}`, reason }));
+    if (problems.length > 0) throw AppError.validation(problems);
+    const submission: Submission = {
+      id: `preview_${newId()}`,
+      formId: form.id,
+      data: input.data ?? PREVIEW_FIELDS,
+      files: [],
+      spam: false,
+      spamReasons: [],
+      meta: { ip: null, userAgent: null, referer: null, origin: null },
+      createdAt: nowIso(this.deps.clock),
+    };
+    const link = `${this.deps.publicUrl}/forms/${form.key}/submissions/${submission.id}`;
+    const mail = notificationMail({ ...form, notifications: settings.notifications }, submission, link);
+    const { cc, bcc, routes } = settings.notifications ?? {};
+    const to = new Set(form.notifyEmails);
+    for (const route of routes ?? []) if (fieldsMeet(route.conditions, submission.data)) for (const address of route.emails) to.add(address);
+    const notification = { ...mail, html: mail.html ?? '', to: [...to], ...(cc?.length ? { cc } : {}), ...(bcc?.length ? { bcc } : {}) };
+    const response = autoResponseMail({ autoResponse: settings.autoResponse }, submission);
+    return { notification, autoResponse: response ? { ...response.mail, html: response.mail.html ?? '', to: response.to } : null };
   }
 
   /** Queues one delivery of the form again (delivered or failed); answers it as it is now. */

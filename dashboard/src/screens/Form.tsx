@@ -19,6 +19,11 @@ import {
 } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FormHeader, useForm } from './Forms.tsx';
+import { AnalyticsSection } from './FormAnalytics.tsx';
+import { FieldRulesSection, FilePolicySection, SpamChecksSection } from './FormChecks.tsx';
+import { MailSettings } from './FormMail.tsx';
+import { ReadTokensSection } from './FormReadTokens.tsx';
+import { DeliveryActions, WebhooksSection } from './FormWebhooks.tsx';
 
 const lines = (text: string) =>
   text
@@ -36,8 +41,17 @@ export function FormScreen({ params }: { params: { key: string } }) {
   return (
     <>
       <FormHeader form={form.data} current="settings" />
+      <AnalyticsSection form={form.data} />
       <Endpoint form={form.data} />
       <Settings key={form.data.updatedAt} form={form.data} secret={secret} onSecret={setSecret} />
+      {/* Issue 34's groups: each saves its own settings and keeps its draft while another group saves. */}
+      <MailSettings form={form.data} />
+      <FieldRulesSection form={form.data} />
+      <FilePolicySection form={form.data} />
+      <SpamChecksSection form={form.data} />
+      <WebhooksSection form={form.data} />
+      <DeliveryActions form={form.data} />
+      <ReadTokensSection form={form.data} />
       <DeleteForm form={form.data} />
     </>
   );

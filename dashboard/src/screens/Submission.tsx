@@ -1,9 +1,10 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { api, type SubmissionDetail } from '../api.ts';
+import { api, type Delivery, type SubmissionDetail } from '../api.ts';
 import { Badge, Breadcrumbs, Button, ConfirmDialog, ErrorMessage, formatDate, Loading, plural, Section, Table, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
+import { SpamReasons } from './Submissions.tsx';
 
 const size = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -18,6 +19,11 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
     mutationFn: (spam: boolean) => api<SubmissionDetail>('PATCH', path, { spam }),
     meta: { error: 'Not changed', invalidates: [['submission', params.key, params.id], ['submissions', params.key], ['form', params.key], ['audit']] },
     onSuccess: (answer) => toast.success(answer.spam ? 'Marked as spam' : 'Marked as not spam'),
+  });
+  const resend = useMutation({
+    mutationFn: (delivery: Delivery) => api<Delivery>('POST', `/forms/${encodeURIComponent(params.key)}/deliveries/${encodeURIComponent(delivery.id)}/resend`),
+    meta: { error: 'Not re-sent', invalidates: [['submission', params.key, params.id], ['audit']] },
+    onSuccess: (d) => toast.success(`Queued the ${d.kind} to ${d.target} again`),
   });
   const remove = useMutation({
     mutationFn: () => api('DELETE', path),
@@ -35,6 +41,13 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
           <p>
             Received {formatDate(submission.data.createdAt)} {submission.data.spam && <Badge tone="warn">Spam</Badge>}
           </p>
+          {submission.data.spam && (submission.data.spamReasons ?? []).length > 0 && (
+            <div className="note">
+              <p>Kept as spam because:</p>
+              <SpamReasons reasons={submission.data.spamReasons ?? []} />
+              <p className="muted small-text">Marking it as not spam sends the deliveries that spam skipped.</p>
+            </div>
+          )}
           <div className="actions">
             <button type="button" onClick={() => mark.mutate(!submission.data.spam)} disabled={mark.isPending || !canWrite}>
               {mark.isPending ? 'Saving…' : submission.data.spam ? 'Mark as not spam' : 'Mark as spam'}
@@ -97,8 +110,20 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
             {submission.data.deliveries.map((d) => (
               <div key={d.id} className="delivery">
                 <h3>
-                  {d.kind} to {d.target}: {d.status}
+                  {d.kind} to {d.target}: <Badge tone={d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'danger' : 'muted'}>{d.status}</Badge>
                 </h3>
+                {d.status !== 'pending' && (
+                  <Button
+                    size="small"
+                    onClick={() => resend.mutate(d)}
+                    busy={resend.isPending && resend.variables?.id === d.id}
+                    busyText="Queuing…"
+                    disabled={!canWrite || resend.isPending}
+                    aria-label={`Re-send the ${d.kind} to ${d.target}`}
+                  >
+                    Re-send
+                  </Button>
+                )}
                 <p className="muted">
                   {plural(d.attempts, 'attempt')}
                   {d.deliveredAt ? `, delivered ${formatDate(d.deliveredAt)}` : ''}

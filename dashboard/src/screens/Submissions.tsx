@@ -1,8 +1,9 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
-import { api, type Submission } from '../api.ts';
-import { Badge, EmptyState, ErrorMessage, Field, formatDate, Loading, NavTabs, Select, Table } from '../ui/index.ts';
+import { api, type SpamReason, type Submission, type SubmissionDetail } from '../api.ts';
+import { Badge, Button, EmptyState, ErrorMessage, Field, formatDate, Loading, NavTabs, Select, Table } from '../ui/index.ts';
+import { useCanWrite } from '../session.ts';
 import { FormHeader, useForm } from './Forms.tsx';
 
 const PAGE = 25;
@@ -15,33 +16,81 @@ export function summaryOf(data: Record<string, unknown>): string {
     .slice(0, 160);
 }
 
+/** Why the spam filter caught a submission, one line per check. */
+export function SpamReasons({ reasons }: { reasons: SpamReason[] }) {
+  if (reasons.length === 0) return null;
+  return (
+    <ul className="spam-reasons small-text">
+      {reasons.map((r, i) => (
+        <li key={`${i}:${r.check}`}>
+          <strong>{CHECKS[r.check] ?? r.check}</strong>: {r.detail}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The spam checks by the names the list's `spamCheck` filter takes. */
+const CHECKS: Record<string, string> = {
+  honeypot: 'Honeypot',
+  duplicate: 'Duplicate',
+  minFillTime: 'Filled too fast',
+  disposableEmail: 'Disposable e-mail',
+  rule: 'Rule',
+  proofOfWork: 'Proof of work',
+  manual: 'Marked by hand',
+};
+
 export function SubmissionsScreen({ params }: { params: { key: string } }) {
   const form = useForm(params.key);
+  const canWrite = useCanWrite();
   // The tab: everything, the inbox without spam, or spam only; the exports ask for the same.
   const raw = new URLSearchParams(useSearch()).get('spam');
   const spam: 'all' | 'true' | 'false' = raw === 'true' || raw === 'false' ? raw : 'all';
   const [search, setSearch] = useState('');
+  const [order, setOrder] = useState<'desc' | 'asc'>('desc');
+  const [fieldName, setFieldName] = useState('');
+  const [fieldValue, setFieldValue] = useState('');
+  const [spamCheck, setSpamCheck] = useState('');
   const [files, setFiles] = useState('');
-  const needle = useDeferredValue(search.trim().toLowerCase());
+  // The server searches every submission (full text); typing waits for a pause before it asks.
+  const q = useDeferredValue(useDebounced(search.trim(), 300));
+  const field = useDebounced(fieldName.trim() !== '' && fieldValue.trim() !== '' ? `${fieldName.trim()}=${fieldValue.trim()}` : '', 300);
+  const query = new URLSearchParams({ limit: String(PAGE), spam, order });
+  if (q) query.set('q', q);
+  if (field) {
+    const at = field.indexOf('=');
+    query.set(`field.${field.slice(0, at)}`, field.slice(at + 1));
+  }
+  if (spamCheck && spam !== 'false') query.set('spamCheck', spamCheck);
+  const filters = query.toString();
   // Cursors of the pages before this one, so that "Previous page" can go back.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors[cursors.length - 1];
-  useEffect(() => setCursors([undefined]), [spam]);
+  useEffect(() => setCursors([undefined]), [filters]);
   const page = useQuery({
-    queryKey: ['submissions', params.key, spam, cursor],
+    queryKey: ['submissions', params.key, filters, cursor],
     queryFn: () =>
       api<{ submissions: Submission[]; nextCursor: string | null }>(
         'GET',
-        `/forms/${encodeURIComponent(params.key)}/submissions?limit=${PAGE}&spam=${spam}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        `/forms/${encodeURIComponent(params.key)}/submissions?${filters}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       ),
     placeholderData: keepPreviousData,
+  });
+  const notSpam = useMutation({
+    mutationFn: (id: string) =>
+      api<SubmissionDetail>('PATCH', `/forms/${encodeURIComponent(params.key)}/submissions/${encodeURIComponent(id)}`, { spam: false }),
+    meta: {
+      success: 'Marked as not spam; its deliveries go out now',
+      error: 'Not changed',
+      invalidates: [['submissions', params.key], ['submission', params.key], ['form', params.key], ['forms'], ['audit']],
+    },
   });
   if (form.isPending) return <Loading what="the form" />;
   if (form.error) return <ErrorMessage error={form.error} />;
   const base = `/forms/${params.key}/submissions`;
-  const shown = (page.data?.submissions ?? []).filter(
-    (s) => (files === '' || (files === 'with') === s.files.length > 0) && (needle === '' || JSON.stringify(s.data).toLowerCase().includes(needle)),
-  );
+  const filtered = q !== '' || field !== '' || (spamCheck !== '' && spam !== 'false');
+  const shown = (page.data?.submissions ?? []).filter((s) => files === '' || (files === 'with') === s.files.length > 0);
   return (
     <>
       <FormHeader form={form.data} current="submissions" />
@@ -68,22 +117,39 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
         The exports hold what this tab lists: {spam === 'all' ? 'every submission, spam included' : spam === 'true' ? 'spam only' : 'everything but spam'}.
       </p>
       <div className="filters">
-        <Field label="Search this page" type="search" value={search} onChange={setSearch} hint="In the fields of the submissions shown · press / to search" />
+        <Field label="Search" type="search" value={search} onChange={setSearch} hint="Every submission's fields, on the server · press / to search" />
+        <Field label="Field" value={fieldName} onChange={setFieldName} placeholder="topic" hint="Only submissions whose field…" />
+        <Field label="Equals" value={fieldValue} onChange={setFieldValue} placeholder="sales" hint="…holds exactly this value" />
+        <Select label="Order" value={order} onChange={(v) => setOrder(v === 'asc' ? 'asc' : 'desc')}>
+          <option value="desc">Newest first</option>
+          <option value="asc">Oldest first</option>
+        </Select>
+        {spam !== 'false' && (
+          <Select label="Caught by" value={spamCheck} onChange={setSpamCheck}>
+            <option value="">Any check</option>
+            {Object.entries(CHECKS).map(([check, name]) => (
+              <option key={check} value={check}>
+                {name}
+              </option>
+            ))}
+          </Select>
+        )}
         <Select label="Files" value={files} onChange={setFiles}>
           <option value="">With or without</option>
-          <option value="with">With files</option>
-          <option value="without">Without files</option>
+          <option value="with">With files (this page)</option>
+          <option value="without">Without files (this page)</option>
         </Select>
       </div>
       {page.isPending && <Loading what="submissions" />}
-      <ErrorMessage error={page.error} />
-      {page.data && page.data.submissions.length === 0 && (
+      <ErrorMessage error={page.error ?? notSpam.error} />
+      {page.data && page.data.submissions.length === 0 && !filtered && (
         <EmptyState title={spam === 'true' ? 'No spam' : 'No submission yet'}>
           {spam === 'true'
-            ? 'Submissions caught by the honeypot, the CAPTCHA or marked by hand show here.'
+            ? 'Submissions caught by the honeypot, the CAPTCHA, the spam checks or marked by hand show here, with the reasons.'
             : 'Point an HTML form at the endpoint on the Settings tab.'}
         </EmptyState>
       )}
+      {page.data && page.data.submissions.length === 0 && filtered && <p className="muted">No submission matches.</p>}
       {shown.length === 0 && page.data && page.data.submissions.length > 0 && <p className="muted">No submission on this page matches.</p>}
       {shown.length > 0 && (
         <Table label="Submissions">
@@ -100,8 +166,21 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
                 <td>
                   <Link href={`${base}/${s.id}`}>{formatDate(s.createdAt)}</Link>
                   {s.spam && <Badge tone="warn">Spam</Badge>}
+                  {s.spam && (
+                    <Button
+                      size="small"
+                      onClick={() => notSpam.mutate(s.id)}
+                      disabled={!canWrite || notSpam.isPending}
+                      aria-label={`Not spam: ${summaryOf(s.data).slice(0, 60)}`}
+                    >
+                      Not spam
+                    </Button>
+                  )}
                 </td>
-                <td>{summaryOf(s.data)}</td>
+                <td>
+                  {summaryOf(s.data)}
+                  <SpamReasons reasons={s.spamReasons} />
+                </td>
                 <td>{s.files.length}</td>
               </tr>
             ))}
@@ -118,4 +197,14 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
       </div>
     </>
   );
+}
+
+/** The value once it has not changed for `ms`. */
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
 }

@@ -65,10 +65,19 @@ export function humanReason(field: string, reason: string): string {
   return reason;
 }
 
+/**
+ * A nullable setting (`anyOf: [schema, null]`) that fails its schema is also reported as "must be null" and
+ * "must match a schema in anyOf" at its own path: noise when a problem at or below that path says what is wrong.
+ */
+const ANY_OF_NOISE = /^(must be null|must match a schema in anyOf)$/;
+
 /** The problems of a refused request with `body.` taken off and the reasons in words. */
 export function humanProblems(error: unknown): FieldProblem[] {
   if (!(error instanceof ApiError)) return [];
-  return error.details.map((d) => ({ field: d.field.replace(/^(body|query|params)\./, ''), reason: humanReason(d.field, d.reason) }));
+  const said = (field: string) => error.details.some((d) => !ANY_OF_NOISE.test(d.reason) && (d.field === field || d.field.startsWith(`${field}.`)));
+  return error.details
+    .filter((d) => !(ANY_OF_NOISE.test(d.reason) && said(d.field)))
+    .map((d) => ({ field: d.field.replace(/^(body|query|params)\./, ''), reason: humanReason(d.field, d.reason) }));
 }
 
 /** A one-line summary of any failure, for a toast. */
