@@ -59,6 +59,8 @@ forEachDialect('change request review', (ctx) => {
         [2, 'bob@example.com', false],
       ],
     );
+    // The request names whom it refuses (the dashboard offers them no Approve, issue 31 item 5).
+    assert.deepEqual([...rewritten.cannotApprove].sort(), [ann.id, bob.id].sort());
     const refused = await bob.call('POST', `${cr}/approve`, { revision: 2 });
     assert.equal(refused.statusCode, 403, refused.body);
     assert.equal(refused.json().message, 'Who wrote a revision of a change request since its approvals were last reset cannot approve it');

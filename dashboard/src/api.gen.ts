@@ -4742,6 +4742,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -4881,6 +4883,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5157,6 +5161,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5294,6 +5300,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5442,6 +5450,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5583,6 +5593,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5730,6 +5742,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5871,6 +5885,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6021,6 +6037,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6148,6 +6166,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6288,6 +6308,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -10224,6 +10246,8 @@ export interface paths {
                   userId: string;
                 }[];
                 author: string;
+                /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+                cannotApprove: string[];
                 changes: {
                   /** @description The version the change is based on (null: a new segment) */
                   baseVersion: number | null;
@@ -11571,6 +11595,8 @@ export interface paths {
                   userId: string;
                 }[];
                 author: string;
+                /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+                cannotApprove: string[];
                 changes: {
                   /** @description The version the change is based on (null: a new segment) */
                   baseVersion: number | null;

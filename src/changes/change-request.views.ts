@@ -4,7 +4,7 @@ import { FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService } fro
 import { redactActor, type Role } from '../identity/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService } from '../segments/index.ts';
-import { type ChangeStatus, differences } from './change.ts';
+import { type ChangeStatus, differences, revisionsSinceReset } from './change.ts';
 import type { ChangeRequestRecord, ChangeStore } from './change.store.ts';
 
 export interface ChangeRequestViewsDeps {
@@ -95,6 +95,8 @@ export class ChangeRequestViews {
       requiredApprovals: approvalsNeeded(environment),
       approvals: approvals.map((a) => ({ userId: a.userId, label: labelOf(role, { type: 'user', id: a.userId, label: a.label }), at: a.createdAt })),
       revisions: revisions.map((r) => ({ revision: r.revision, author: labelOf(role, r.author), approvalsReset: r.approvalsReset })),
+      // The members approvalRefusal (change.ts) refuses: the dashboard offers them no Approve (issue 31 item 5).
+      cannotApprove: [...new Set([record.author.id, ...revisionsSinceReset(revisions).map((r) => r.author.id)])].filter((id): id is string => id !== null),
       changes: changes.map((c) => ({ ...c, conflict: record.status !== 'applied' && c.currentVersion !== c.baseVersion })),
       comments: comments.map((c) => ({
         id: c.id,
@@ -142,6 +144,8 @@ export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
   approvals: Array<{ userId: string; label: string; at: string }>;
   /** Who wrote each revision of the changes, oldest first; whether writing it reset the approvals. */
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
+  /** Member ids who may not approve the current revision: its author and who wrote a revision since the approvals were last reset. */
+  cannotApprove: string[];
   changes: Array<{
     kind: 'flag' | 'segment';
     key: string;

@@ -162,7 +162,7 @@ export const changeRequestSummarySchema = {
 export const changeRequestSchema = {
   type: 'object',
   additionalProperties: false,
-  required: [...summaryRequired, 'requiredApprovals', 'approvals', 'revisions', 'changes', 'comments'],
+  required: [...summaryRequired, 'requiredApprovals', 'approvals', 'revisions', 'cannotApprove', 'changes', 'comments'],
   properties: {
     ...summaryProperties,
     requiredApprovals: { type: 'integer', description: 'Approvals its environment needs now (0 when not protected)' },
@@ -192,6 +192,11 @@ export const changeRequestSchema = {
           approvalsReset: { type: 'boolean', description: 'Writing it cleared the approvals there were' },
         },
       },
+    },
+    cannotApprove: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset',
     },
     changes: {
       type: 'array',

@@ -1,16 +1,18 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api.ts';
-import { useCanWrite } from '../session.ts';
+import { useCanWrite, useSession } from '../session.ts';
 import {
   Breadcrumbs,
   Button,
+  ConfirmDialog,
   DateText,
   EmptyState,
   ErrorMessage,
   Field,
   fieldLabel,
   Loading,
+  plural,
   problemsOf,
   ProblemsProvider,
   rules,
@@ -37,6 +39,7 @@ interface ChangeRequestView {
   requiredApprovals: number;
   approvals: Array<{ userId: string; label: string; at: string }>;
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
+  cannotApprove: string[];
   changes: Array<{ kind: 'flag' | 'segment'; key: string; conflict: boolean; differences: Array<{ field: string; from: unknown; to: unknown }> }>;
   comments: Array<{ id: string; author: string; body: string; at: string }>;
   scheduledAt: string | null;
@@ -64,6 +67,8 @@ const scheduleRule = (v: string) => (v === '' ? 'Required' : Number.isNaN(new Da
 
 export function ChangeRequestScreen({ params }: { params: { key: string; id: string } }) {
   const canWrite = useCanWrite();
+  const me = useSession().data?.user?.id ?? null;
+  const [confirmApply, setConfirmApply] = useState(false);
   const project = useProject(params.key);
   const path = `/projects/${encodeURIComponent(params.key)}/change-requests/${encodeURIComponent(params.id)}`;
   const requestKey = ['change-request', params.key, params.id];
@@ -84,6 +89,7 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
       error: false,
       invalidates: [...reviewed, ['flags', params.key], ['segments', params.key], ['compare', params.key], ['stale-flags', params.key]],
     },
+    onSuccess: () => setConfirmApply(false),
   });
   const [at, setAt] = useState(inAnHour);
   const schedule = useMutation({
@@ -111,7 +117,17 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         {label}
       </Button>
     );
-  const canApply = r.status === 'approved' || (r.requiredApprovals === 0 && (r.status === 'draft' || r.status === 'in_review'));
+  // What this reader may do, by the rules the server applies (change.ts): no button that would be refused.
+  const approved = r.approvals.length >= r.requiredApprovals;
+  const canApply = ['draft', 'in_review', 'approved'].includes(r.status) && approved;
+  const canSchedule = ['draft', 'in_review', 'approved', 'scheduled'].includes(r.status) && approved;
+  const reviewable = r.status === 'in_review' || r.status === 'approved';
+  const ownRequest = me !== null && r.cannotApprove.includes(me);
+  const approvedByMe = me !== null && r.approvals.some((a) => a.userId === me);
+  // Only members approve (the admin token is nobody): a signed-in editor or owner who did not write it or approve it yet.
+  const canApprove = reviewable && me !== null && !ownRequest && !approvedByMe;
+  // A protected environment's change goes out at once with Apply now: one more click to say so.
+  const protectedTarget = r.requiredApprovals > 0;
   return (
     <>
       <Breadcrumbs
@@ -198,18 +214,47 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         )}
         <div className="actions">
           {button('submit', 'Submit for review', r.status === 'draft')}
-          {button('approve', 'Approve', r.status === 'in_review' || r.status === 'approved', 'primary')}
+          {button('approve', 'Approve', canApprove, 'primary')}
           {canApply && (
-            <Button disabled={!canWrite || busy} busy={apply.isPending} busyText="Applying…" onClick={() => apply.mutate()}>
+            <Button
+              disabled={!canWrite || busy}
+              busy={apply.isPending}
+              busyText="Applying…"
+              onClick={() => (protectedTarget ? setConfirmApply(true) : apply.mutate())}
+            >
               Apply now
             </Button>
           )}
           {button('reject', 'Reject', ['in_review', 'approved', 'scheduled'].includes(r.status), 'danger-text')}
           {button('cancel', 'Cancel', open, 'danger-text')}
         </div>
-        <ErrorMessage error={review.error ?? apply.error} />
+        {reviewable && ownRequest && <p className="muted">You wrote this request or a revision of it: another member approves it.</p>}
+        {reviewable && approvedByMe && !approved && <p className="muted">You approved this revision; it waits for more approvals.</p>}
+        {open && !approved && r.status !== 'draft' && (
+          <p className="muted">
+            Applying and scheduling are possible once it has {r.requiredApprovals === 1 ? 'its approval' : `${r.requiredApprovals} approvals`}.
+          </p>
+        )}
+        <ErrorMessage error={review.error ?? (confirmApply ? undefined : apply.error)} />
+        <ConfirmDialog
+          open={confirmApply}
+          title={`Apply to ${r.environment.name} now?`}
+          confirmLabel="Apply now"
+          pendingLabel="Applying…"
+          pending={apply.isPending}
+          error={apply.error}
+          onConfirm={() => apply.mutate()}
+          onCancel={() => {
+            setConfirmApply(false);
+            apply.reset();
+          }}
+        >
+          <p>
+            The environment {r.environment.name} is protected: {plural(r.changes.length, 'change')} of this request reach everyone who reads its flags at once.
+          </p>
+        </ConfirmDialog>
       </Section>
-      {open && (
+      {canSchedule && (
         <Section title="Schedule">
           <form
             className="inline"
