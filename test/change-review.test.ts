@@ -111,6 +111,19 @@ forEachDialect('change request review', (ctx) => {
     ok(await cy.call('POST', `${cr}/cancel`));
   });
 
+  it('keeps what an applied request changed: its differences are against what it replaced, not the configuration now', async () => {
+    const cr = await propose(ann, 'Checkout described', { description: 'applied by review' });
+    ok(await cy.call('POST', `${cr}/approve`, { revision: 1 }));
+    const applied = ok(await cy.call('POST', `${cr}/apply`));
+    assert.equal(applied.status, 'applied');
+    const expected = [{ field: 'description', from: '', to: 'applied by review' }];
+    assert.deepEqual([applied.changes[0].differencesOf, applied.changes[0].differences], ['applied', expected]);
+    // A later write does not change what the request did.
+    ok(await owner.call('PATCH', `${base()}/environments/${prod()}/flags/checkout?bypassProtection=true`, { description: 'later' }));
+    const later = ok(await viewer.call('GET', cr));
+    assert.deepEqual([later.changes[0].differencesOf, later.changes[0].differences], ['applied', expected]);
+  });
+
   it('opens a second change request when another actor applies a document, instead of rewriting the first actor’s', async () => {
     const doc = ok(await ctx().admin('GET', `${base()}/document`));
     const production = project.environments[2]!.name;

@@ -4754,12 +4754,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -4895,12 +4900,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5173,12 +5183,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5312,12 +5327,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5462,12 +5482,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5605,12 +5630,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5754,12 +5784,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5897,12 +5932,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6049,12 +6089,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6178,12 +6223,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6320,12 +6370,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -10258,12 +10313,17 @@ export interface paths {
                   /** @description Written since the change was based on it: applying is refused */
                   conflict: boolean;
                   currentVersion: number | null;
-                  /** @description Against the configuration as it is now */
+                  /** @description Against the configuration `differencesOf` names */
                   differences: {
                     field: string;
                     from: unknown;
                     to: unknown;
                   }[];
+                  /**
+                   * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                   * @enum {string}
+                   */
+                  differencesOf: 'now' | 'applied' | 'unknown';
                   key: string;
                   /** @enum {string} */
                   kind: 'flag' | 'segment';
@@ -11607,12 +11667,17 @@ export interface paths {
                   /** @description Written since the change was based on it: applying is refused */
                   conflict: boolean;
                   currentVersion: number | null;
-                  /** @description Against the configuration as it is now */
+                  /** @description Against the configuration `differencesOf` names */
                   differences: {
                     field: string;
                     from: unknown;
                     to: unknown;
                   }[];
+                  /**
+                   * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                   * @enum {string}
+                   */
+                  differencesOf: 'now' | 'applied' | 'unknown';
                   key: string;
                   /** @enum {string} */
                   kind: 'flag' | 'segment';

@@ -66,27 +66,33 @@ export class ChangeRequestViews {
     ]);
     const changes = await Promise.all(
       items.map(async (item) => {
+        // An applied request shows what it changed then (issue 31 item 3), an open one what it would change now.
+        const applied = record.status === 'applied';
+        const differencesOf: DifferencesOf = !applied ? 'now' : item.appliedBefore === undefined ? 'unknown' : 'applied';
         if (item.kind === 'flag') {
           const flag = await this.deps.flags.findFlag(environment.id, item.key);
-          const current = flag ? flagConfig(flag) : null;
+          const base = applied ? (item.appliedBefore ?? null) : flag ? flagConfig(flag) : null;
           return {
             kind: item.kind,
             key: item.key,
             baseVersion: item.baseVersion,
             currentVersion: flag?.version ?? null,
             config: item.config,
-            differences: current ? differences(current, item.config as unknown as FlagConfig, FLAG_CONFIG_FIELDS) : [],
+            differencesOf,
+            differences: base ? differences(base as unknown as FlagConfig, item.config as unknown as FlagConfig, FLAG_CONFIG_FIELDS) : [],
           };
         }
         const segment = await this.deps.segments.findSegment(undefined, project.id, item.key);
-        const current = segment ? segmentConfig(segment) : { name: null, description: null, match: null, conditions: null };
+        const none = { name: null, description: null, match: null, conditions: null };
+        const base = applied ? (item.appliedBefore ?? none) : segment ? segmentConfig(segment) : none;
         return {
           kind: item.kind,
           key: item.key,
           baseVersion: item.baseVersion,
           currentVersion: segment?.version ?? null,
           config: item.config,
-          differences: differences(current as Record<string, unknown>, item.config, SEGMENT_FIELDS),
+          differencesOf,
+          differences: differencesOf === 'unknown' ? [] : differences(base as Record<string, unknown>, item.config, SEGMENT_FIELDS),
         };
       }),
     );
@@ -137,6 +143,12 @@ export function summaryOf(r: ChangeRequestRecord, environment: Environment, role
   };
 }
 
+/**
+ * What a change's `differences` compare with: the configuration now (a request not applied), the one it
+ * replaced when it was applied, or nothing known (applied before migration 0033 kept that).
+ */
+export type DifferencesOf = 'now' | 'applied' | 'unknown';
+
 export type ChangeRequestSummary = ReturnType<typeof summaryOf> & { approvals: number; changes: Array<{ kind: 'flag' | 'segment'; key: string }> };
 
 export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
@@ -152,6 +164,7 @@ export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
     baseVersion: number | null;
     currentVersion: number | null;
     config: Record<string, unknown>;
+    differencesOf: DifferencesOf;
     differences: Array<{ field: string; from: unknown; to: unknown }>;
     conflict: boolean;
   }>;

@@ -203,14 +203,20 @@ export const changeRequestSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['kind', 'key', 'baseVersion', 'currentVersion', 'config', 'differences', 'conflict'],
+        required: ['kind', 'key', 'baseVersion', 'currentVersion', 'config', 'differencesOf', 'differences', 'conflict'],
         properties: {
           kind: { type: 'string', enum: ['flag', 'segment'] },
           key: { type: 'string' },
           baseVersion: { type: ['integer', 'null'], description: 'The version the change is based on (null: a new segment)' },
           currentVersion: { type: ['integer', 'null'] },
           config: { ...anyObject, description: 'The whole configuration after the change' },
-          differences: { type: 'array', items: difference, description: 'Against the configuration as it is now' },
+          differencesOf: {
+            type: 'string',
+            enum: ['now', 'applied', 'unknown'],
+            description:
+              'What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)',
+          },
+          differences: { type: 'array', items: difference, description: 'Against the configuration `differencesOf` names' },
           conflict: { type: 'boolean', description: 'Written since the change was based on it: applying is refused' },
         },
       },

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api.ts';
 import { useCanWrite, useSession } from '../session.ts';
+import { Differences } from '../targeting/Differences.tsx';
 import {
   Breadcrumbs,
   Button,
@@ -10,22 +11,20 @@ import {
   EmptyState,
   ErrorMessage,
   Field,
-  fieldLabel,
   Loading,
   plural,
   problemsOf,
   ProblemsProvider,
   rules,
   Section,
-  Table,
   TextArea,
   toast,
 } from '../ui/index.ts';
 import { StatusBadge } from './ChangeRequests.tsx';
-import { show } from './History.tsx';
 import { useProject } from './Projects.tsx';
 
-// Issue 24: one change request: what it changes (against the configuration as it is now), approvals,
+// Issue 24: one change request: what it changes (against the configuration as it is now; once applied,
+// against what it replaced), approvals,
 // comments, and what may be done with it (submit, approve, reject, cancel, apply, schedule).
 
 interface ChangeRequestView {
@@ -40,7 +39,14 @@ interface ChangeRequestView {
   approvals: Array<{ userId: string; label: string; at: string }>;
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
   cannotApprove: string[];
-  changes: Array<{ kind: 'flag' | 'segment'; key: string; conflict: boolean; differences: Array<{ field: string; from: unknown; to: unknown }> }>;
+  changes: Array<{
+    kind: 'flag' | 'segment';
+    key: string;
+    conflict: boolean;
+    /** What the differences compare with: the configuration now, the one it replaced when applied, or unknown (applied long ago). */
+    differencesOf: 'now' | 'applied' | 'unknown';
+    differences: Array<{ field: string; from: unknown; to: unknown }>;
+  }>;
   comments: Array<{ id: string; author: string; body: string; at: string }>;
   scheduledAt: string | null;
   appliedAt: string | null;
@@ -167,31 +173,12 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
               {c.kind === 'flag' ? 'Flag' : 'Segment'} {c.key}
               {c.conflict && ' (changed since: applying is refused)'}
             </h3>
-            {c.differences.length === 0 ? (
-              <p className="muted">Same as now.</p>
+            {c.differencesOf === 'unknown' ? (
+              <p className="muted">Applied before Flagpost kept what a request replaced: the history has each change it made.</p>
+            ) : c.differences.length === 0 ? (
+              <p className="muted">{c.differencesOf === 'applied' ? 'Applied without a difference.' : 'Same as now.'}</p>
             ) : (
-              <Table label={`Changes of ${c.kind} ${c.key}`} className="diff-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Field</th>
-                    <th scope="col">Now</th>
-                    <th scope="col">After</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {c.differences.map((d) => (
-                    <tr key={d.field}>
-                      <th scope="row">{fieldLabel(d.field)}</th>
-                      <td>
-                        <del>{show(d.from) || 'none'}</del>
-                      </td>
-                      <td>
-                        <ins>{show(d.to) || 'none'}</ins>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </Table>
+              <Differences differences={c.differences} label={`Changes of ${c.kind} ${c.key}`} />
             )}
           </div>
         ))}

@@ -24,6 +24,7 @@ import * as m0023 from './0023_experiment_events.ts';
 import * as m0025 from './0025_releases.ts';
 import * as m0026 from './0026_form_intake.ts';
 import * as m0027 from './0027_form_mail.ts';
+import * as m0033 from './0033_change_item_applied_before.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0025_releases': m0025,
   '0026_form_intake': m0026,
   '0027_form_mail': m0027,
+  '0033_change_item_applied_before': m0033,
 };
