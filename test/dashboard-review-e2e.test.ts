@@ -169,5 +169,84 @@ for (const dialect of dialects()) {
       assert.equal(await request.locator('ins').filter({ hasText: 'The new checkout' }).count(), 1);
       await page.close();
     });
+
+    it(
+      'turns an edit of protected production into a change request, and lets an owner save it without review after saying so (item 4)',
+      { timeout: 300_000 },
+      async () => {
+        const production = () =>
+          ok('GET', `/admin/v1/projects/${project.key}/flags`).then((l) => l.flags.find((f: Doc) => f.slug === 'checkout').environments[2]);
+        assert.equal((await production()).enabled, true);
+        const page = await browser.newPage();
+        await signIn(page, 'ann@example.com');
+        await page.goto(`${base}/projects/${project.key}`);
+        await page.getByRole('columnheader', { name: 'production (protected)' }).waitFor();
+        await page.getByRole('switch', { name: 'checkout in production' }).click();
+        const dialog = page.getByRole('dialog', { name: 'production is protected' });
+        await dialog.waitFor();
+        assert.equal(await dialog.getByLabel('Title of the change request').inputValue(), 'Switch checkout off in production');
+        assert.equal(await dialog.getByRole('button', { name: 'Save without review' }).count(), 0, 'an editor has no bypass');
+        await page.screenshot({ path: path.join(shots, 'protected-switch.png'), fullPage: true });
+        await dialog.getByRole('button', { name: 'Propose for review' }).click();
+        await dialog.getByRole('link', { name: 'The change request' }).click();
+        await page.getByRole('heading', { name: 'Switch checkout off in production' }).waitFor();
+        await page.screenshot({ path: path.join(shots, 'protected-switch-request.png'), fullPage: true });
+        await page.getByRole('list', { name: 'Changes of flag checkout' }).getByText('Default variant').waitFor();
+        assert.equal((await production()).enabled, true, 'proposed, not written');
+
+        // The flag page's Save and targeting editor of production say so and propose too.
+        await page.goto(`${base}/projects/${project.key}/flags/checkout`);
+        await page.getByRole('tab', { name: 'production' }).click();
+        await page.getByRole('button', { name: 'Save targeting in production for review' }).waitFor();
+        await page.getByText('production is protected: saving proposes a change request for review.').first().waitFor();
+        await page.getByRole('button', { name: 'Sign out' }).click();
+
+        // An owner may save without review, in the same dialog.
+        await signIn(page, 'owner@example.com');
+        await page.goto(`${base}/projects/${project.key}`);
+        await page.getByRole('switch', { name: 'checkout in production' }).click();
+        await dialog.getByRole('button', { name: 'Save without review' }).click();
+        await dialog.waitFor({ state: 'hidden' });
+        for (let i = 0; i < 50 && (await production()).enabled; i++) await new Promise((r) => setTimeout(r, 100));
+        assert.equal((await production()).enabled, false);
+        const audit = await ok('GET', `/admin/v1/audit?project=${project.key}&entity=flag&entityId=checkout`);
+        assert.deepEqual(audit.entries[0].changes.protectionBypassed, { after: true });
+        await page.close();
+      },
+    );
+
+    it('explains a split without a targetingKey as such in the playground, not as a failed prerequisite (item 6)', { timeout: 300_000 }, async () => {
+      await ok('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'layout', type: 'string', variants: { a: 'A', b: 'B' }, defaultVariant: 'a', enabled: true }, 201);
+      await ok('PATCH', flagUrl(0, 'layout'), {
+        rules: [
+          {
+            name: 'Even',
+            serve: {
+              split: {
+                weights: [
+                  { variant: 'a', weight: 50 },
+                  { variant: 'b', weight: 50 },
+                ],
+              },
+            },
+          },
+        ],
+      });
+      const page = await browser.newPage();
+      await signIn(page, 'bob@example.com');
+      await page.goto(`${base}/projects/${project.key}/playground`);
+      await page.getByRole('form', { name: 'Playground' }).waitFor();
+      await page.getByLabel('Environment', { exact: true }).selectOption({ label: 'development' });
+      await page.getByLabel('Flag', { exact: true }).selectOption('layout');
+      await page.getByLabel('Evaluation context (JSON)').fill(JSON.stringify({ country: 'CH' }));
+      await page.getByRole('button', { name: 'Evaluate layout in development' }).click();
+      const result = page.getByRole('article', { name: 'layout' });
+      await result.getByText('Even').waitFor();
+      const text = await result.innerText();
+      assert.doesNotMatch(text, /prerequisite/, text);
+      assert.match(text, /the context has no targetingKey to split by/, text);
+      await page.screenshot({ path: path.join(shots, 'playground-split-without-key.png'), fullPage: true });
+      await page.close();
+    });
   });
 }
