@@ -216,7 +216,12 @@ for (const dialect of dialects()) {
     );
 
     it('explains a split without a targetingKey as such in the playground, not as a failed prerequisite (item 6)', { timeout: 300_000 }, async () => {
-      await ok('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'layout', type: 'string', variants: { a: 'A', b: 'B' }, defaultVariant: 'a', enabled: true }, 201);
+      await ok(
+        'POST',
+        `/admin/v1/projects/${project.key}/flags`,
+        { slug: 'layout', type: 'string', variants: { a: 'A', b: 'B' }, defaultVariant: 'a', enabled: true },
+        201,
+      );
       await ok('PATCH', flagUrl(0, 'layout'), {
         rules: [
           {
