@@ -59,6 +59,8 @@ forEachDialect('change request review', (ctx) => {
         [2, 'bob@example.com', false],
       ],
     );
+    // The request names whom it refuses (the dashboard offers them no Approve, issue 31 item 5).
+    assert.deepEqual([...rewritten.cannotApprove].sort(), [ann.id, bob.id].sort());
     const refused = await bob.call('POST', `${cr}/approve`, { revision: 2 });
     assert.equal(refused.statusCode, 403, refused.body);
     assert.equal(refused.json().message, 'Who wrote a revision of a change request since its approvals were last reset cannot approve it');
@@ -107,6 +109,19 @@ forEachDialect('change request review', (ctx) => {
     const audit = ok(await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&entity=change_request&entityId=${after.id}`));
     assert.deepEqual(audit.entries.find((e: Doc) => e.action === 'change_request.approved').changes.revision, { after: 2 });
     ok(await cy.call('POST', `${cr}/cancel`));
+  });
+
+  it('keeps what an applied request changed: its differences are against what it replaced, not the configuration now', async () => {
+    const cr = await propose(ann, 'Checkout described', { description: 'applied by review' });
+    ok(await cy.call('POST', `${cr}/approve`, { revision: 1 }));
+    const applied = ok(await cy.call('POST', `${cr}/apply`));
+    assert.equal(applied.status, 'applied');
+    const expected = [{ field: 'description', from: '', to: 'applied by review' }];
+    assert.deepEqual([applied.changes[0].differencesOf, applied.changes[0].differences], ['applied', expected]);
+    // A later write does not change what the request did.
+    ok(await owner.call('PATCH', `${base()}/environments/${prod()}/flags/checkout?bypassProtection=true`, { description: 'later' }));
+    const later = ok(await viewer.call('GET', cr));
+    assert.deepEqual([later.changes[0].differencesOf, later.changes[0].differences], ['applied', expected]);
   });
 
   it('opens a second change request when another actor applies a document, instead of rewriting the first actor’s', async () => {

@@ -121,18 +121,31 @@ for (const dialect of dialects()) {
         await page.getByRole('button', { name: 'Propose for review' }).click();
         await page.getByRole('heading', { name: 'Winter sale banner in production' }).waitFor();
         await page.getByText('In review', { exact: true }).waitFor();
-        assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 1);
+        // Issue 31 item 5: the author is offered no Approve (the server would refuse it), and neither
+        // Schedule nor Apply now before the approval.
+        await page.getByText('another member approves it').waitFor();
+        assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'the author sees no Approve');
+        assert.equal(await page.getByRole('button', { name: 'Schedule', exact: true }).count(), 0, 'no Schedule before approval');
+        assert.equal(await page.getByRole('button', { name: 'Apply now' }).count(), 0, 'no Apply now before approval');
         await screen(page, 'change-request-in-review');
         const url = page.url();
-        await page.getByRole('button', { name: 'Approve' }).click();
-        await page.getByRole('alert').getByText('The author of a change request cannot approve it').waitFor();
         await page.getByRole('button', { name: 'Sign out' }).click();
 
-        // Bob approves and schedules it an hour from now.
+        // Bob approves; then he is offered no second Approve, and Apply now on protected production asks first.
         await signIn(page, 'bob@example.com');
         await page.goto(url);
+        assert.equal(await page.getByRole('button', { name: 'Schedule', exact: true }).count(), 0, 'no Schedule before approval');
         await page.getByRole('button', { name: 'Approve' }).click();
         await page.getByText('Approved', { exact: true }).waitFor();
+        await page.getByRole('button', { name: 'Apply now' }).waitFor();
+        assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'who approved sees no Approve');
+        await page.getByRole('button', { name: 'Apply now' }).click();
+        const confirm = page.getByRole('dialog', { name: 'Apply to production now?' });
+        await confirm.waitFor();
+        await screen(page, 'change-request-apply-confirm');
+        await confirm.getByRole('button', { name: 'Cancel' }).click();
+        await confirm.waitFor({ state: 'hidden' });
+        assert.equal(await production(project.key, prod), 'Welcome', 'cancelling the confirmation applies nothing');
         await page.getByRole('button', { name: 'Schedule', exact: true }).click();
         await page.getByText('Scheduled', { exact: true }).waitFor();
         await screen(page, 'change-request-scheduled');

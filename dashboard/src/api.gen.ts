@@ -5460,6 +5460,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5470,12 +5472,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5599,6 +5606,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5609,12 +5618,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -5875,6 +5889,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -5885,12 +5901,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6012,6 +6033,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6022,12 +6045,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6160,6 +6188,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6170,12 +6200,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6301,6 +6336,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6311,12 +6348,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6448,6 +6490,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6458,12 +6502,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6589,6 +6638,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6599,12 +6650,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6739,6 +6795,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6749,12 +6807,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -6866,6 +6929,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -6876,12 +6941,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -7006,6 +7076,8 @@ export interface paths {
                 userId: string;
               }[];
               author: string;
+              /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+              cannotApprove: string[];
               changes: {
                 /** @description The version the change is based on (null: a new segment) */
                 baseVersion: number | null;
@@ -7016,12 +7088,17 @@ export interface paths {
                 /** @description Written since the change was based on it: applying is refused */
                 conflict: boolean;
                 currentVersion: number | null;
-                /** @description Against the configuration as it is now */
+                /** @description Against the configuration `differencesOf` names */
                 differences: {
                   field: string;
                   from: unknown;
                   to: unknown;
                 }[];
+                /**
+                 * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                 * @enum {string}
+                 */
+                differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
                 /** @enum {string} */
                 kind: 'flag' | 'segment';
@@ -10946,6 +11023,8 @@ export interface paths {
                   userId: string;
                 }[];
                 author: string;
+                /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+                cannotApprove: string[];
                 changes: {
                   /** @description The version the change is based on (null: a new segment) */
                   baseVersion: number | null;
@@ -10956,12 +11035,17 @@ export interface paths {
                   /** @description Written since the change was based on it: applying is refused */
                   conflict: boolean;
                   currentVersion: number | null;
-                  /** @description Against the configuration as it is now */
+                  /** @description Against the configuration `differencesOf` names */
                   differences: {
                     field: string;
                     from: unknown;
                     to: unknown;
                   }[];
+                  /**
+                   * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                   * @enum {string}
+                   */
+                  differencesOf: 'now' | 'applied' | 'unknown';
                   key: string;
                   /** @enum {string} */
                   kind: 'flag' | 'segment';
@@ -12293,6 +12377,8 @@ export interface paths {
                   userId: string;
                 }[];
                 author: string;
+                /** @description Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset */
+                cannotApprove: string[];
                 changes: {
                   /** @description The version the change is based on (null: a new segment) */
                   baseVersion: number | null;
@@ -12303,12 +12389,17 @@ export interface paths {
                   /** @description Written since the change was based on it: applying is refused */
                   conflict: boolean;
                   currentVersion: number | null;
-                  /** @description Against the configuration as it is now */
+                  /** @description Against the configuration `differencesOf` names */
                   differences: {
                     field: string;
                     from: unknown;
                     to: unknown;
                   }[];
+                  /**
+                   * @description What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)
+                   * @enum {string}
+                   */
+                  differencesOf: 'now' | 'applied' | 'unknown';
                   key: string;
                   /** @enum {string} */
                   kind: 'flag' | 'segment';

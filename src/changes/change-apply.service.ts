@@ -157,12 +157,21 @@ export class ChangeApplier {
     items: readonly ChangeItem[],
     actor: Actor,
     note: Record<string, FieldChange>,
+    requestId: string,
   ): Promise<void> {
+    // What each item replaced is kept with the request (issue 31 item 3): its changes stay readable once applied.
+    const keep = (item: ChangeItem, before: object | null) => this.deps.store.setAppliedBefore(trx, requestId, item, before as Record<string, unknown> | null);
     for (const item of items.filter((i) => i.kind === 'segment')) {
-      await this.deps.segments.applyConfig(trx, emit, target.project, item.key, item.config as Required<SegmentValues>, item.baseVersion, actor, note);
+      await keep(
+        item,
+        await this.deps.segments.applyConfig(trx, emit, target.project, item.key, item.config as Required<SegmentValues>, item.baseVersion, actor, note),
+      );
     }
     for (const item of items.filter((i) => i.kind === 'flag')) {
-      await this.deps.flags.applyConfig(trx, emit, target, item.key, item.config as unknown as FlagConfig, item.baseVersion ?? undefined, actor, note);
+      await keep(
+        item,
+        await this.deps.flags.applyConfig(trx, emit, target, item.key, item.config as unknown as FlagConfig, item.baseVersion ?? undefined, actor, note),
+      );
     }
   }
 
@@ -186,7 +195,7 @@ export class ChangeApplier {
         if (approvals < required) throw new AppError('conflict', message('changeRequestApprovals', { approvals, required }));
       }
       const items = await this.deps.store.items(trx, record.id);
-      await this.applyItems(trx, emit, { project, environment }, items, actor, { changeRequest: { after: record.id }, ...note });
+      await this.applyItems(trx, emit, { project, environment }, items, actor, { changeRequest: { after: record.id }, ...note }, record.id);
       await this.recordEntry(trx, actor, project, environment, next, 'change_request.applied', {
         status: { before: record.status, after: 'applied' },
         ...note,

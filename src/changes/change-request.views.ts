@@ -4,7 +4,7 @@ import { FLAG_CONFIG_FIELDS, type FlagConfig, flagConfig, type FlagService } fro
 import { redactActor, type Role } from '../identity/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService } from '../segments/index.ts';
-import { type ChangeStatus, differences } from './change.ts';
+import { type ChangeStatus, differences, revisionsSinceReset } from './change.ts';
 import type { ChangeRequestRecord, ChangeStore } from './change.store.ts';
 
 export interface ChangeRequestViewsDeps {
@@ -66,27 +66,33 @@ export class ChangeRequestViews {
     ]);
     const changes = await Promise.all(
       items.map(async (item) => {
+        // An applied request shows what it changed then (issue 31 item 3), an open one what it would change now.
+        const applied = record.status === 'applied';
+        const differencesOf: DifferencesOf = !applied ? 'now' : item.appliedBefore === undefined ? 'unknown' : 'applied';
         if (item.kind === 'flag') {
           const flag = await this.deps.flags.findFlag(environment.id, item.key);
-          const current = flag ? flagConfig(flag) : null;
+          const base = applied ? (item.appliedBefore ?? null) : flag ? flagConfig(flag) : null;
           return {
             kind: item.kind,
             key: item.key,
             baseVersion: item.baseVersion,
             currentVersion: flag?.version ?? null,
             config: item.config,
-            differences: current ? differences(current, item.config as unknown as FlagConfig, FLAG_CONFIG_FIELDS) : [],
+            differencesOf,
+            differences: base ? differences(base as unknown as FlagConfig, item.config as unknown as FlagConfig, FLAG_CONFIG_FIELDS) : [],
           };
         }
         const segment = await this.deps.segments.findSegment(undefined, project.id, item.key);
-        const current = segment ? segmentConfig(segment) : { name: null, description: null, match: null, conditions: null };
+        const none = { name: null, description: null, match: null, conditions: null };
+        const base = applied ? (item.appliedBefore ?? none) : segment ? segmentConfig(segment) : none;
         return {
           kind: item.kind,
           key: item.key,
           baseVersion: item.baseVersion,
           currentVersion: segment?.version ?? null,
           config: item.config,
-          differences: differences(current as Record<string, unknown>, item.config, SEGMENT_FIELDS),
+          differencesOf,
+          differences: differencesOf === 'unknown' ? [] : differences(base as Record<string, unknown>, item.config, SEGMENT_FIELDS),
         };
       }),
     );
@@ -95,6 +101,8 @@ export class ChangeRequestViews {
       requiredApprovals: approvalsNeeded(environment),
       approvals: approvals.map((a) => ({ userId: a.userId, label: labelOf(role, { type: 'user', id: a.userId, label: a.label }), at: a.createdAt })),
       revisions: revisions.map((r) => ({ revision: r.revision, author: labelOf(role, r.author), approvalsReset: r.approvalsReset })),
+      // The members approvalRefusal (change.ts) refuses: the dashboard offers them no Approve (issue 31 item 5).
+      cannotApprove: [...new Set([record.author.id, ...revisionsSinceReset(revisions).map((r) => r.author.id)])].filter((id): id is string => id !== null),
       changes: changes.map((c) => ({ ...c, conflict: record.status !== 'applied' && c.currentVersion !== c.baseVersion })),
       comments: comments.map((c) => ({
         id: c.id,
@@ -135,6 +143,12 @@ export function summaryOf(r: ChangeRequestRecord, environment: Environment, role
   };
 }
 
+/**
+ * What a change's `differences` compare with: the configuration now (a request not applied), the one it
+ * replaced when it was applied, or nothing known (applied before migration 0033 kept that).
+ */
+export type DifferencesOf = 'now' | 'applied' | 'unknown';
+
 export type ChangeRequestSummary = ReturnType<typeof summaryOf> & { approvals: number; changes: Array<{ kind: 'flag' | 'segment'; key: string }> };
 
 export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
@@ -142,12 +156,15 @@ export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
   approvals: Array<{ userId: string; label: string; at: string }>;
   /** Who wrote each revision of the changes, oldest first; whether writing it reset the approvals. */
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
+  /** Member ids who may not approve the current revision: its author and who wrote a revision since the approvals were last reset. */
+  cannotApprove: string[];
   changes: Array<{
     kind: 'flag' | 'segment';
     key: string;
     baseVersion: number | null;
     currentVersion: number | null;
     config: Record<string, unknown>;
+    differencesOf: DifferencesOf;
     differences: Array<{ field: string; from: unknown; to: unknown }>;
     conflict: boolean;
   }>;

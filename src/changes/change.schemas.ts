@@ -162,7 +162,7 @@ export const changeRequestSummarySchema = {
 export const changeRequestSchema = {
   type: 'object',
   additionalProperties: false,
-  required: [...summaryRequired, 'requiredApprovals', 'approvals', 'revisions', 'changes', 'comments'],
+  required: [...summaryRequired, 'requiredApprovals', 'approvals', 'revisions', 'cannotApprove', 'changes', 'comments'],
   properties: {
     ...summaryProperties,
     requiredApprovals: { type: 'integer', description: 'Approvals its environment needs now (0 when not protected)' },
@@ -193,19 +193,30 @@ export const changeRequestSchema = {
         },
       },
     },
+    cannotApprove: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Member ids that may not approve the current revision: its author and whoever wrote a revision since the approvals were last reset',
+    },
     changes: {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['kind', 'key', 'baseVersion', 'currentVersion', 'config', 'differences', 'conflict'],
+        required: ['kind', 'key', 'baseVersion', 'currentVersion', 'config', 'differencesOf', 'differences', 'conflict'],
         properties: {
           kind: { type: 'string', enum: ['flag', 'segment'] },
           key: { type: 'string' },
           baseVersion: { type: ['integer', 'null'], description: 'The version the change is based on (null: a new segment)' },
           currentVersion: { type: ['integer', 'null'] },
           config: { ...anyObject, description: 'The whole configuration after the change' },
-          differences: { type: 'array', items: difference, description: 'Against the configuration as it is now' },
+          differencesOf: {
+            type: 'string',
+            enum: ['now', 'applied', 'unknown'],
+            description:
+              'What `differences` compare with: the configuration now (not applied yet), the one it replaced when applied, or unknown (applied before Flagpost kept it)',
+          },
+          differences: { type: 'array', items: difference, description: 'Against the configuration `differencesOf` names' },
           conflict: { type: 'boolean', description: 'Written since the change was based on it: applying is refused' },
         },
       },

@@ -37,6 +37,11 @@ export interface ChangeItem {
   /** null: a segment that did not exist. */
   baseVersion: number | null;
   config: Record<string, unknown>;
+  /**
+   * Once applied, the configuration it replaced (null: a segment it created); undefined while not applied,
+   * and for requests applied before migration 0033.
+   */
+  appliedBefore?: Record<string, unknown> | null;
 }
 
 export interface Approval {
@@ -98,6 +103,7 @@ const toItem = (row: Selectable<ChangeItemsTable>): ChangeItem => ({
   key: row.key,
   baseVersion: row.base_version,
   config: JSON.parse(row.config) as Record<string, unknown>,
+  ...(row.applied_before === null ? {} : { appliedBefore: JSON.parse(row.applied_before) as Record<string, unknown> | null }),
 });
 
 /** A change-request e-mail as claimed for an attempt (`attempts` counts it). */
@@ -146,8 +152,20 @@ export class ChangeStore {
           key: item.key,
           base_version: item.baseVersion,
           config: JSON.stringify(item.config),
+          applied_before: null,
         })),
       )
+      .execute();
+  }
+
+  /** Keeps what applying one item of a request replaced (null: it created a segment), so the request's changes stay readable. */
+  async setAppliedBefore(db: Executor, requestId: string, item: Pick<ChangeItem, 'kind' | 'key'>, before: Record<string, unknown> | null): Promise<void> {
+    await db
+      .updateTable('change_items')
+      .set({ applied_before: JSON.stringify(before) })
+      .where('change_request_id', '=', requestId)
+      .where('kind', '=', item.kind)
+      .where('key', '=', item.key)
       .execute();
   }
 

@@ -33,6 +33,8 @@ export interface ChangeItemsTable {
   key: string;
   base_version: number | null;
   config: string;
+  /** The configuration it replaced when the request was applied, as JSON (migration 0033); null before that. */
+  applied_before: string | null;
 }
 
 export interface ChangeApprovalsTable {

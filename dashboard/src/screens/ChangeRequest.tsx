@@ -1,29 +1,30 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api.ts';
-import { useCanWrite } from '../session.ts';
+import { useCanWrite, useSession } from '../session.ts';
+import { Differences } from '../targeting/Differences.tsx';
 import {
   Breadcrumbs,
   Button,
+  ConfirmDialog,
   DateText,
   EmptyState,
   ErrorMessage,
   Field,
-  fieldLabel,
   Loading,
+  plural,
   problemsOf,
   ProblemsProvider,
   rules,
   Section,
-  Table,
   TextArea,
   toast,
 } from '../ui/index.ts';
 import { StatusBadge } from './ChangeRequests.tsx';
-import { show } from './History.tsx';
 import { useProject } from './Projects.tsx';
 
-// Issue 24: one change request: what it changes (against the configuration as it is now), approvals,
+// Issue 24: one change request: what it changes (against the configuration as it is now; once applied,
+// against what it replaced), approvals,
 // comments, and what may be done with it (submit, approve, reject, cancel, apply, schedule).
 
 interface ChangeRequestView {
@@ -37,7 +38,15 @@ interface ChangeRequestView {
   requiredApprovals: number;
   approvals: Array<{ userId: string; label: string; at: string }>;
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
-  changes: Array<{ kind: 'flag' | 'segment'; key: string; conflict: boolean; differences: Array<{ field: string; from: unknown; to: unknown }> }>;
+  cannotApprove: string[];
+  changes: Array<{
+    kind: 'flag' | 'segment';
+    key: string;
+    conflict: boolean;
+    /** What the differences compare with: the configuration now, the one it replaced when applied, or unknown (applied long ago). */
+    differencesOf: 'now' | 'applied' | 'unknown';
+    differences: Array<{ field: string; from: unknown; to: unknown }>;
+  }>;
   comments: Array<{ id: string; author: string; body: string; at: string }>;
   scheduledAt: string | null;
   appliedAt: string | null;
@@ -64,6 +73,8 @@ const scheduleRule = (v: string) => (v === '' ? 'Required' : Number.isNaN(new Da
 
 export function ChangeRequestScreen({ params }: { params: { key: string; id: string } }) {
   const canWrite = useCanWrite();
+  const me = useSession().data?.user?.id ?? null;
+  const [confirmApply, setConfirmApply] = useState(false);
   const project = useProject(params.key);
   const path = `/projects/${encodeURIComponent(params.key)}/change-requests/${encodeURIComponent(params.id)}`;
   const requestKey = ['change-request', params.key, params.id];
@@ -84,6 +95,7 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
       error: false,
       invalidates: [...reviewed, ['flags', params.key], ['segments', params.key], ['compare', params.key], ['stale-flags', params.key]],
     },
+    onSuccess: () => setConfirmApply(false),
   });
   const [at, setAt] = useState(inAnHour);
   const schedule = useMutation({
@@ -111,7 +123,17 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         {label}
       </Button>
     );
-  const canApply = r.status === 'approved' || (r.requiredApprovals === 0 && (r.status === 'draft' || r.status === 'in_review'));
+  // What this reader may do, by the rules the server applies (change.ts): no button that would be refused.
+  const approved = r.approvals.length >= r.requiredApprovals;
+  const canApply = ['draft', 'in_review', 'approved'].includes(r.status) && approved;
+  const canSchedule = ['draft', 'in_review', 'approved', 'scheduled'].includes(r.status) && approved;
+  const reviewable = r.status === 'in_review' || r.status === 'approved';
+  const ownRequest = me !== null && r.cannotApprove.includes(me);
+  const approvedByMe = me !== null && r.approvals.some((a) => a.userId === me);
+  // Only members approve (the admin token is nobody): a signed-in editor or owner who did not write it or approve it yet.
+  const canApprove = reviewable && me !== null && !ownRequest && !approvedByMe;
+  // A protected environment's change goes out at once with Apply now: one more click to say so.
+  const protectedTarget = r.requiredApprovals > 0;
   return (
     <>
       <Breadcrumbs
@@ -151,31 +173,12 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
               {c.kind === 'flag' ? 'Flag' : 'Segment'} {c.key}
               {c.conflict && ' (changed since: applying is refused)'}
             </h3>
-            {c.differences.length === 0 ? (
-              <p className="muted">Same as now.</p>
+            {c.differencesOf === 'unknown' ? (
+              <p className="muted">Applied before Flagpost kept what a request replaced: the history has each change it made.</p>
+            ) : c.differences.length === 0 ? (
+              <p className="muted">{c.differencesOf === 'applied' ? 'Applied without a difference.' : 'Same as now.'}</p>
             ) : (
-              <Table label={`Changes of ${c.kind} ${c.key}`} className="diff-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Field</th>
-                    <th scope="col">Now</th>
-                    <th scope="col">After</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {c.differences.map((d) => (
-                    <tr key={d.field}>
-                      <th scope="row">{fieldLabel(d.field)}</th>
-                      <td>
-                        <del>{show(d.from) || 'none'}</del>
-                      </td>
-                      <td>
-                        <ins>{show(d.to) || 'none'}</ins>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </Table>
+              <Differences differences={c.differences} label={`Changes of ${c.kind} ${c.key}`} />
             )}
           </div>
         ))}
@@ -198,18 +201,47 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         )}
         <div className="actions">
           {button('submit', 'Submit for review', r.status === 'draft')}
-          {button('approve', 'Approve', r.status === 'in_review' || r.status === 'approved', 'primary')}
+          {button('approve', 'Approve', canApprove, 'primary')}
           {canApply && (
-            <Button disabled={!canWrite || busy} busy={apply.isPending} busyText="Applying…" onClick={() => apply.mutate()}>
+            <Button
+              disabled={!canWrite || busy}
+              busy={apply.isPending}
+              busyText="Applying…"
+              onClick={() => (protectedTarget ? setConfirmApply(true) : apply.mutate())}
+            >
               Apply now
             </Button>
           )}
           {button('reject', 'Reject', ['in_review', 'approved', 'scheduled'].includes(r.status), 'danger-text')}
           {button('cancel', 'Cancel', open, 'danger-text')}
         </div>
-        <ErrorMessage error={review.error ?? apply.error} />
+        {reviewable && ownRequest && <p className="muted">You wrote this request or a revision of it: another member approves it.</p>}
+        {reviewable && approvedByMe && !approved && <p className="muted">You approved this revision; it waits for more approvals.</p>}
+        {open && !approved && r.status !== 'draft' && (
+          <p className="muted">
+            Applying and scheduling are possible once it has {r.requiredApprovals === 1 ? 'its approval' : `${r.requiredApprovals} approvals`}.
+          </p>
+        )}
+        <ErrorMessage error={review.error ?? (confirmApply ? undefined : apply.error)} />
+        <ConfirmDialog
+          open={confirmApply}
+          title={`Apply to ${r.environment.name} now?`}
+          confirmLabel="Apply now"
+          pendingLabel="Applying…"
+          pending={apply.isPending}
+          error={apply.error}
+          onConfirm={() => apply.mutate()}
+          onCancel={() => {
+            setConfirmApply(false);
+            apply.reset();
+          }}
+        >
+          <p>
+            The environment {r.environment.name} is protected: {plural(r.changes.length, 'change')} of this request reach everyone who reads its flags at once.
+          </p>
+        </ConfirmDialog>
       </Section>
-      {open && (
+      {canSchedule && (
         <Section title="Schedule">
           <form
             className="inline"

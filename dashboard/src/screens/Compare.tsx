@@ -3,12 +3,13 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { api } from '../api.ts';
 import { useCanWrite } from '../session.ts';
-import { Badge, Button, EmptyState, ErrorMessage, fieldLabel, Loading, plural, Section, Select, Switch, Table, toast } from '../ui/index.ts';
-import { show } from './History.tsx';
+import { Differences } from '../targeting/Differences.tsx';
+import { Badge, Button, EmptyState, ErrorMessage, Loading, plural, Section, Select, Switch, Table, toast } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
 // Issue 24: two environments flag by flag, and promotion of the chosen flags from one to the other (a
-// change request when the target is protected).
+// change request when the target is protected). Each difference reads as what promoting does to the
+// target (issue 31 item 1): the target's value struck out, the source's inserted, as the request shows it.
 
 interface Comparison {
   slug: string;
@@ -93,7 +94,7 @@ export function CompareScreen({ params }: { params: { key: string } }) {
                 <th scope="col">Promote</th>
                 <th scope="col">Flag</th>
                 <th scope="col">Status</th>
-                <th scope="col">Differences</th>
+                <th scope="col">Promoting changes {name(toKey)}</th>
               </tr>
             </thead>
             <tbody>
@@ -119,13 +120,10 @@ export function CompareScreen({ params }: { params: { key: string } }) {
                   </td>
                   <td>
                     {f.differences.length > 0 && (
-                      <ul className="plain diff">
-                        {f.differences.map((d) => (
-                          <li key={d.field}>
-                            <strong>{fieldLabel(d.field)}</strong>: <del>{show(d.from) || 'none'}</del> → <ins>{show(d.to) || 'none'}</ins>
-                          </li>
-                        ))}
-                      </ul>
+                      <Differences
+                        label={`What promoting ${f.slug} does to ${name(toKey)}`}
+                        differences={f.differences.map((d) => ({ field: d.field, from: d.to, to: d.from }))}
+                      />
                     )}
                   </td>
                 </tr>

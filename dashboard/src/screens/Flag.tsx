@@ -12,6 +12,7 @@ import { FlagUsageSection } from './FlagUsage.tsx';
 import { History } from './History.tsx';
 import { FlagSettings } from './FlagSettings.tsx';
 import { useCanWrite } from '../session.ts';
+import { type FlagWrite, ProtectedNote, ProtectedWriteDialog, useIsProtected } from './ProtectedWrite.tsx';
 
 /** One flag: its values per environment, preview settings, feedback and code references. */
 export default function FlagScreen({ projectKey, slug }: { projectKey: string; slug: string }) {
@@ -123,6 +124,8 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
   const [payload, setPayload] = useState(value.payload === null ? '' : JSON.stringify(value.payload, null, 2));
   const [expiry, setExpiry] = useState(toLocalInput(value.expiredAt));
   const [problem, setProblem] = useState<string | undefined>();
+  const guarded = useIsProtected(projectKey)(env.key);
+  const [write, setWrite] = useState<FlagWrite | null>(null);
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api('PATCH', `/projects/${encodeURIComponent(projectKey)}/environments/${encodeURIComponent(env.key)}/flags/${encodeURIComponent(value.slug)}`, body),
@@ -144,7 +147,9 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
       }
     }
     setProblem(undefined);
-    save.mutate({ enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null });
+    const body = { enabled, payload: parsed, expiredAt: expiry ? new Date(expiry).toISOString() : null };
+    if (guarded) setWrite({ env, slug: value.slug, values: body, title: `Change ${value.slug} in ${env.name}` });
+    else save.mutate(body);
   };
   return (
     <section className="card" aria-labelledby={`env-${env.key}`}>
@@ -165,10 +170,12 @@ function EnvironmentForm({ projectKey, value }: { projectKey: string; value: Env
             <p>{problem}</p>
           </div>
         )}
+        {guarded && <ProtectedNote envName={env.name} />}
         <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
-          {save.isPending ? 'Saving…' : `Save ${env.name}`}
+          {save.isPending ? 'Saving…' : `Save ${env.name}${guarded ? ' for review' : ''}`}
         </button>
       </form>
+      <ProtectedWriteDialog projectKey={projectKey} write={write} onClose={() => setWrite(null)} />
     </section>
   );
 }

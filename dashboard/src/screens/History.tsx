@@ -3,41 +3,14 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { useCanWrite } from '../session.ts';
 import { api, type AuditEntry } from '../api.ts';
-import { Button, DateText, EmptyState, ErrorMessage, fieldLabel, Loading, Select, Table, toast } from '../ui/index.ts';
+import { ChangeLine } from '../targeting/Differences.tsx';
+import { Button, DateText, EmptyState, ErrorMessage, Loading, Select, Table, toast } from '../ui/index.ts';
 
 // The history (audit log) as people read it: names instead of keys, rich text as its text, the changes
 // as before → after, and one row per user action (a save that wrote one entry per environment is one
 // row "in production, staging"). Filters: who, what, which environment, and the entity kind.
 
-/** The text of a TipTap (ProseMirror) document; anything else as short JSON. */
-export function richText(value: unknown): string | undefined {
-  if (!value || typeof value !== 'object' || (value as { type?: unknown }).type !== 'doc') return undefined;
-  const parts: string[] = [];
-  const walk = (node: unknown) => {
-    if (!node || typeof node !== 'object') return;
-    const n = node as { type?: string; text?: string; content?: unknown[] };
-    if (typeof n.text === 'string') parts.push(n.text);
-    for (const child of n.content ?? []) walk(child);
-    if (n.type === 'paragraph' || n.type === 'heading' || n.type === 'listItem') parts.push('\n');
-  };
-  walk(value);
-  return parts.join('').trim().replace(/\n+/g, ' / ');
-}
-
-export const show = (value: unknown): string => {
-  if (value === undefined) return '';
-  if (value === null || value === '') return 'none';
-  if (typeof value === 'boolean') return value ? 'on' : 'off';
-  if (typeof value === 'string') return value;
-  const text = richText(value);
-  if (text !== undefined) return text === '' ? '(empty text)' : `“${text}”`;
-  const json = JSON.stringify(value);
-  return json.length > 160 ? `${json.slice(0, 157)}…` : json;
-};
-
-const FIELD_NAMES: Record<string, string> = { enabled: 'Enabled', previewContent: 'Preview text', expiredAt: 'Expiry', isPreview: 'Preview flag' };
-
-/** One change per line: "Enabled: off → on". */
+/** One change per line: "Enabled: off → on", targeting in words. */
 function Changes({ entry }: { entry: AuditEntry }) {
   // A creation lists what was set, not every empty default.
   const empty = (v: unknown) =>
@@ -46,25 +19,9 @@ function Changes({ entry }: { entry: AuditEntry }) {
   if (lines.length === 0) return null;
   return (
     <ul className="plain diff">
-      {lines.map(([field, change]) => {
-        const label = FIELD_NAMES[field] ?? fieldLabel(field);
-        const before = 'before' in change ? show(change.before) : undefined;
-        const after = 'after' in change ? show(change.after) : undefined;
-        return (
-          <li key={field}>
-            <strong>{label}</strong>:{' '}
-            {before !== undefined && after !== undefined ? (
-              <>
-                <del>{before}</del> → <ins>{after}</ins>
-              </>
-            ) : before !== undefined ? (
-              <del>{before}</del>
-            ) : (
-              <ins>{after}</ins>
-            )}
-          </li>
-        );
-      })}
+      {lines.map(([field, change]) => (
+        <ChangeLine key={field} field={field} change={change} />
+      ))}
     </ul>
   );
 }

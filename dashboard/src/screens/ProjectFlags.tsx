@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type CSSProperties, type FormEvent, memo, useCallback, useDeferredValue, useMemo, useState } from 'react';
+import { type CSSProperties, type FormEvent, memo, useCallback, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type EnvFlag, type Environment, type FlagEntry, type FlagType } from '../api.ts';
 import {
@@ -19,6 +19,7 @@ import {
   toast,
 } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
+import { type FlagWrite, ProtectedWriteDialog } from './ProtectedWrite.tsx';
 import { useCanWrite } from '../session.ts';
 import { isTargeted } from '../targeting/v1-note.tsx';
 import { fromVariantDrafts, toVariantDrafts, type VariantDraft, VariantsEditor } from '../targeting/variants.tsx';
@@ -90,7 +91,19 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
   // Stable callbacks, so that a row whose flag did not change is not rendered again (FlagRow is memo'd):
   // a toggle renders the one row it changed, not 3,000 switches.
   const { mutate } = toggle;
-  const onToggle = useCallback((slug: string, env: string, enabled: boolean) => mutate({ slug, env, enabled }), [mutate]);
+  // A protected environment's switch proposes the change instead (issue 31 item 4).
+  const [write, setWrite] = useState<FlagWrite | null>(null);
+  // Read through a ref, so that the callback stays the same object (FlagRow is memo'd).
+  const environmentsNow = useRef<Environment[]>([]);
+  environmentsNow.current = project.data?.environments ?? [];
+  const onToggle = useCallback(
+    (slug: string, env: string, enabled: boolean) => {
+      const target = environmentsNow.current.find((e) => e.key === env);
+      if (!target?.protected) mutate({ slug, env, enabled });
+      else setWrite({ env: target, slug, values: { enabled }, title: `Switch ${slug} ${enabled ? 'on' : 'off'} in ${target.name}` });
+    },
+    [mutate],
+  );
   const environmentCount = project.data?.environments.length ?? 0;
   const columns = useMemo(() => ({ '--env-columns': environmentCount }) as CSSProperties, [environmentCount]);
 
@@ -140,6 +153,7 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
           }}
         />
       )}
+      <ProtectedWriteDialog projectKey={params.key} write={write} onClose={() => setWrite(null)} onWritten={() => setWrite(null)} />
       {flags.isPending && <Loading what="flags" />}
       <ErrorMessage error={flags.error} />
       {flags.data && flags.data.flags.length === 0 && (
@@ -154,6 +168,12 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
               {environments.map((e) => (
                 <th scope="col" key={e.key}>
                   {e.name}
+                  {e.protected && (
+                    <small className="protected-mark" title="A change here is proposed for review">
+                      {' '}
+                      (protected)
+                    </small>
+                  )}
                 </th>
               ))}
               <th scope="col">

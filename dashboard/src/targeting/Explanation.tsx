@@ -40,7 +40,7 @@ const REASON_TEXT: Record<string, string> = {
   STATIC: 'no rules: the default serve',
   TARGETING_MATCH: 'a rule matched',
   SPLIT: 'a rule matched and its split chose the bucket',
-  DEFAULT: 'rules exist, none matched: the default serve',
+  DEFAULT: 'no rule served: the default serve',
   DISABLED: 'the flag is disabled: no value',
   ERROR: 'the evaluation failed',
 };
@@ -114,6 +114,18 @@ function Conditions({ list }: { list: Array<{ condition: Condition; held: boolea
   );
 }
 
+/**
+ * Why a rule that matched did not serve (issue 31 item 6): an earlier rule served, its split found no
+ * bucket (the context lacks the attribute it splits by, so the evaluation went on to the default serve),
+ * or a prerequisite failed. Said only when it is so.
+ */
+function heldNotServed(e: FlagExplanation, r: FlagExplanation['rules'][number]): string {
+  if (e.matchedRuleId) return 'matched, but an earlier rule served';
+  if (r.split && r.split.bucket === undefined) return `matched, but served nothing: the context has no ${r.split.bucketBy} to split by`;
+  if (e.prerequisites.some((p) => !p.held)) return 'matched, but not served (a prerequisite failed)';
+  return 'matched, but not served';
+}
+
 function Why({ result }: { result: PlaygroundResult }) {
   const e = result.explanation;
   if (e === null) {
@@ -149,7 +161,7 @@ function Why({ result }: { result: PlaygroundResult }) {
                 ) : served ? (
                   <span className="pass">matched and served</span>
                 ) : r.held ? (
-                  <span className="muted">{e.matchedRuleId ? 'matched, but an earlier rule served' : 'matched, but not served (a prerequisite failed)'}</span>
+                  <span className="muted">{heldNotServed(e, r)}</span>
                 ) : (
                   <span className="fail">did not match</span>
                 )}

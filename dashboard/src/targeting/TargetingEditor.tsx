@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { api, type EnvFlag, type FieldProblem, type FlagEntry, type Prerequisite, type Segment } from '../api.ts';
 import { ErrorMessage, GroupProblems, problemsOf, ProblemsProvider, Select, TextArea } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
+import { type FlagWrite, ProtectedNote, ProtectedWriteDialog, useIsProtected } from '../screens/ProtectedWrite.tsx';
 import { PrerequisitesEditor } from './PrerequisitesEditor.tsx';
 import { addVariantToSplits, followVariant, fromRuleDraft, type RuleDraft, toRuleDraft } from './rules.ts';
 import { RulesEditor } from './RulesEditor.tsx';
@@ -49,6 +50,9 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
   const draft = editing.draft;
   const setDraft = (next: Draft) => setEditing({ ...editing, dirty: true, draft: next });
   const [local, setLocal] = useState<FieldProblem[]>([]);
+  // A protected environment's targeting is proposed for review (issue 31 item 4).
+  const guarded = useIsProtected(projectKey)(env.key);
+  const [write, setWrite] = useState<FlagWrite | null>(null);
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api<EnvFlag>(
@@ -111,7 +115,8 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
       save.reset();
       return;
     }
-    save.mutate(body);
+    if (guarded) setWrite({ env, slug: value.slug, values: body, title: `Change the targeting of ${value.slug} in ${env.name}` });
+    else save.mutate(body);
   };
 
   const problems = [...local, ...problemsOf(save.error)];
@@ -217,9 +222,10 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
           </div>
         )}
         <ErrorMessage error={save.error} />
+        {guarded && <ProtectedNote envName={env.name} />}
         <div className="actions">
           <button type="submit" className="primary" disabled={save.isPending || !canWrite}>
-            {save.isPending ? 'Saving…' : `Save targeting in ${env.name}`}
+            {save.isPending ? 'Saving…' : `Save targeting in ${env.name}${guarded ? ' for review' : ''}`}
           </button>
           <button
             type="button"
@@ -233,6 +239,12 @@ export function TargetingEditor({ projectKey, value, flags, segments }: { projec
           </button>
         </div>
       </form>
+      <ProtectedWriteDialog
+        projectKey={projectKey}
+        write={write}
+        onClose={() => setWrite(null)}
+        onWritten={(saved) => setEditing({ base: targetingVersion(saved as EnvFlag), dirty: false, draft: initialDraft(saved as EnvFlag) })}
+      />
     </ProblemsProvider>
   );
 }
