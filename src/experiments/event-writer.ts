@@ -60,9 +60,14 @@ export class EventWriter {
   private running = false;
   private commits = 0;
 
+  /**
+   * `writeFlushedOffLoop` (SQLite: DbHandle.writeFlushedOffLoop) runs a commit whose disk flush does
+   * not hold the event loop; without it (PostgreSQL, whose commits never do) a plain transaction.
+   */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
+    private readonly writeFlushedOffLoop?: (work: (db: Db) => Promise<void>) => Promise<void>,
   ) {}
 
   /** Transactions committed so far (fewer than the batches written when they were grouped). */
@@ -105,15 +110,19 @@ export class EventWriter {
   private async commit(batches: EventBatch[]): Promise<void> {
     const exposures = batches.flatMap((b) => b.exposures);
     const tracked = batches.flatMap((b) => b.tracked);
-    await this.db.transaction().execute(async (trx) => {
-      if (exposures.length > 0) {
-        await this.store.insertExposures(trx, exposures);
-        const environments = [...new Set(exposures.map((e) => e.environmentId))];
-        const users = experimentUsersOf(exposures, await this.store.runningExperiments(trx, environments));
-        if (users.length > 0) await this.store.upsertExperimentUsers(trx, users);
-      }
-      if (tracked.length > 0) await this.store.insertTracked(trx, tracked);
-    });
+    const write = (db: Db) =>
+      db.transaction().execute(async (trx) => {
+        if (exposures.length > 0) {
+          await this.store.insertExposures(trx, exposures);
+          const environments = [...new Set(exposures.map((e) => e.environmentId))];
+          const users = experimentUsersOf(exposures, await this.store.runningExperiments(trx, environments));
+          if (users.length > 0) await this.store.upsertExperimentUsers(trx, users);
+        }
+        if (tracked.length > 0) await this.store.insertTracked(trx, tracked);
+      });
+    // On SQLite the commit's disk flush runs on the thread pool, and this resolves once it is done: the
+    // batches of a group are answered when durable, and batches that arrive meanwhile form the next group.
+    await (this.writeFlushedOffLoop ? this.writeFlushedOffLoop(write) : write(this.db));
   }
 }
 
