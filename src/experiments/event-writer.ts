@@ -48,27 +48,50 @@ export function experimentUsersOf(exposures: readonly StoredExposure[], running:
   return [...users.values()];
 }
 
+export interface EventWriterOptions {
+  /**
+   * SQLite: DbHandle.writeFlushedOffLoop, a commit whose disk flush does not hold the event loop; none
+   * (PostgreSQL, whose commits never do): a plain transaction.
+   */
+  writeFlushedOffLoop?: (work: (db: Db) => Promise<void>) => Promise<void>;
+  /** Ms at least between the starts of two commits, unless `groupEvents` are waiting (default 50). */
+  groupMs?: number;
+  /** Events waiting that start a commit before `groupMs` is over (default 1,000). */
+  groupEvents?: number;
+}
+
 /**
  * Group commit of events. A batch is answered once it is committed (202 only when durable: a kill -9
  * after it loses nothing), and a commit costs a disk flush; so the batches that arrive while one commit
  * runs are written together in the next transaction, with the rollup of experiment users, one flush
  * for all of them. Events are checked before they are queued: a failed commit (the database is away)
  * fails every batch of it, and none is partly written.
+ *
+ * Under a steady stream of small batches (a client sending 100 events every 10 ms) commits would follow
+ * each other as fast as the disk flushes, each writing few events; most of a commit's cost is the
+ * commit itself (the pages it touches are written whole to the -wal file, the running experiments are
+ * read), so a commit starts at most every `groupMs` unless `groupEvents` are already waiting: the first
+ * batch after a quiet spell is written at once, a stream is written in fewer, larger transactions, and
+ * a client that fills commits (many connections at once) does not wait for the clock.
  */
 export class EventWriter {
   private readonly queue: Queued[] = [];
+  private queuedEvents = 0;
   private running = false;
   private commits = 0;
+  private lastStart = -Infinity;
+  private wake: (() => void) | undefined;
+  private readonly groupMs: number;
+  private readonly groupEvents: number;
 
-  /**
-   * `writeFlushedOffLoop` (SQLite: DbHandle.writeFlushedOffLoop) runs a commit whose disk flush does
-   * not hold the event loop; without it (PostgreSQL, whose commits never do) a plain transaction.
-   */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
-    private readonly writeFlushedOffLoop?: (work: (db: Db) => Promise<void>) => Promise<void>,
-  ) {}
+    private readonly options: EventWriterOptions = {},
+  ) {
+    this.groupMs = options.groupMs ?? 50;
+    this.groupEvents = options.groupEvents ?? 1000;
+  }
 
   /** Transactions committed so far (fewer than the batches written when they were grouped). */
   get commitCount(): number {
@@ -79,6 +102,8 @@ export class EventWriter {
   write(batch: EventBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ batch, resolve, reject });
+      this.queuedEvents += eventsIn(batch);
+      if (this.wake && this.queuedEvents >= this.groupEvents) this.wake();
       if (!this.running) {
         this.running = true;
         // The rest of this turn of the event loop may bring more batches into the same commit.
@@ -87,8 +112,25 @@ export class EventWriter {
     });
   }
 
+  /** Resolves when the next commit may start: `groupMs` after the last one started, or once `groupEvents` wait. */
+  private gathered(): Promise<void> | undefined {
+    const wait = this.lastStart + this.groupMs - performance.now();
+    if (wait <= 0 || this.queuedEvents >= this.groupEvents) return undefined;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), wait);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
+      const gathering = this.gathered();
+      if (gathering) await gathering;
+      this.lastStart = performance.now();
       const group: Queued[] = [];
       let size = 0;
       while (this.queue.length > 0 && (group.length === 0 || size + eventsIn(this.queue[0]!.batch) <= MAX_EVENTS_PER_COMMIT)) {
@@ -96,6 +138,7 @@ export class EventWriter {
         size += eventsIn(next.batch);
         group.push(next);
       }
+      this.queuedEvents -= size;
       try {
         await this.commit(group.map((q) => q.batch));
         this.commits++;
@@ -122,7 +165,7 @@ export class EventWriter {
       });
     // On SQLite the commit's disk flush runs on the thread pool, and this resolves once it is done: the
     // batches of a group are answered when durable, and batches that arrive meanwhile form the next group.
-    await (this.writeFlushedOffLoop ? this.writeFlushedOffLoop(write) : write(this.db));
+    await (this.options.writeFlushedOffLoop ? this.options.writeFlushedOffLoop(write) : write(this.db));
   }
 }
 
