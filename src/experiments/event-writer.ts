@@ -23,19 +23,27 @@ const MAX_EVENTS_PER_COMMIT = 20_000;
  */
 export function experimentUsersOf(exposures: readonly StoredExposure[], running: readonly RunningExperiment[]): ExperimentUserRow[] {
   if (running.length === 0) return [];
-  const byFlag = new Map<string, RunningExperiment[]>();
+  // environment -> flag -> its running experiments, each with its users by targeting key (no key strings
+  // built per exposure: this runs for every exposure written).
+  const byEnvironment = new Map<string, Map<string, Array<{ x: RunningExperiment; users: Map<string, ExperimentUserRow> }>>>();
   for (const x of running) {
-    const key = `${x.environmentId}\u0000${x.flagKey}`;
-    byFlag.set(key, [...(byFlag.get(key) ?? []), x]);
+    let flags = byEnvironment.get(x.environmentId);
+    if (!flags) byEnvironment.set(x.environmentId, (flags = new Map()));
+    let list = flags.get(x.flagKey);
+    if (!list) flags.set(x.flagKey, (list = []));
+    list.push({ x, users: new Map() });
   }
-  const users = new Map<string, ExperimentUserRow>();
+  const rows: ExperimentUserRow[] = [];
   for (const e of exposures) {
-    for (const x of byFlag.get(`${e.environmentId}\u0000${e.flagKey}`) ?? []) {
+    const list = byEnvironment.get(e.environmentId)?.get(e.flagKey);
+    if (!list) continue;
+    for (const { x, users } of list) {
       if (e.occurredAt < x.startedAt || !x.variants.has(e.variant)) continue;
-      const key = `${x.id}\u0000${e.targetingKey}`;
-      const user = users.get(key);
+      const user = users.get(e.targetingKey);
       if (!user) {
-        users.set(key, { experimentId: x.id, targetingKey: e.targetingKey, variant: e.variant, firstAt: e.occurredAt, multiple: false });
+        const row = { experimentId: x.id, targetingKey: e.targetingKey, variant: e.variant, firstAt: e.occurredAt, multiple: false };
+        users.set(e.targetingKey, row);
+        rows.push(row);
         continue;
       }
       if (user.variant !== e.variant) user.multiple = true;
@@ -45,7 +53,7 @@ export function experimentUsersOf(exposures: readonly StoredExposure[], running:
       }
     }
   }
-  return [...users.values()];
+  return rows;
 }
 
 export interface EventWriterOptions {
