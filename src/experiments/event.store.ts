@@ -68,14 +68,7 @@ export class EventStore {
    * few sizes (512 rows, then the powers of two that make up the rest: one statement per bit), so that their text, and on SQLite the
    * prepared statement (db/connect.ts keeps them), is reused from one commit to the next.
    */
-  private async insertRows(
-    db: Executor,
-    head: string,
-    columns: number,
-    count: number,
-    cells: (i: number, out: unknown[]) => void,
-    tail = '',
-  ): Promise<void> {
+  private async insertRows(db: Executor, head: string, columns: number, count: number, cells: (i: number, out: unknown[]) => void, tail = ''): Promise<void> {
     let start = 0;
     while (start < count) {
       let size = ROWS_PER_STATEMENT;
