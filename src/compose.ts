@@ -171,7 +171,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     },
   });
   const eventStore = new EventStore(handle.dialect);
-  const eventWriter = new EventWriter(db, eventStore);
+  const eventWriter = new EventWriter(db, eventStore, { writeFlushedOffLoop: handle.writeFlushedOffLoop });
   // The read model answers the track route's port (ClientEnvironments): its warm snapshots know every flag's variants.
   const trackedEvents = new EventService({
     db,

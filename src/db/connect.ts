@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  sql,
+} from 'kysely';
 import { loadPg } from '../optional-packages.ts';
 import type { Database, Db, Dialect } from './database.ts';
 
@@ -14,6 +24,13 @@ export interface DbHandle {
   healthy(): Promise<boolean>;
   /** The PostgreSQL pool's connections (metrics); absent on SQLite. */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
+  /**
+   * SQLite only: runs `work` (one transaction on the connection it is given) and resolves once its
+   * commit is on disk, as a commit under `synchronous = FULL` is, but with the disk flush taken off the
+   * event loop (see sqliteFlushOffLoop). For writers of many small transactions (the event writer);
+   * absent on PostgreSQL, whose commits never hold the event loop.
+   */
+  readonly writeFlushedOffLoop?: <T>(work: (db: Db) => Promise<T>) => Promise<T>;
   close(): Promise<void>;
 }
 
@@ -79,7 +96,47 @@ export function openDb(options: OpenDbOptions): DbHandle {
       return false;
     }
   };
-  return { db, dialect: 'sqlite', databaseUrl: undefined, healthy, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    databaseUrl: undefined,
+    healthy,
+    writeFlushedOffLoop: (work) => sqliteFlushOffLoop(db, file, work),
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * A commit with its disk flush off the event loop (issue 32, docs/adr/0044-event-storage.md). Under
+ * `synchronous = FULL` a WAL commit writes its pages to the -wal file and then flushes the file with
+ * fdatasync, on the calling thread: better-sqlite3 is synchronous, so the event loop, and every flag
+ * read waiting on it, stands still for the flush (about 5 ms on the development machine's disk; a
+ * hundred commits a second held the reads half of the time). Here the transaction commits under
+ * `synchronous = NORMAL` (the pages are written to the -wal file, not flushed), and the -wal file is
+ * then flushed with fdatasync on libuv's thread pool before the promise resolves: when it does, the
+ * commit is on disk exactly as a FULL commit would be, and the caller answers only then. The pragma is
+ * set and reset while the one connection is held (Kysely's connection lock), so no other transaction
+ * commits under NORMAL. Checkpoints are unchanged (NORMAL still flushes the -wal file before one, and the
+ * database file after). A crash before the flush loses only commits nobody was told about.
+ */
+async function sqliteFlushOffLoop<T>(db: Db, file: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const result = await db.connection().execute(async (connection) => {
+    await sql`pragma synchronous = NORMAL`.execute(connection);
+    try {
+      return await work(connection);
+    } finally {
+      await sql`pragma synchronous = FULL`.execute(connection);
+    }
+  });
+  // Opened for each flush (an open and a close cost nothing next to the flush): no descriptor outlives
+  // the database, and a -wal file made anew after another process's last connection closed is the one flushed.
+  const wal = await fs.promises.open(`${file}-wal`, 'r+');
+  try {
+    await wal.datasync();
+  } finally {
+    await wal.close();
+  }
+  return result;
 }
 
 /**
@@ -95,12 +152,15 @@ export function openDb(options: OpenDbOptions): DbHandle {
  * one connection is not affected.
  */
 class TolerantSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqlite: SQLite.Database) {
-    super({ database: sqlite });
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly database = withStatementCache(sqlite),
+  ) {
+    super({ database });
   }
 
   override createDriver(): Driver {
-    const sqlite = this.sqlite;
+    const { sqlite, database } = this;
     return new (class extends SqliteDriver {
       override async beginTransaction(connection: DatabaseConnection): Promise<void> {
         await connection.executeQuery(CompiledQuery.raw('begin immediate'));
@@ -109,8 +169,40 @@ class TolerantSqliteDialect extends SqliteDialect {
       override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
         if (sqlite.inTransaction) await super.rollbackTransaction(connection);
       }
-    })({ database: sqlite });
+    })({ database });
   }
+}
+
+/** Writing statements kept prepared, by SQL text (the least recently used goes past this). */
+const CACHED_STATEMENTS = 64;
+
+/**
+ * The database as Kysely's SQLite driver sees it, keeping writing statements prepared. Kysely prepares
+ * every query anew, and preparing costs about as much as running for the statements written most
+ * often: the event writer's inserts of hundreds of rows (issue 32, docs/adr/0044-event-storage.md),
+ * whose SQL text is one of a few fixed sizes. Only statements that return no rows are kept: Kysely
+ * streams selects with `iterate`, and a statement being iterated cannot run again until it is done.
+ * A statement is run to completion before the connection is released, so one kept is never busy.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDialectConfig['database'] {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      const kept = cache.get(text);
+      if (kept) {
+        cache.delete(text);
+        cache.set(text, kept);
+        return kept;
+      }
+      const statement = sqlite.prepare(text);
+      if (!statement.reader) {
+        if (cache.size >= CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 async function answers(db: Kysely<Database>): Promise<boolean> {

@@ -27,7 +27,7 @@ export interface RunningExperiment {
 }
 
 /** Rows per INSERT statement: far under both engines' parameter limits (SQLite 32,766, PostgreSQL 65,535). */
-const ROWS_PER_STATEMENT = 500;
+const ROWS_PER_STATEMENT = 512;
 
 /** The events of one person, as the personal-data export shows them. */
 export interface PersonEvents {
@@ -43,33 +43,56 @@ export interface PersonEvents {
 export class EventStore {
   constructor(private readonly dialect: Dialect) {}
 
+  /** `(?,?,?),(?,?,?)` for `rows` rows of `columns` (`$1` on PostgreSQL), kept: a few sizes are written over and over. */
+  private readonly valuesText = new Map<string, string>();
+
   private placeholders(rows: number, columns: number): string {
-    const groups: string[] = [];
-    let n = 0;
-    for (let r = 0; r < rows; r++) {
-      const cells: string[] = [];
-      for (let c = 0; c < columns; c++) cells.push(this.dialect === 'postgres' ? `$${++n}` : '?');
-      groups.push(`(${cells.join(',')})`);
+    const key = `${rows}x${columns}`;
+    let text = this.valuesText.get(key);
+    if (text === undefined) {
+      const groups: string[] = [];
+      let n = 0;
+      for (let r = 0; r < rows; r++) {
+        const cells: string[] = [];
+        for (let c = 0; c < columns; c++) cells.push(this.dialect === 'postgres' ? `$${++n}` : '?');
+        groups.push(`(${cells.join(',')})`);
+      }
+      text = groups.join(',');
+      this.valuesText.set(key, text);
     }
-    return groups.join(',');
+    return text;
   }
 
-  private async insertRows(db: Executor, head: string, columns: number, rows: unknown[][], tail = ''): Promise<void> {
-    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
-      const text = `${head} values ${this.placeholders(chunk.length, columns)}${tail}`;
-      await db.executeQuery(CompiledQuery.raw(text, chunk.flat()));
+  /**
+   * Inserts `count` rows whose values `cells(i, out)` pushes, `columns` a row. Statements have one of a
+   * few sizes (512 rows, then the powers of two that make up the rest: one statement per bit), so that their text, and on SQLite the
+   * prepared statement (db/connect.ts keeps them), is reused from one commit to the next.
+   */
+  private async insertRows(db: Executor, head: string, columns: number, count: number, cells: (i: number, out: unknown[]) => void, tail = ''): Promise<void> {
+    let start = 0;
+    while (start < count) {
+      let size = ROWS_PER_STATEMENT;
+      while (size > count - start) size >>= 1;
+      const parameters: unknown[] = [];
+      for (let i = start; i < start + size; i++) cells(i, parameters);
+      await db.executeQuery(CompiledQuery.raw(`${head} values ${this.placeholders(size, columns)}${tail}`, parameters));
+      start += size;
     }
   }
 
   async insertExposures(db: Executor, exposures: readonly StoredExposure[]): Promise<void> {
-    const rows = exposures.map((e) => [e.environmentId, e.flagKey, e.variant, e.targetingKey, e.occurredAt]);
-    await this.insertRows(db, 'insert into exposures (environment_id, flag_key, variant, targeting_key, occurred_at)', 5, rows);
+    await this.insertRows(db, 'insert into exposures (environment_id, flag_key, variant, targeting_key, occurred_at)', 5, exposures.length, (i, out) => {
+      const e = exposures[i]!;
+      out.push(e.environmentId, e.flagKey, e.variant, e.targetingKey, e.occurredAt);
+    });
   }
 
   async insertTracked(db: Executor, events: readonly StoredTrackedEvent[]): Promise<void> {
-    const rows = events.map((e) => [e.environmentId, e.name, e.targetingKey, e.value, e.attributes ? JSON.stringify(e.attributes) : null, e.occurredAt]);
-    await this.insertRows(db, 'insert into tracked_events (environment_id, name, targeting_key, value, attributes, occurred_at)', 6, rows);
+    const head = 'insert into tracked_events (environment_id, name, targeting_key, value, attributes, occurred_at)';
+    await this.insertRows(db, head, 6, events.length, (i, out) => {
+      const e = events[i]!;
+      out.push(e.environmentId, e.name, e.targetingKey, e.value, e.attributes ? JSON.stringify(e.attributes) : null, e.occurredAt);
+    });
   }
 
   /** The running experiments of these environments (read in the writing transaction, so a start or stop is seen at once). */
@@ -95,13 +118,23 @@ export class EventStore {
    * seen in two variants is marked `multiple`. Rows must be unique per (experiment, user).
    */
   async upsertExperimentUsers(db: Executor, users: readonly ExperimentUserRow[]): Promise<void> {
-    const rows = users.map((u) => [u.experimentId, u.targetingKey, u.variant, u.firstAt, u.multiple ? 1 : 0]);
     const tail =
       ' on conflict (experiment_id, targeting_key) do update set' +
       ' multiple = case when experiment_users.multiple = 1 or excluded.multiple = 1 or experiment_users.variant <> excluded.variant then 1 else 0 end,' +
       ' variant = case when excluded.first_at < experiment_users.first_at then excluded.variant else experiment_users.variant end,' +
       ' first_at = case when excluded.first_at < experiment_users.first_at then excluded.first_at else experiment_users.first_at end';
-    await this.insertRows(db, 'insert into experiment_users (experiment_id, targeting_key, variant, first_at, multiple)', 5, rows, tail);
+    const head = 'insert into experiment_users (experiment_id, targeting_key, variant, first_at, multiple)';
+    await this.insertRows(
+      db,
+      head,
+      5,
+      users.length,
+      (i, out) => {
+        const u = users[i]!;
+        out.push(u.experimentId, u.targetingKey, u.variant, u.firstAt, u.multiple ? 1 : 0);
+      },
+      tail,
+    );
   }
 
   /** The stored exposures of a flag from `sinceMs` on, earliest first (an experiment's start picks up what is already there). */
