@@ -5,7 +5,7 @@ import { redactActor, type Role } from '../identity/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService } from '../segments/index.ts';
 import { type ChangeStatus, differences } from './change.ts';
-import type { ChangeRequestRecord, ChangeStore } from './change.store.ts';
+import type { ChangeItemKind, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 
 export interface ChangeRequestViewsDeps {
   db: Db;
@@ -78,6 +78,10 @@ export class ChangeRequestViews {
             differences: current ? differences(current, item.config as unknown as FlagConfig, FLAG_CONFIG_FIELDS) : [],
           };
         }
+        if (item.kind === 'release') {
+          // A release to start: nothing to compare it with, nothing it is based on (checked again when applied).
+          return { kind: item.kind, key: item.key, baseVersion: null, currentVersion: null, config: item.config, differences: [] };
+        }
         const segment = await this.deps.segments.findSegment(undefined, project.id, item.key);
         const current = segment ? segmentConfig(segment) : { name: null, description: null, match: null, conditions: null };
         return {
@@ -135,7 +139,7 @@ export function summaryOf(r: ChangeRequestRecord, environment: Environment, role
   };
 }
 
-export type ChangeRequestSummary = ReturnType<typeof summaryOf> & { approvals: number; changes: Array<{ kind: 'flag' | 'segment'; key: string }> };
+export type ChangeRequestSummary = ReturnType<typeof summaryOf> & { approvals: number; changes: Array<{ kind: ChangeItemKind; key: string }> };
 
 export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
   requiredApprovals: number;
@@ -143,7 +147,7 @@ export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
   /** Who wrote each revision of the changes, oldest first; whether writing it reset the approvals. */
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
   changes: Array<{
-    kind: 'flag' | 'segment';
+    kind: ChangeItemKind;
     key: string;
     baseVersion: number | null;
     currentVersion: number | null;
