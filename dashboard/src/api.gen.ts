@@ -4502,7 +4502,7 @@ export interface paths {
                 changes: {
                   key: string;
                   /** @enum {string} */
-                  kind: 'flag' | 'segment';
+                  kind: 'flag' | 'segment' | 'release';
                 }[];
                 /** @description ISO-8601 UTC date-time */
                 createdAt: string;
@@ -4636,6 +4636,46 @@ export interface paths {
                 };
               };
             }[];
+            /** @description Releases to start in the request's environment when it is applied (issue 33); the plan, its template's parts filled in, is what is approved */
+            releases?: {
+              /** @description As the body of POST .../flags/{slug}/releases */
+              plan: {
+                baseline: string;
+                guardrails?: (
+                  | {
+                      /** @description A metric of the project's experiments */
+                      metric: string;
+                      /** @description Users each arm needs before it may decide (default 100) */
+                      minUsers?: number;
+                    }
+                  | {
+                      prometheus: {
+                        above?: number;
+                        below?: number;
+                        forSeconds?: number;
+                        query: string;
+                        /**
+                         * Format: uri
+                         * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                         */
+                        url: string;
+                      };
+                    }
+                )[];
+                steps?: {
+                  /** @description The step waits for an approval before it starts */
+                  approval?: boolean;
+                  /** @description The least time the step runs */
+                  holdSeconds?: number;
+                  /** @description Share of users served the variant during the step */
+                  percent: number;
+                }[];
+                template?: string;
+                variant: string;
+              };
+              /** @description A flag's slug in the request's environment */
+              slug: string;
+            }[];
             segments?: {
               /** @description A segment's key (created when the project has none with it) */
               key: string;
@@ -4759,8 +4799,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -4898,8 +4941,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5052,6 +5098,46 @@ export interface paths {
                 };
               };
             }[];
+            /** @description Replaces the releases to start (absent: kept) */
+            releases?: {
+              /** @description As the body of POST .../flags/{slug}/releases */
+              plan: {
+                baseline: string;
+                guardrails?: (
+                  | {
+                      /** @description A metric of the project's experiments */
+                      metric: string;
+                      /** @description Users each arm needs before it may decide (default 100) */
+                      minUsers?: number;
+                    }
+                  | {
+                      prometheus: {
+                        above?: number;
+                        below?: number;
+                        forSeconds?: number;
+                        query: string;
+                        /**
+                         * Format: uri
+                         * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                         */
+                        url: string;
+                      };
+                    }
+                )[];
+                steps?: {
+                  /** @description The step waits for an approval before it starts */
+                  approval?: boolean;
+                  /** @description The least time the step runs */
+                  holdSeconds?: number;
+                  /** @description Share of users served the variant during the step */
+                  percent: number;
+                }[];
+                template?: string;
+                variant: string;
+              };
+              /** @description A flag's slug in the request's environment */
+              slug: string;
+            }[];
             /** @description Replaces the segment changes (absent: kept) */
             segments?: {
               /** @description A segment's key (created when the project has none with it) */
@@ -5174,8 +5260,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5311,8 +5400,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5459,8 +5551,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5600,8 +5695,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5747,8 +5845,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5888,8 +5989,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6038,8 +6142,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6165,8 +6272,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6305,8 +6415,11 @@ export interface paths {
                   to: unknown;
                 }[];
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -9007,6 +9120,8 @@ export interface paths {
                   approval?: boolean;
                   approvedBy?: string | null;
                   completedAt: string | null;
+                  /** @description When the hold of a started step ends; paused time does not count */
+                  holdEndsAt?: string | null;
                   /** @description The least time the step runs */
                   holdSeconds?: number;
                   /** @description Share of users served the variant during the step */
@@ -9170,6 +9285,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -9305,6 +9422,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -9444,6 +9563,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -9581,6 +9702,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -9718,6 +9841,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -9968,6 +10093,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10105,6 +10232,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10241,8 +10370,11 @@ export interface paths {
                     to: unknown;
                   }[];
                   key: string;
-                  /** @enum {string} */
-                  kind: 'flag' | 'segment';
+                  /**
+                   * @description release: a release to start, `key` its flag, `config` its plan
+                   * @enum {string}
+                   */
+                  kind: 'flag' | 'segment' | 'release';
                 }[];
                 comments: {
                   /** @description ISO-8601 UTC date-time */
@@ -11588,8 +11720,11 @@ export interface paths {
                     to: unknown;
                   }[];
                   key: string;
-                  /** @enum {string} */
-                  kind: 'flag' | 'segment';
+                  /**
+                   * @description release: a release to start, `key` its flag, `config` its plan
+                   * @enum {string}
+                   */
+                  kind: 'flag' | 'segment' | 'release';
                 }[];
                 comments: {
                   /** @description ISO-8601 UTC date-time */
