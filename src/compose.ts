@@ -32,6 +32,7 @@ import {
 import {
   ExperimentGuardrailData,
   PrometheusClient,
+  ReleaseExposures,
   ReleaseGuard,
   ReleaseRuleGuard,
   ReleaseService,
@@ -248,6 +249,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   // Releases (issue 33) before change requests, which carry release plans and start them when applied.
   const releaseStore = new ReleaseStore(handle.dialect);
   const guardrailData = new ExperimentGuardrailData(db, metricStore);
+  // Single-flag OFREP evaluations that an active release's split serves record exposures too (its guardrails count them).
+  reads.exposures = new ReleaseExposures({ db, store: releaseStore, inner: exposures, events, clock: () => clock().getTime(), log });
   const releases = new ReleaseService({
     db,
     store: releaseStore,

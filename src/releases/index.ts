@@ -1,4 +1,5 @@
 export { ExperimentGuardrailData, PrometheusClient } from './guardrail-readers.ts';
+export { ReleaseExposures } from './release-exposures.ts';
 export { releaseAdminRoutes } from './release.routes.ts';
 export { ReleaseGuard } from './release.guard.ts';
 export { ReleaseService } from './release.service.ts';

@@ -222,6 +222,7 @@ export class ReleaseService {
     };
     const note = options.note ?? {};
     await this.deps.store.insert(trx, release, environment.name);
+    await emit({ type: 'release.changed', projectId: project.id, environmentId: environment.id, releaseId: release.id, status: release.status });
     if (!waits) await this.writeFlag(trx, emit, project, environment, release, { kind: 'percent', percent: plan.steps[0]!.percent }, actor);
     await this.record(trx, actor, project, environment, release, 'release.started', {
       flag: { after: slug },
@@ -343,6 +344,8 @@ export class ReleaseService {
     try {
       await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
         if (!(await this.deps.store.update(trx, next, release.version))) throw new LostRace();
+        if (next.status !== release.status)
+          await emit({ type: 'release.changed', projectId: project.id, environmentId: environment.id, releaseId: release.id, status: next.status });
         if (readings) await this.deps.store.insertReadings(trx, release.id, now, readings);
         if (t.flag) await this.writeFlag(trx, emit, project, environment, release, t.flag, actor);
         if (t.action) await this.record(trx, actor, project, environment, release, t.action, t.changes);
