@@ -250,7 +250,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   const releaseStore = new ReleaseStore(handle.dialect);
   const guardrailData = new ExperimentGuardrailData(db, metricStore);
   // Single-flag OFREP evaluations that an active release's split serves record exposures too (its guardrails count them).
-  reads.exposures = new ReleaseExposures({ db, store: releaseStore, inner: exposures, events, clock: () => clock().getTime(), log });
+  reads.exposures = new ReleaseExposures({ db, store: releaseStore, inner: exposures, events, log });
   const releases = new ReleaseService({
     db,
     store: releaseStore,
