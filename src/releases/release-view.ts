@@ -1,5 +1,5 @@
 import type { GuardrailView } from './guardrail-readers.ts';
-import { holdEndsAt, nextMove } from './release.ts';
+import { ACTIVE_STATUSES, holdEndsAt, nextMove } from './release.ts';
 import type { Release, ReleaseTemplate } from './release.store.ts';
 
 /** The share of users served the variant now: the current step's once it started, else the step before's. */
@@ -25,10 +25,10 @@ const readingView = (reading: GuardrailView | undefined, prometheus: boolean): G
   return shown;
 };
 
-/** When a started step's hold ends (paused time not counted; a pause in course moves it on), or null. */
+/** When the hold of an active release's running step ends (paused time not counted; a pause in course moves it on), or null. */
 function holdEndOf(r: Release, i: number, now: Date): string | null {
   const progress = r.progress[i];
-  if (!progress?.startedAt) return null;
+  if (!progress?.startedAt || progress.completedAt || !ACTIVE_STATUSES.includes(r.status)) return null;
   return new Date(holdEndsAt(progress.startedAt, r.steps[i]!, progress, now)).toISOString();
 }
 
