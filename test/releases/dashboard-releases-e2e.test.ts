@@ -178,6 +178,34 @@ describe('dashboard release screens in headless Chromium', { skip: chromiumMissi
     }
   });
 
+  it('shows a change request that starts a release as the plan reviewers approve', { timeout: 120_000 }, async () => {
+    const prod = project.environments[2]!.key;
+    ok(await ctx.admin('PATCH', `/admin/v1/projects/${project.key}/environments/${prod}`, { protected: true }));
+    const request = ok(
+      await ctx.admin('POST', `/admin/v1/projects/${project.key}/change-requests`, {
+        environment: prod,
+        title: 'Release the new checkout',
+        releases: [{ slug: 'checkout', plan: { variant: 'on', baseline: 'off', steps: [{ percent: 5, holdSeconds: 3600 }, { percent: 100 }] } }],
+        submit: true,
+      }),
+      201,
+    );
+    const browser = await launchChromium({ viewport: { width: 390, height: 860 } });
+    try {
+      const page = await browser.newPage();
+      await signIn(page, base);
+      await page.goto(`${base}/projects/${project.key}/changes/${request.id}`);
+      await page.getByRole('heading', { name: 'Release of flag checkout' }).waitFor();
+      await page.getByText('5 % for at least 1 h').waitFor();
+      await page.getByText('Guardrails: none').waitFor();
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(sideways <= 0, `the change request scrolls sideways by ${sideways} px`);
+      await axeScan(page, 'change request with a release');
+    } finally {
+      await browser.close();
+    }
+  });
+
   for (const theme of ['light', 'dark'] as const) {
     for (const width of [1280, 390] as const) {
       it(`shows the release screens at ${width} px in the ${theme} theme`, { timeout: 120_000 }, async () => {

@@ -19,6 +19,7 @@ import {
   TextArea,
   toast,
 } from '../ui/index.ts';
+import { ReleasePlanSummary } from './Releases.tsx';
 import { StatusBadge } from './ChangeRequests.tsx';
 import { show } from './History.tsx';
 import { useProject } from './Projects.tsx';
@@ -37,7 +38,13 @@ interface ChangeRequestView {
   requiredApprovals: number;
   approvals: Array<{ userId: string; label: string; at: string }>;
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
-  changes: Array<{ kind: 'flag' | 'segment'; key: string; conflict: boolean; differences: Array<{ field: string; from: unknown; to: unknown }> }>;
+  changes: Array<{
+    kind: 'flag' | 'segment' | 'release';
+    key: string;
+    config: Record<string, unknown>;
+    conflict: boolean;
+    differences: Array<{ field: string; from: unknown; to: unknown }>;
+  }>;
   comments: Array<{ id: string; author: string; body: string; at: string }>;
   scheduledAt: string | null;
   appliedAt: string | null;
@@ -148,10 +155,12 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         {r.changes.map((c) => (
           <div key={`${c.kind}:${c.key}`}>
             <h3>
-              {c.kind === 'flag' ? 'Flag' : 'Segment'} {c.key}
+              {c.kind === 'flag' ? 'Flag' : c.kind === 'release' ? 'Release of flag' : 'Segment'} {c.key}
               {c.conflict && ' (changed since: applying is refused)'}
             </h3>
-            {c.differences.length === 0 ? (
+            {c.kind === 'release' ? (
+              <ReleasePlanSummary plan={c.config} />
+            ) : c.differences.length === 0 ? (
               <p className="muted">Same as now.</p>
             ) : (
               <Table label={`Changes of ${c.kind} ${c.key}`} className="diff-table">

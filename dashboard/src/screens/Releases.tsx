@@ -532,3 +532,30 @@ export function ReleaseTemplates({ projectKey }: { projectKey: string }) {
     </Section>
   );
 }
+
+/** A release plan as a change request holds it (issue 33): what reviewers approve, in words. */
+export function ReleasePlanSummary({ plan }: { plan: Record<string, unknown> }) {
+  const p = plan as Pick<Template, 'steps' | 'guardrails'> & { variant: string; baseline: string; template?: string };
+  return (
+    <div className="small-text">
+      <p>
+        Starts a release of <strong>{p.variant}</strong> (the rest on {p.baseline}){p.template ? `, from template ${p.template}` : ''}, whose steps then run by
+        themselves:
+      </p>
+      <ol>
+        {p.steps.map((s, i) => (
+          <li key={i}>
+            {s.percent} %{s.holdSeconds ? ` for at least ${duration(s.holdSeconds)}` : ''}
+            {s.approval ? ', after an approval' : ''}
+          </li>
+        ))}
+      </ol>
+      <p>
+        Guardrails:{' '}
+        {p.guardrails.length === 0
+          ? 'none'
+          : p.guardrails.map((g) => ('metric' in g ? `${g.metric}${g.minUsers ? ` (${g.minUsers} users each)` : ''}` : g.prometheus.query)).join(', ')}
+      </p>
+    </div>
+  );
+}
