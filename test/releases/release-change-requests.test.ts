@@ -145,7 +145,7 @@ forEachDialect(
       assert.equal(ok(await author.call('GET', releases(prod(), 'search'))).releases.length, 1);
     });
 
-    it("does not count a paused step's paused time in its hold, across a restart of the guard", async () => {
+    it("does not count a paused step's paused time in its hold, the count kept in the stored release", async () => {
       await createFlag(ctx(), project.key, { slug: 'banner' });
       const started = ok(
         await author.call('POST', releases(dev(), 'banner'), { variant: 'on', baseline: 'off', steps: [{ percent: 30, holdSeconds: 600 }, { percent: 100 }] }),
@@ -167,7 +167,7 @@ forEachDialect(
       assert.equal(resumed.status, 'running');
       const end = Date.parse(resumed.steps[0].holdEndsAt);
       assert.ok(Math.abs(end - (holdEnd + 1_100_000 - 200_000)) < 5_000, `hold ends ${resumed.steps[0].holdEndsAt}`);
-      // 200 s ran before the pause: 400 s are left, whatever the guard's rounds (the stored progress counts).
+      // 200 s ran before the pause: 400 s are left, whatever the guard's rounds (the stored progress counts, not the process).
       await guard();
       assert.deepEqual([ok(await author.call('GET', url)).waitingFor, ok(await author.call('GET', url)).percent], ['time', 30]);
       offsetMs += 390_000;
