@@ -206,6 +206,46 @@ describe('dashboard release screens in headless Chromium', { skip: chromiumMissi
     }
   });
 
+  it('starts a release from the flag screen, and proposes one in a protected environment as a change request', { timeout: 120_000 }, async () => {
+    await createFlag(ctx, project.key, { slug: 'starter' });
+    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await browser.newPage();
+      await signIn(page, base);
+      await page.goto(`${base}/projects/${project.key}/flags/starter`);
+      const development = page.locator('.release-environment', { has: page.getByRole('heading', { name: 'development', level: 3 }) });
+      await development.getByRole('button', { name: 'Start a release…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Start a release of starter in development' });
+      await dialog.getByLabel('Steps').fill('50 60\n100');
+      await dialog.getByLabel('Metric guardrails').fill('error-rate 200');
+      await dialog.getByRole('button', { name: 'Start release' }).click();
+      await development.getByText('Serving on to 50 %').waitFor();
+      const [started] = ok(await ctx.admin('GET', releases('starter'))).releases;
+      assert.deepEqual(
+        started.steps.map((s: { percent: number; holdSeconds?: number }) => [s.percent, s.holdSeconds ?? 0]),
+        [
+          [50, 60],
+          [100, 0],
+        ],
+      );
+      assert.deepEqual(started.guardrails[0].metric, 'error-rate');
+
+      const production = page.locator('.release-environment', { has: page.getByRole('heading', { name: 'production', level: 3 }) });
+      await production.getByRole('button', { name: 'Propose a release…' }).click();
+      const propose = page.getByRole('dialog', { name: 'Propose a release of starter in production' });
+      await propose.getByLabel('Steps').fill('10 600\n100');
+      await propose.getByRole('button', { name: 'Propose release' }).click();
+      await page.getByText('Proposed in a change request: production is protected').waitFor();
+      const open = ok(await ctx.admin('GET', `/admin/v1/projects/${project.key}/change-requests`)).changeRequests;
+      const proposed = open.find((r: { title: string }) => r.title === 'Release on of starter in production');
+      assert.ok(proposed, JSON.stringify(open));
+      assert.deepEqual(proposed.changes, [{ kind: 'release', key: 'starter' }]);
+      assert.equal(proposed.status, 'in_review');
+    } finally {
+      await browser.close();
+    }
+  });
+
   for (const theme of ['light', 'dark'] as const) {
     for (const width of [1280, 390] as const) {
       it(`shows the release screens at ${width} px in the ${theme} theme`, { timeout: 120_000 }, async () => {

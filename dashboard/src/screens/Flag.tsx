@@ -57,7 +57,7 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
               <EnvironmentForm key={`${value.environment.key}:${basicsVersion(value)}`} projectKey={projectKey} value={value} />
             ))}
           </div>
-          <FlagReleases projectKey={projectKey} flag={flag} />
+          <FlagReleases projectKey={projectKey} flag={flag} environments={project.data.environments} />
           <Targeting projectKey={projectKey} flag={flag} flags={flags.data.flags} />
           <PreviewSettings key={flag.environments.map((e) => e.updatedAt).join()} projectKey={projectKey} flag={flag} />
           <Section title="Feedback">

@@ -1,12 +1,13 @@
 import { useMutation, useQueries, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { type Answer, api, type FlagEntry } from '../api.ts';
+import { type Answer, api, type Environment, type FlagEntry } from '../api.ts';
 import { useCanWrite } from '../session.ts';
 import {
   Badge,
   Button,
   ConfirmDialog,
   DateText,
+  Dialog,
   EmptyState,
   ErrorMessage,
   Field,
@@ -16,7 +17,9 @@ import {
   ProblemsProvider,
   rules,
   Section,
+  Select,
   Table,
+  toast,
 } from '../ui/index.ts';
 
 // Issue 33 in the dashboard: a flag's releases (a timeline of the active one per environment, its
@@ -98,7 +101,16 @@ export function RolledBackNotice({ projectKey, flag }: { projectKey: string; fla
 }
 
 /** The flag's releases: the active one of each environment as a timeline, and the past ones. */
-export function FlagReleases({ projectKey, flag }: { projectKey: string; flag: FlagEntry }) {
+export function FlagReleases({
+  projectKey,
+  flag,
+  environments,
+}: {
+  projectKey: string;
+  flag: FlagEntry;
+  environments: Array<Environment & { protected?: boolean }>;
+}) {
+  const canWrite = useCanWrite();
   const results = useFlagReleases(projectKey, flag);
   if (results.some((r) => r.isPending)) return <Loading what="releases" />;
   const error = results.find((r) => r.error)?.error;
@@ -115,11 +127,21 @@ export function FlagReleases({ projectKey, flag }: { projectKey: string; flag: F
       {perEnvironment.map(({ environment, releases }) => {
         const active = releases.find((r) => ACTIVE.includes(r.status));
         const past = releases.filter((r) => r !== active);
-        if (releases.length === 0) return null;
+        const value = flag.environments.find((e) => e.environment.key === environment.key);
+        const isProtected = environments.find((e) => e.key === environment.key)?.protected === true;
+        if (releases.length === 0 && !canWrite) return null;
         return (
           <div key={environment.key} className="release-environment">
             <h3>{environment.name}</h3>
             {active && <ReleaseTimeline projectKey={projectKey} envKey={environment.key} slug={flag.slug} release={active} />}
+            {!active && canWrite && value && (
+              <StartRelease
+                projectKey={projectKey}
+                environment={{ ...environment, protected: isProtected }}
+                slug={flag.slug}
+                variants={Object.keys(value.variants ?? {})}
+              />
+            )}
             {past.length > 0 && (
               <Table label={`Past releases in ${environment.name}`}>
                 <thead>
@@ -557,5 +579,130 @@ export function ReleasePlanSummary({ plan }: { plan: Record<string, unknown> }) 
           : p.guardrails.map((g) => ('metric' in g ? `${g.metric}${g.minUsers ? ` (${g.minUsers} users each)` : ''}` : g.prometheus.query)).join(', ')}
       </p>
     </div>
+  );
+}
+
+/**
+ * Starts a release of the flag in one environment, from a template or from steps written out; in a
+ * protected environment the plan is proposed in a change request instead (reviewers approve it, applying
+ * it starts the release).
+ */
+function StartRelease({
+  projectKey,
+  environment,
+  slug,
+  variants,
+}: {
+  projectKey: string;
+  environment: { key: string; name: string; protected: boolean };
+  slug: string;
+  variants: string[];
+}) {
+  const [open, setOpen] = useState(false);
+  const [variant, setVariant] = useState(variants.includes('on') ? 'on' : (variants[0] ?? ''));
+  const [baseline, setBaseline] = useState(variants.includes('off') ? 'off' : (variants[1] ?? ''));
+  const [template, setTemplate] = useState('');
+  const [steps, setSteps] = useState('5 3600\n25 7200 approval\n100');
+  const [guardrails, setGuardrails] = useState('');
+  const templates = useQuery({
+    queryKey: ['release-templates', projectKey],
+    queryFn: () => api<{ templates: Template[] }>('GET', `/projects/${encodeURIComponent(projectKey)}/release-templates`),
+    enabled: open,
+  });
+  const start = useMutation({
+    mutationFn: () => {
+      const plan = {
+        variant,
+        baseline,
+        ...(template ? { template } : { steps: parseSteps(steps) }),
+        ...(guardrails.trim() || !template ? { guardrails: parseGuardrails(guardrails) } : {}),
+      };
+      return environment.protected
+        ? api('POST', `/projects/${encodeURIComponent(projectKey)}/change-requests`, {
+            environment: environment.key,
+            title: `Release ${variant} of ${slug} in ${environment.name}`,
+            releases: [{ slug, plan }],
+            submit: true,
+          })
+        : api('POST', base(projectKey, environment.key, slug), plan);
+    },
+    meta: { error: false, invalidates: [['releases', projectKey, environment.key, slug], ['flags', projectKey], ['change-requests', projectKey], ['audit']] },
+    onSuccess: () => {
+      toast.success(environment.protected ? `Proposed in a change request: ${environment.name} is protected` : `Started the release in ${environment.name}`);
+      setOpen(false);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    start.mutate();
+  };
+  return (
+    <>
+      <Button onClick={() => setOpen(true)}>{environment.protected ? 'Propose a release…' : 'Start a release…'}</Button>
+      <Dialog
+        title={`${environment.protected ? 'Propose' : 'Start'} a release of ${slug} in ${environment.name}`}
+        open={open}
+        onClose={() => {
+          start.reset();
+          setOpen(false);
+        }}
+      >
+        <ProblemsProvider value={problemsOf(start.error)}>
+          <form onSubmit={submit}>
+            {environment.protected && (
+              <p className="muted">{environment.name} is protected: the plan goes to a change request, and starts once approved and applied.</p>
+            )}
+            <Select label="Variant to release" path="variant" value={variant} onChange={setVariant}>
+              {variants.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </Select>
+            <Select label="Baseline" path="baseline" value={baseline} onChange={setBaseline}>
+              {variants.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </Select>
+            <Select label="Template" path="template" value={template} onChange={setTemplate}>
+              <option value="">None: the steps below</option>
+              {(templates.data?.templates ?? []).map((t) => (
+                <option key={t.key} value={t.key}>
+                  {t.name}
+                </option>
+              ))}
+            </Select>
+            {!template && (
+              <div className="field">
+                <label htmlFor={`start-steps-${environment.key}`}>Steps</label>
+                <textarea id={`start-steps-${environment.key}`} rows={4} value={steps} onChange={(e) => setSteps(e.target.value)} />
+                <small className="muted">One step a line: percent, hold in seconds, and &quot;approval&quot; when the step waits for one.</small>
+              </div>
+            )}
+            <div className="field">
+              <label htmlFor={`start-guardrails-${environment.key}`}>Metric guardrails</label>
+              <textarea id={`start-guardrails-${environment.key}`} rows={2} value={guardrails} onChange={(e) => setGuardrails(e.target.value)} />
+              <small className="muted">One a line: a metric key and the users each arm needs{template ? " (empty: the template's)" : ''}.</small>
+            </div>
+            <ErrorMessage error={start.error} inline={['variant', 'baseline', 'template']} />
+            <div className="actions">
+              <Button type="submit" variant="primary" busy={start.isPending} busyText="Starting…">
+                {environment.protected ? 'Propose release' : 'Start release'}
+              </Button>
+              <Button
+                onClick={() => {
+                  start.reset();
+                  setOpen(false);
+                }}
+              >
+                Cancel
+              </Button>
+            </div>
+          </form>
+        </ProblemsProvider>
+      </Dialog>
+    </>
   );
 }
