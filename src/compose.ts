@@ -32,6 +32,7 @@ import {
 import {
   ExperimentGuardrailData,
   PrometheusClient,
+  ReleaseExposures,
   ReleaseGuard,
   ReleaseRuleGuard,
   ReleaseService,
@@ -247,6 +248,25 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     maxAttempts: config.outbox.maxAttempts,
     log,
   });
+  // Releases (issue 33) before change requests, which carry release plans and start them when applied.
+  const releaseStore = new ReleaseStore(handle.dialect);
+  const guardrailData = new ExperimentGuardrailData(db, metricStore);
+  // Single-flag OFREP evaluations that an active release's split serves record exposures too (its guardrails count them).
+  reads.exposures = new ReleaseExposures({ db, store: releaseStore, inner: exposures, events, log });
+  const releases = new ReleaseService({
+    db,
+    store: releaseStore,
+    projects,
+    flags,
+    events,
+    audit,
+    clock,
+    data: guardrailData,
+    targets: new WebhookTargetRule(config.outbox.webhookTargets),
+    mail: changeMail,
+    accounts: accounts.members,
+    publicUrl: config.publicUrl,
+  });
   const changeViews = new ChangeRequestViews({ db, store: changeStore, projects, flags, segments });
   const changeRequests = new ChangeRequestService({
     db,
@@ -259,6 +279,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     notifier: changeNotifier,
     clock,
     events,
+    releases,
   });
   const changeReviews = new ChangeReviewService({ db, store: changeStore, views: changeViews, audit, notifier: changeNotifier, clock, events });
   const changeApplier = new ChangeApplier({
@@ -272,6 +293,7 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     audit,
     notifier: changeNotifier,
     clock,
+    releases,
   });
   const promotion = new PromotionService({ db, projects, flags, requests: changeRequests, views: changeViews, audit, events });
   // Flags as code opens (and keeps or updates) the change requests of protected environments through promotion (a port: flags/ does not import changes/).
@@ -415,22 +437,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
   });
   // Releases (issue 33): the guard runs in one process of each instance; its moves are conditional on each
   // release's version, so instances that run it at once still move each release once.
-  const releaseStore = new ReleaseStore(handle.dialect);
-  const guardrailData = new ExperimentGuardrailData(db, metricStore);
-  const releases = new ReleaseService({
-    db,
-    store: releaseStore,
-    projects,
-    flags,
-    events,
-    audit,
-    clock,
-    data: guardrailData,
-    targets: new WebhookTargetRule(config.outbox.webhookTargets),
-    mail: changeMail,
-    accounts: accounts.members,
-    publicUrl: config.publicUrl,
-  });
   const releaseTemplates = new ReleaseTemplateService({ db, store: releaseStore, projects, releases, audit, clock });
   const releaseGuard = new ReleaseGuard({
     db,

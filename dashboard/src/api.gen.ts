@@ -5220,7 +5220,7 @@ export interface paths {
                 changes: {
                   key: string;
                   /** @enum {string} */
-                  kind: 'flag' | 'segment';
+                  kind: 'flag' | 'segment' | 'release';
                 }[];
                 /** @description ISO-8601 UTC date-time */
                 createdAt: string;
@@ -5354,6 +5354,46 @@ export interface paths {
                 };
               };
             }[];
+            /** @description Releases to start in the request's environment when it is applied (issue 33); the plan, its template's parts filled in, is what is approved */
+            releases?: {
+              /** @description As the body of POST .../flags/{slug}/releases */
+              plan: {
+                baseline: string;
+                guardrails?: (
+                  | {
+                      /** @description A metric of the project's experiments */
+                      metric: string;
+                      /** @description Users each arm needs before it may decide (default 100) */
+                      minUsers?: number;
+                    }
+                  | {
+                      prometheus: {
+                        above?: number;
+                        below?: number;
+                        forSeconds?: number;
+                        query: string;
+                        /**
+                         * Format: uri
+                         * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                         */
+                        url: string;
+                      };
+                    }
+                )[];
+                steps?: {
+                  /** @description The step waits for an approval before it starts */
+                  approval?: boolean;
+                  /** @description The least time the step runs */
+                  holdSeconds?: number;
+                  /** @description Share of users served the variant during the step */
+                  percent: number;
+                }[];
+                template?: string;
+                variant: string;
+              };
+              /** @description A flag's slug in the request's environment */
+              slug: string;
+            }[];
             segments?: {
               /** @description A segment's key (created when the project has none with it) */
               key: string;
@@ -5484,8 +5524,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5630,8 +5673,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -5784,6 +5830,46 @@ export interface paths {
                 };
               };
             }[];
+            /** @description Replaces the releases to start (absent: kept) */
+            releases?: {
+              /** @description As the body of POST .../flags/{slug}/releases */
+              plan: {
+                baseline: string;
+                guardrails?: (
+                  | {
+                      /** @description A metric of the project's experiments */
+                      metric: string;
+                      /** @description Users each arm needs before it may decide (default 100) */
+                      minUsers?: number;
+                    }
+                  | {
+                      prometheus: {
+                        above?: number;
+                        below?: number;
+                        forSeconds?: number;
+                        query: string;
+                        /**
+                         * Format: uri
+                         * @description The base URL of a Prometheus-compatible API (…/api/v1/query is added)
+                         */
+                        url: string;
+                      };
+                    }
+                )[];
+                steps?: {
+                  /** @description The step waits for an approval before it starts */
+                  approval?: boolean;
+                  /** @description The least time the step runs */
+                  holdSeconds?: number;
+                  /** @description Share of users served the variant during the step */
+                  percent: number;
+                }[];
+                template?: string;
+                variant: string;
+              };
+              /** @description A flag's slug in the request's environment */
+              slug: string;
+            }[];
             /** @description Replaces the segment changes (absent: kept) */
             segments?: {
               /** @description A segment's key (created when the project has none with it) */
@@ -5913,8 +5999,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6057,8 +6146,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6212,8 +6304,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6360,8 +6455,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6514,8 +6612,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6662,8 +6763,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6819,8 +6923,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -6953,8 +7060,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -7100,8 +7210,11 @@ export interface paths {
                  */
                 differencesOf: 'now' | 'applied' | 'unknown';
                 key: string;
-                /** @enum {string} */
-                kind: 'flag' | 'segment';
+                /**
+                 * @description release: a release to start, `key` its flag, `config` its plan
+                 * @enum {string}
+                 */
+                kind: 'flag' | 'segment' | 'release';
               }[];
               comments: {
                 /** @description ISO-8601 UTC date-time */
@@ -9806,6 +9919,8 @@ export interface paths {
                   approval?: boolean;
                   approvedBy?: string | null;
                   completedAt: string | null;
+                  /** @description When the hold of a started step ends; paused time does not count */
+                  holdEndsAt?: string | null;
                   /** @description The least time the step runs */
                   holdSeconds?: number;
                   /** @description Share of users served the variant during the step */
@@ -9969,6 +10084,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10104,6 +10221,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10243,6 +10362,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10380,6 +10501,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10517,6 +10640,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10767,6 +10892,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -10904,6 +11031,8 @@ export interface paths {
                 approval?: boolean;
                 approvedBy?: string | null;
                 completedAt: string | null;
+                /** @description When the hold of a started step ends; paused time does not count */
+                holdEndsAt?: string | null;
                 /** @description The least time the step runs */
                 holdSeconds?: number;
                 /** @description Share of users served the variant during the step */
@@ -11047,8 +11176,11 @@ export interface paths {
                    */
                   differencesOf: 'now' | 'applied' | 'unknown';
                   key: string;
-                  /** @enum {string} */
-                  kind: 'flag' | 'segment';
+                  /**
+                   * @description release: a release to start, `key` its flag, `config` its plan
+                   * @enum {string}
+                   */
+                  kind: 'flag' | 'segment' | 'release';
                 }[];
                 comments: {
                   /** @description ISO-8601 UTC date-time */
@@ -12401,8 +12533,11 @@ export interface paths {
                    */
                   differencesOf: 'now' | 'applied' | 'unknown';
                   key: string;
-                  /** @enum {string} */
-                  kind: 'flag' | 'segment';
+                  /**
+                   * @description release: a release to start, `key` its flag, `config` its plan
+                   * @enum {string}
+                   */
+                  kind: 'flag' | 'segment' | 'release';
                 }[];
                 comments: {
                   /** @description ISO-8601 UTC date-time */

@@ -11,6 +11,7 @@ import { checkAction, recordRequestEntry } from './change-request.writes.ts';
 import type { ChangeItem, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 import type { ChangeNotifier } from './change.notifier.ts';
 import { type ChangeRequestView, type ChangeRequestViews, environmentOf } from './change-request.views.ts';
+import type { ReleasePlanInput, ReleasePlans } from './release-plans.ts';
 
 export interface ChangeApplierDeps {
   db: Db;
@@ -25,6 +26,8 @@ export interface ChangeApplierDeps {
   /** E-mails the author when a request is applied, or could not be at its time. */
   notifier: Pick<ChangeNotifier, 'queue' | 'recipients'>;
   clock: () => Date;
+  /** Starts the release plans a request carries (issue 33), in its application's transaction. */
+  releases: Pick<ReleasePlans, 'startIn'>;
 }
 
 /** What the scheduler's log says of a change it applied at its time. */
@@ -148,7 +151,8 @@ export class ChangeApplier {
 
   /**
    * Applies changes to one environment's flags and the project's segments within the caller's
-   * transaction: segments first, since the flags' rules are checked with them.
+   * transaction: segments first, since the flags' rules are checked with them; then the releases it
+   * starts, created by `author` (who proposed them).
    */
   async applyItems(
     trx: Executor,
@@ -158,6 +162,7 @@ export class ChangeApplier {
     actor: Actor,
     note: Record<string, FieldChange>,
     requestId: string,
+    author: Actor = actor,
   ): Promise<void> {
     // What each item replaced is kept with the request (issue 31 item 3): its changes stay readable once applied.
     const keep = (item: ChangeItem, before: object | null) => this.deps.store.setAppliedBefore(trx, requestId, item, before as Record<string, unknown> | null);
@@ -172,6 +177,10 @@ export class ChangeApplier {
         item,
         await this.deps.flags.applyConfig(trx, emit, target, item.key, item.config as unknown as FlagConfig, item.baseVersion ?? undefined, actor, note),
       );
+    }
+    // Releases last, on the flags as the request leaves them; the request's author is the release's creator.
+    for (const item of items.filter((i) => i.kind === 'release')) {
+      await this.deps.releases.startIn(trx, emit, target, item.key, item.config as unknown as ReleasePlanInput, actor, { createdBy: author, note });
     }
   }
 
@@ -195,7 +204,7 @@ export class ChangeApplier {
         if (approvals < required) throw new AppError('conflict', message('changeRequestApprovals', { approvals, required }));
       }
       const items = await this.deps.store.items(trx, record.id);
-      await this.applyItems(trx, emit, { project, environment }, items, actor, { changeRequest: { after: record.id }, ...note }, record.id);
+      await this.applyItems(trx, emit, { project, environment }, items, actor, { changeRequest: { after: record.id }, ...note }, record.id, record.author);
       await this.recordEntry(trx, actor, project, environment, next, 'change_request.applied', {
         status: { before: record.status, after: 'applied' },
         ...note,

@@ -11,6 +11,7 @@ import type { ChangeItem, ChangeOrigin, ChangeRequestRecord, ChangeStore } from 
 import type { ChangeNotifier } from './change.notifier.ts';
 import type { ChangeRequestView, ChangeRequestViews } from './change-request.views.ts';
 import { checkAction, recordRequestEntry, writeRequestIn } from './change-request.writes.ts';
+import type { ReleasePlanInput, ReleasePlans } from './release-plans.ts';
 
 export interface ChangeRequestServiceDeps {
   db: Db;
@@ -25,12 +26,16 @@ export interface ChangeRequestServiceDeps {
   clock: () => Date;
   /** Announces `change_request.changed` after the commit (project webhooks deliver at once). */
   events: DomainEvents;
+  /** Release plans a request may carry (issue 33): checked when proposed, started when applied. */
+  releases: Pick<ReleasePlans, 'resolvePlan'>;
 }
 
 /** Changes as the admin API takes them: flags of the request's environment and segments of its project, PATCH semantics. */
 export interface ChangeInputs {
   flags?: Array<{ slug: string; values: FlagValues }>;
   segments?: Array<{ key: string; values: SegmentValues }>;
+  /** Releases to start in the request's environment (issue 33): the plan is what is approved. */
+  releases?: Array<{ slug: string; plan: ReleasePlanInput }>;
 }
 
 export interface ChangeRequestInput extends ChangeInputs {
@@ -58,6 +63,7 @@ export class ChangeRequestService {
   async create(projectKey: string, input: ChangeRequestInput, actor: Actor): Promise<ChangeRequestView> {
     const { project, environment } = await this.deps.projects.getEnvironment(projectKey, input.environment);
     const reviewers = input.submit ? await this.reviewersOf(project, actor) : [];
+    await this.checkReleases({ project, environment }, input);
     const record = await this.deps.events.transaction(this.deps.db, (trx, emit) => this.createIn(trx, emit, { project, environment }, input, actor, reviewers));
     return this.deps.views.view(projectKey, record.id);
   }
@@ -122,7 +128,9 @@ export class ChangeRequestService {
     const { project, environment, record } = await this.deps.views.find(projectKey, id);
     checkAction('edit', record, environment, 0);
     // Approvals are reset when the changes change: the reviewers look again (read before the transaction).
-    const reviewers = edit.flags === undefined && edit.segments === undefined ? [] : await this.deps.notifier.recipients('review', record);
+    const reviewers =
+      edit.flags === undefined && edit.segments === undefined && edit.releases === undefined ? [] : await this.deps.notifier.recipients('review', record);
+    await this.checkReleases({ project, environment }, edit);
     const next = await this.deps.events.transaction(this.deps.db, (trx, emit) =>
       this.editIn(trx, emit, { project, environment }, record, edit, actor, reviewers),
     );
@@ -146,7 +154,7 @@ export class ChangeRequestService {
     const { project, environment } = target;
     checkAction('edit', record, environment, 0);
     const items =
-      edit.flags === undefined && edit.segments === undefined
+      edit.flags === undefined && edit.segments === undefined && edit.releases === undefined
         ? undefined
         : await this.resolve(project, environment, edit, await this.deps.store.items(trx, record.id), trx);
     const next: ChangeRequestRecord = {
@@ -224,7 +232,7 @@ export class ChangeRequestService {
     trx: Executor,
     target: { project: Project; environment: Environment },
     record: ChangeRequestRecord,
-    change: Required<ChangeInputs>,
+    change: Required<Pick<ChangeInputs, 'flags' | 'segments'>>,
   ): Promise<boolean> {
     const present = new Set((await this.deps.flags.environmentFlags(trx, target.environment.id)).map((f) => f.slug));
     // A flag that does not exist yet (a dry run of an apply that creates it) is in no request.
@@ -233,6 +241,16 @@ export class ChangeRequestService {
     const stored = await this.deps.store.items(trx, record.id);
     const keyed = (items: ChangeItem[]) => items.map((i) => canonicalJson({ kind: i.kind, key: i.key, baseVersion: i.baseVersion, config: i.config })).sort();
     return canonicalJson(keyed(wanted)) === canonicalJson(keyed(stored));
+  }
+
+  /**
+   * Checks the release plans of `input` with the project's metrics, before the transaction that writes
+   * the request (the metrics are read outside it); within it they are resolved again, from the same rows.
+   */
+  private async checkReleases(target: { project: Project; environment: Environment }, input: ChangeInputs): Promise<void> {
+    for (const [i, release] of (input.releases ?? []).entries()) {
+      await this.deps.releases.resolvePlan(undefined, target, release.slug, release.plan, { checkMetrics: true, field: `body.releases.${i}.plan` });
+    }
   }
 
   /** The whole configuration after each change, with the version it is based on; a kind not given keeps `current`'s items. */
@@ -269,6 +287,20 @@ export class ChangeRequestService {
           trx,
         );
         items.push({ kind: 'flag', key: change.slug, baseVersion, config: { ...config } });
+      }
+    }
+    if (input.releases === undefined) items.push(...current.filter((i) => i.kind === 'release'));
+    else {
+      checkUnique(
+        input.releases.map((r) => r.slug),
+        'body.releases',
+      );
+      for (const [i, release] of input.releases.entries()) {
+        const plan = await this.deps.releases.resolvePlan(trx, { project, environment }, release.slug, release.plan, {
+          checkMetrics: false,
+          field: `body.releases.${i}.plan`,
+        });
+        items.push({ kind: 'release', key: release.slug, baseVersion: null, config: { ...plan } });
       }
     }
     if (items.length === 0)

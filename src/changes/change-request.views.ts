@@ -5,7 +5,7 @@ import { redactActor, type Role } from '../identity/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService } from '../segments/index.ts';
 import { type ChangeStatus, differences, revisionsSinceReset } from './change.ts';
-import type { ChangeRequestRecord, ChangeStore } from './change.store.ts';
+import type { ChangeItemKind, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 
 export interface ChangeRequestViewsDeps {
   db: Db;
@@ -82,6 +82,10 @@ export class ChangeRequestViews {
             differences: base ? differences(base as unknown as FlagConfig, item.config as unknown as FlagConfig, FLAG_CONFIG_FIELDS) : [],
           };
         }
+        if (item.kind === 'release') {
+          // A release to start: nothing to compare it with, nothing it is based on (checked again when applied).
+          return { kind: item.kind, key: item.key, baseVersion: null, currentVersion: null, config: item.config, differencesOf, differences: [] };
+        }
         const segment = await this.deps.segments.findSegment(undefined, project.id, item.key);
         const none = { name: null, description: null, match: null, conditions: null };
         const base = applied ? (item.appliedBefore ?? none) : segment ? segmentConfig(segment) : none;
@@ -149,7 +153,7 @@ export function summaryOf(r: ChangeRequestRecord, environment: Environment, role
  */
 export type DifferencesOf = 'now' | 'applied' | 'unknown';
 
-export type ChangeRequestSummary = ReturnType<typeof summaryOf> & { approvals: number; changes: Array<{ kind: 'flag' | 'segment'; key: string }> };
+export type ChangeRequestSummary = ReturnType<typeof summaryOf> & { approvals: number; changes: Array<{ kind: ChangeItemKind; key: string }> };
 
 export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
   requiredApprovals: number;
@@ -159,7 +163,7 @@ export interface ChangeRequestView extends ReturnType<typeof summaryOf> {
   /** Member ids who may not approve the current revision: its author and who wrote a revision since the approvals were last reset. */
   cannotApprove: string[];
   changes: Array<{
-    kind: 'flag' | 'segment';
+    kind: ChangeItemKind;
     key: string;
     baseVersion: number | null;
     currentVersion: number | null;

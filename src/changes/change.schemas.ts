@@ -1,5 +1,6 @@
 import { flagValuesProperties } from '../flags/index.ts';
 import { anyObject, isoTimestamp } from '../http/schemas.ts';
+import { startReleaseBody } from '../releases/index.ts';
 import { segmentValuesProperties } from '../segments/index.ts';
 import { CHANGE_STATUSES } from './change.ts';
 
@@ -37,6 +38,21 @@ const segmentChanges = {
   },
 } as const;
 
+const releaseStarts = {
+  type: 'array',
+  maxItems: 20,
+  description: "Releases to start in the request's environment when it is applied (issue 33); the plan, its template's parts filled in, is what is approved",
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['slug', 'plan'],
+    properties: {
+      slug: { type: 'string', minLength: 1, maxLength: 150, description: "A flag's slug in the request's environment" },
+      plan: { ...startReleaseBody, description: 'As the body of POST .../flags/{slug}/releases' },
+    },
+  },
+} as const;
+
 const title = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } as const;
 const description = { type: 'string', maxLength: 5000 } as const;
 
@@ -50,6 +66,7 @@ export const createChangeRequestBody = {
     description,
     flags: flagChanges,
     segments: segmentChanges,
+    releases: releaseStarts,
     submit: { type: 'boolean', description: 'Submit for review at once (default: a draft)' },
   },
 } as const;
@@ -63,6 +80,7 @@ export const editChangeRequestBody = {
     description,
     flags: { ...flagChanges, description: 'Replaces the flag changes (absent: kept)' },
     segments: { ...segmentChanges, description: 'Replaces the segment changes (absent: kept)' },
+    releases: { ...releaseStarts, description: 'Replaces the releases to start (absent: kept)' },
   },
 } as const;
 
@@ -153,7 +171,7 @@ export const changeRequestSummarySchema = {
         type: 'object',
         additionalProperties: false,
         required: ['kind', 'key'],
-        properties: { kind: { type: 'string', enum: ['flag', 'segment'] }, key: { type: 'string' } },
+        properties: { kind: { type: 'string', enum: ['flag', 'segment', 'release'] }, key: { type: 'string' } },
       },
     },
   },
@@ -205,7 +223,7 @@ export const changeRequestSchema = {
         additionalProperties: false,
         required: ['kind', 'key', 'baseVersion', 'currentVersion', 'config', 'differencesOf', 'differences', 'conflict'],
         properties: {
-          kind: { type: 'string', enum: ['flag', 'segment'] },
+          kind: { type: 'string', enum: ['flag', 'segment', 'release'], description: 'release: a release to start, `key` its flag, `config` its plan' },
           key: { type: 'string' },
           baseVersion: { type: ['integer', 'null'], description: 'The version the change is based on (null: a new segment)' },
           currentVersion: { type: ['integer', 'null'] },

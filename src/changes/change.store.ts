@@ -27,12 +27,18 @@ export interface ChangeRequestRecord {
   origin: ChangeOrigin | null;
 }
 
+export type ChangeItemKind = 'flag' | 'segment' | 'release';
+
 /** The features that open change requests for someone and find them again. */
 export type ChangeOrigin = 'flags_as_code';
 
-/** One changed flag or segment: its whole configuration after the change, and the version it was based on. */
+/**
+ * One changed flag or segment: its whole configuration after the change, and the version it was based on;
+ * or a release to start (issue 33): `key` the flag's slug, `config` the release plan with its template's
+ * parts filled in (what is approved), `baseVersion` null (the plan is checked again when it is applied).
+ */
 export interface ChangeItem {
-  kind: 'flag' | 'segment';
+  kind: ChangeItemKind;
   key: string;
   /** null: a segment that did not exist. */
   baseVersion: number | null;
@@ -99,7 +105,7 @@ const toRow = (r: ChangeRequestRecord): Selectable<ChangeRequestsTable> => ({
 });
 
 const toItem = (row: Selectable<ChangeItemsTable>): ChangeItem => ({
-  kind: row.kind === 'segment' ? 'segment' : 'flag',
+  kind: row.kind === 'segment' || row.kind === 'release' ? row.kind : 'flag',
   key: row.key,
   baseVersion: row.base_version,
   config: JSON.parse(row.config) as Record<string, unknown>,

@@ -26,6 +26,8 @@ export type DomainEvent =
   | { type: 'delivery.failed'; formId: string; submissionId: string; deliveryId: string; kind: string; target: string; error: string | null }
   /** A change request was created or changed state (submitted, approved, rejected, cancelled). */
   | { type: 'change_request.changed'; projectId: string; changeRequestId: string }
+  /** A release started, moved or ended (issue 33): the flags whose OFREP evaluations record exposures may have changed. */
+  | { type: 'release.changed'; projectId: string; environmentId: string; releaseId: string; status: string }
   /** A project webhook has a delivery queued by a redelivery (the delivery loop wakes). */
   | { type: 'webhook.queued'; webhookId: string }
   /** An audit entry was written in the current transaction (it is only ever run in the transaction: the writer may use none of `emit`). */

@@ -1,5 +1,5 @@
 import type { GuardrailView } from './guardrail-readers.ts';
-import { nextMove } from './release.ts';
+import { ACTIVE_STATUSES, holdEndsAt, nextMove } from './release.ts';
 import type { Release, ReleaseTemplate } from './release.store.ts';
 
 /** The share of users served the variant now: the current step's once it started, else the step before's. */
@@ -25,6 +25,13 @@ const readingView = (reading: GuardrailView | undefined, prometheus: boolean): G
   return shown;
 };
 
+/** When the hold of an active release's running step ends (paused time not counted; a pause in course moves it on), or null. */
+function holdEndOf(r: Release, i: number, now: Date): string | null {
+  const progress = r.progress[i];
+  if (!progress?.startedAt || progress.completedAt || !ACTIVE_STATUSES.includes(r.status)) return null;
+  return new Date(holdEndsAt(progress.startedAt, r.steps[i]!, progress, now)).toISOString();
+}
+
 /** A release as the admin API answers it (issue 33). */
 export function releaseView(r: Release, now: Date) {
   const waiting = waitingFor(r, now);
@@ -41,6 +48,7 @@ export function releaseView(r: Release, now: Date) {
       ...s,
       startedAt: r.progress[i]?.startedAt ?? null,
       completedAt: r.progress[i]?.completedAt ?? null,
+      holdEndsAt: holdEndOf(r, i, now),
       ...(r.progress[i]?.approvedBy ? { approvedBy: r.progress[i]!.approvedBy } : {}),
     })),
     guardrails: r.guardrails.map((g, i) => ({ ...g, ...readingView(r.readings[i], 'prometheus' in g) })),

@@ -84,6 +84,7 @@ const stepView = {
     ...step.properties,
     startedAt: { type: ['string', 'null'] },
     completedAt: { type: ['string', 'null'] },
+    holdEndsAt: { type: ['string', 'null'], description: 'When the hold of a started step ends; paused time does not count' },
     approvedBy: { type: ['string', 'null'] },
   },
 } as const;

@@ -7,7 +7,17 @@ import { type Flag, flagConfig, type FlagService } from '../flags/index.ts';
 import type { MailSender, WebhookTargetRule } from '../delivery/index.ts';
 import { approvalsNeeded, checkWritable, type Environment, type Project, type ProjectService, type WriteOptions } from '../projects/index.ts';
 import type { GuardrailData, GuardrailView } from './guardrail-readers.ts';
-import { ACTIVE_STATUSES, type Guardrail, planProblems, releaseRule, releaseRuleId, type ReleaseStatus, type ReleaseStep } from './release.ts';
+import {
+  ACTIVE_STATUSES,
+  type Guardrail,
+  pauseProgress,
+  planProblems,
+  releaseRule,
+  releaseRuleId,
+  type ReleaseStatus,
+  type ReleaseStep,
+  resumeProgress,
+} from './release.ts';
 import type { Release, ReleaseStore } from './release.store.ts';
 import { releaseView } from './release-view.ts';
 
@@ -37,6 +47,15 @@ export interface ReleasePlanInput {
   baseline: string;
   steps?: ReleaseStep[];
   guardrails?: Guardrail[];
+  template?: string;
+}
+
+/** A plan with its template's parts filled in and checked: what a release runs and a change request approves. */
+export interface ResolvedPlan {
+  variant: string;
+  baseline: string;
+  steps: ReleaseStep[];
+  guardrails: Guardrail[];
   template?: string;
 }
 
@@ -87,44 +106,98 @@ export class ReleaseService {
   }
 
   /** Checks a plan's steps and guardrails against the project (metrics) and the instance (Prometheus targets). */
-  async checkGuardrails(project: Project, guardrails: Guardrail[]): Promise<void> {
+  async checkGuardrails(project: Project, guardrails: Guardrail[], field = 'body'): Promise<void> {
     for (const [index, g] of guardrails.entries()) {
       if ('prometheus' in g) {
         const reason = this.deps.targets.refusal(g.prometheus.url);
         if (reason)
-          throw AppError.validation([{ field: `body.guardrails[${index}].prometheus.url`, reason }], message('releaseTargetRefused', { index, reason }));
+          throw AppError.validation([{ field: `${field}.guardrails[${index}].prometheus.url`, reason }], message('releaseTargetRefused', { index, reason }));
       } else if (!(await this.deps.data.metricOf(project.id, g.metric))) {
         throw AppError.validation(
-          [{ field: `body.guardrails[${index}].metric`, reason: `no metric ${g.metric}` }],
+          [{ field: `${field}.guardrails[${index}].metric`, reason: `no metric ${g.metric}` }],
           message('releaseMetricNotFound', { index, metricKey: g.metric, projectKey: project.key }),
         );
       }
     }
   }
 
-  /** Starts a release of `slug` (409 while another is active; 409 in a protected environment unless an owner bypasses). */
+  /** Starts a release of `slug` (409 while another is active; 409 in a protected environment unless an owner bypasses: propose it in a change request). */
   async start(projectKey: string, environmentKey: string, slug: string, input: ReleasePlanInput, actor: Actor, options: WriteOptions = {}): Promise<Release> {
-    const { project, environment, flag } = await this.scope(projectKey, environmentKey, slug);
+    const { project, environment } = await this.scope(projectKey, environmentKey, slug);
     checkWritable(environment, projectKey, options);
+    const plan = await this.resolvePlan(undefined, { project, environment }, slug, input, { checkMetrics: true });
+    const bypassed = options.bypassProtection === true && environment.protected;
+    return this.deps.events.transaction(this.deps.db, (trx, emit) =>
+      this.startIn(trx, emit, { project, environment }, slug, plan, actor, { note: bypassed ? { protectionBypassed: { after: true } } : {} }),
+    );
+  }
+
+  /**
+   * The plan `input` for `slug`, its template's parts filled in (what a change request approves), checked
+   * against the flag's variants and, with `checkMetrics`, the project's metrics and the instance's
+   * Prometheus targets: 400 naming each problem under `field` (`body`, or where a change request holds it).
+   * Reads within `trx` when given (the metrics are then not read: they are read outside transactions).
+   */
+  async resolvePlan(
+    trx: Executor | undefined,
+    target: { project: Project; environment: Environment },
+    slug: string,
+    input: ReleasePlanInput,
+    options: { checkMetrics: boolean; field?: string },
+  ): Promise<ResolvedPlan> {
+    const { project, environment } = target;
+    const field = options.field ?? 'body';
+    const flag = (await this.deps.flags.environmentFlags(trx, environment.id)).find((f) => f.slug === slug);
+    if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey: project.key }));
     let steps = input.steps;
     let guardrails = input.guardrails;
     if (input.template !== undefined) {
-      const template = await this.deps.store.findTemplate(this.deps.db, project.id, input.template);
-      if (!template) throw new AppError('not_found', message('releaseTemplateNotFound', { templateKey: input.template, projectKey }));
+      const template = await this.deps.store.findTemplate(trx ?? this.deps.db, project.id, input.template);
+      if (!template) throw new AppError('not_found', message('releaseTemplateNotFound', { templateKey: input.template, projectKey: project.key }));
       steps ??= template.steps;
       guardrails ??= template.guardrails;
     }
-    const plan = { variant: input.variant, baseline: input.baseline, steps: steps ?? [], guardrails: guardrails ?? [] };
+    const plan: ResolvedPlan = {
+      variant: input.variant,
+      baseline: input.baseline,
+      steps: steps ?? [],
+      guardrails: guardrails ?? [],
+      ...(input.template !== undefined ? { template: input.template } : {}),
+    };
     const problems = planProblems(plan, Object.keys(flag.targeting.variants));
     if (problems.length > 0) {
       throw AppError.validation(
         problems.map((p) => {
           const at = p.indexOf(': ');
-          return { field: `body.${p.slice(0, at)}`, reason: p.slice(at + 2) };
+          return { field: `${field}.${p.slice(0, at)}`, reason: p.slice(at + 2) };
         }),
       );
     }
-    await this.checkGuardrails(project, plan.guardrails);
+    if (options.checkMetrics) await this.checkGuardrails(project, plan.guardrails, field);
+    return plan;
+  }
+
+  /**
+   * Starts a resolved plan within the caller's transaction (the admin route's, or a change request's
+   * application): the release row (409 while another is active), its rule at the first step's share
+   * unless that step waits for an approval, and the audit entries with `note`. `createdBy` (default
+   * `actor`) is told of a rollback and may not approve its steps where approvals are required.
+   */
+  async startIn(
+    trx: Executor,
+    emit: Emit,
+    target: { project: Project; environment: Environment },
+    slug: string,
+    plan: ResolvedPlan,
+    actor: Actor,
+    options: { createdBy?: Actor; note?: Record<string, FieldChange> } = {},
+  ): Promise<Release> {
+    const { project, environment } = target;
+    const flag = (await this.deps.flags.environmentFlags(trx, environment.id)).find((f) => f.slug === slug);
+    if (!flag) throw new AppError('not_found', message('adminFlagNotFound', { slug, projectKey: project.key }));
+    // The flag may have changed since the plan was approved: its variants are checked again.
+    const problems = planProblems(plan, Object.keys(flag.targeting.variants));
+    if (problems.length > 0) throw AppError.validation(problems.map((p) => ({ field: p.slice(0, p.indexOf(': ')), reason: p.slice(p.indexOf(': ') + 2) })));
     const now = this.now();
     const waits = plan.steps[0]!.approval === true;
     const release: Release = {
@@ -140,26 +213,26 @@ export class ReleaseService {
       currentStep: 0,
       guardrails: plan.guardrails,
       readings: [],
-      templateKey: input.template ?? null,
+      templateKey: plan.template ?? null,
       rolledBackReason: null,
-      createdBy: actor,
+      createdBy: options.createdBy ?? actor,
       createdAt: now,
       updatedAt: now,
       version: 1,
     };
-    await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
-      await this.deps.store.insert(trx, release, environment.name);
-      if (!waits) await this.writeFlag(trx, emit, project, environment, release, { kind: 'percent', percent: plan.steps[0]!.percent }, actor);
-      await this.record(trx, actor, project, environment, release, 'release.started', {
-        flag: { after: slug },
-        variant: { after: release.variant },
-        baseline: { after: release.baseline },
-        steps: { after: release.steps },
-        guardrails: { after: release.guardrails },
-        ...(options.bypassProtection && environment.protected ? { protectionBypassed: { after: true } } : {}),
-      });
-      if (waits) await this.record(trx, actor, project, environment, release, 'release.waiting_approval', { step: { after: 0 } });
+    const note = options.note ?? {};
+    await this.deps.store.insert(trx, release, environment.name);
+    await emit({ type: 'release.changed', projectId: project.id, environmentId: environment.id, releaseId: release.id, status: release.status });
+    if (!waits) await this.writeFlag(trx, emit, project, environment, release, { kind: 'percent', percent: plan.steps[0]!.percent }, actor);
+    await this.record(trx, actor, project, environment, release, 'release.started', {
+      flag: { after: slug },
+      variant: { after: release.variant },
+      baseline: { after: release.baseline },
+      steps: { after: release.steps },
+      guardrails: { after: release.guardrails },
+      ...note,
     });
+    if (waits) await this.record(trx, actor, project, environment, release, 'release.waiting_approval', { step: { after: 0 }, ...note });
     return release;
   }
 
@@ -214,7 +287,8 @@ export class ReleaseService {
       case 'pause':
         if (release.status !== 'running' && release.status !== 'waiting_approval') throw refuse();
         transition = {
-          next: { ...release, status: 'paused' },
+          // The step's hold stops counting while paused (resumeProgress adds the pause to what it skips).
+          next: { ...release, status: 'paused', progress: release.progress.map((p, i) => (i === release.currentStep ? pauseProgress(p, now) : p)) },
           flag: undefined,
           action: 'release.paused',
           changes: { status: { before: release.status, after: 'paused' } },
@@ -223,7 +297,13 @@ export class ReleaseService {
       case 'resume': {
         if (release.status !== 'paused') throw refuse();
         const status: ReleaseStatus = release.progress[release.currentStep]?.startedAt ? 'running' : 'waiting_approval';
-        transition = { next: { ...release, status }, flag: undefined, action: 'release.resumed', changes: { status: { before: 'paused', after: status } } };
+        const progress = release.progress.map((p, i) => (i === release.currentStep ? resumeProgress(p, now) : p));
+        transition = {
+          next: { ...release, status, progress },
+          flag: undefined,
+          action: 'release.resumed',
+          changes: { status: { before: 'paused', after: status } },
+        };
         break;
       }
       case 'rollback':
@@ -264,6 +344,8 @@ export class ReleaseService {
     try {
       await this.deps.events.transaction(this.deps.db, async (trx, emit) => {
         if (!(await this.deps.store.update(trx, next, release.version))) throw new LostRace();
+        if (next.status !== release.status)
+          await emit({ type: 'release.changed', projectId: project.id, environmentId: environment.id, releaseId: release.id, status: next.status });
         if (readings) await this.deps.store.insertReadings(trx, release.id, now, readings);
         if (t.flag) await this.writeFlag(trx, emit, project, environment, release, t.flag, actor);
         if (t.action) await this.record(trx, actor, project, environment, release, t.action, t.changes);

@@ -151,6 +151,12 @@ export class ReleaseStore {
     return rows.map(toRelease);
   }
 
+  /** Where every active release is (its id, environment and flag): the flags whose OFREP evaluations record exposures. */
+  async listActiveRules(db: Executor): Promise<Array<{ id: string; environmentId: string; flagSlug: string }>> {
+    const rows = await db.selectFrom('releases').select(['id', 'environment_id', 'flag_slug']).where('status', 'in', ACTIVE).execute();
+    return rows.map((r) => ({ id: r.id, environmentId: r.environment_id, flagSlug: r.flag_slug }));
+  }
+
   /** Every running release of the instance (the guard's round). */
   async listRunning(db: Executor): Promise<Release[]> {
     const rows = await db.selectFrom('releases').selectAll().where('status', '=', 'running').orderBy('created_at').execute();

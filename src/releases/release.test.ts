@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { breachReason, type GuardrailReading, nextMove, planProblems, type ReleaseState, releaseRule } from './release.ts';
+import {
+  breachReason,
+  type GuardrailReading,
+  holdEndsAt,
+  nextMove,
+  pauseProgress,
+  planProblems,
+  type ReleaseState,
+  releaseRule,
+  resumeProgress,
+} from './release.ts';
 
 const T0 = '2026-11-27T10:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000);
@@ -107,5 +117,33 @@ describe('breachReason', () => {
   it('says what rose, from what to what, with the lift and its interval', () => {
     assert.equal(breachReason('error-rate', 'proportion', 0.051, 0.298, 4.84, [3.8, 5.9]), 'error-rate rose from 5.1 % to 29.8 %, +484 % (+380 % to +590 %)');
     assert.equal(breachReason('order-value', 'mean', 40, 31.5, -0.2125, [-0.3, -0.1]), 'order-value fell from 40 to 31.5, -21.3 % (-30 % to -10 %)');
+  });
+});
+
+describe('pauses stop the hold clock', () => {
+  const iso = (seconds: number) => at(seconds).toISOString();
+  it('adds the paused time to the hold, the pause in course counting up to now', () => {
+    const step = { percent: 5, holdSeconds: 3600 };
+    const started = { startedAt: T0 };
+    assert.equal(holdEndsAt(T0, step, started), at(3600).getTime());
+    const paused = pauseProgress(started, iso(600));
+    assert.equal(paused.pausedAt, iso(600));
+    // While paused the end moves on with the clock.
+    assert.equal(holdEndsAt(T0, step, paused, at(1600)), at(4600).getTime());
+    const resumed = resumeProgress(paused, iso(2400));
+    assert.deepEqual(resumed, { startedAt: T0, pausedMs: 1_800_000 });
+    assert.equal(holdEndsAt(T0, step, resumed, at(9999)), at(5400).getTime());
+    // A second pause adds to the first.
+    const again = resumeProgress(pauseProgress(resumed, iso(3000)), iso(3100));
+    assert.equal(again.pausedMs, 1_900_000);
+  });
+
+  it("leaves a step that has not started, or has ended, as it is; a paused step's release waits longer", () => {
+    assert.deepEqual(pauseProgress({}, iso(10)), {});
+    assert.deepEqual(pauseProgress({ startedAt: T0, completedAt: iso(5) }, iso(10)), { startedAt: T0, completedAt: iso(5) });
+    assert.deepEqual(resumeProgress({ startedAt: T0 }, iso(10)), { startedAt: T0 });
+    const release = running(0, { progress: [{ startedAt: T0, pausedMs: 600_000 }, {}, {}] });
+    assert.deepEqual(nextMove(release, at(3700), [healthy]), { kind: 'none', waitingFor: 'time' });
+    assert.deepEqual(nextMove(release, at(4200), [healthy]), { kind: 'wait_approval', step: 1 });
   });
 });

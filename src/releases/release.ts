@@ -42,6 +42,10 @@ export interface StepProgress {
   startedAt?: string;
   completedAt?: string;
   approvedBy?: string;
+  /** Since when the step is paused (while the release is paused after the step started). */
+  pausedAt?: string;
+  /** Paused time of the step before now, in milliseconds: the hold does not count it. */
+  pausedMs?: number;
 }
 
 /** What `nextMove` needs of a release. */
@@ -82,7 +86,7 @@ export function nextMove(release: ReleaseState, now: Date, readings: readonly Gu
   const step = release.steps[release.currentStep]!;
   const startedAt = release.progress[release.currentStep]?.startedAt;
   if (!startedAt) return { kind: 'none', waitingFor: 'time' };
-  const holdEnds = Date.parse(startedAt) + (step.holdSeconds ?? 0) * 1000;
+  const holdEnds = holdEndsAt(startedAt, step, release.progress[release.currentStep]!);
   if (now.getTime() < holdEnds) return { kind: 'none', waitingFor: 'time' };
   if (readings.some((r) => r.state === 'unknown')) return { kind: 'none', waitingFor: 'guardrail' };
   if (readings.some((r) => r.state === 'collecting')) return { kind: 'none', waitingFor: 'users' };
@@ -90,6 +94,27 @@ export function nextMove(release: ReleaseState, now: Date, readings: readonly Gu
   if (next >= release.steps.length) return { kind: 'complete' };
   if (release.steps[next]!.approval && !release.progress[next]?.approvedBy) return { kind: 'wait_approval', step: next };
   return { kind: 'start_step', step: next };
+}
+
+/**
+ * When a started step's hold ends (ms since the epoch): its start, plus its hold, plus the time it was
+ * paused (a pause stops the hold's clock; the pause in course counts up to `now` when given).
+ */
+export function holdEndsAt(startedAt: string, step: ReleaseStep, progress: StepProgress, now?: Date): number {
+  const pausing = progress.pausedAt && now ? Math.max(0, now.getTime() - Date.parse(progress.pausedAt)) : 0;
+  return Date.parse(startedAt) + (step.holdSeconds ?? 0) * 1000 + (progress.pausedMs ?? 0) + pausing;
+}
+
+/** The step's progress once a pause begins at `at` (only a started step's hold is stopped). */
+export function pauseProgress(progress: StepProgress, at: string): StepProgress {
+  return progress.startedAt && !progress.completedAt && !progress.pausedAt ? { ...progress, pausedAt: at } : progress;
+}
+
+/** The step's progress once its pause ends at `at`: the paused time is added to what the hold does not count. */
+export function resumeProgress(progress: StepProgress, at: string): StepProgress {
+  if (!progress.pausedAt) return progress;
+  const { pausedAt, ...rest } = progress;
+  return { ...rest, pausedMs: (progress.pausedMs ?? 0) + Math.max(0, Date.parse(at) - Date.parse(pausedAt)) };
 }
 
 /** The problems of a plan for a flag with `variants`, as `field: problem` (empty when it is valid). */

@@ -20,6 +20,7 @@ import {
   TextArea,
   toast,
 } from '../ui/index.ts';
+import { ReleasePlanSummary } from './Releases.tsx';
 import { StatusBadge } from './ChangeRequests.tsx';
 import { useProject } from './Projects.tsx';
 
@@ -40,8 +41,9 @@ interface ChangeRequestView {
   revisions: Array<{ revision: number; author: string; approvalsReset: boolean }>;
   cannotApprove: string[];
   changes: Array<{
-    kind: 'flag' | 'segment';
+    kind: 'flag' | 'segment' | 'release';
     key: string;
+    config: Record<string, unknown>;
     conflict: boolean;
     /** What the differences compare with: the configuration now, the one it replaced when applied, or unknown (applied long ago). */
     differencesOf: 'now' | 'applied' | 'unknown';
@@ -170,10 +172,12 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         {r.changes.map((c) => (
           <div key={`${c.kind}:${c.key}`}>
             <h3>
-              {c.kind === 'flag' ? 'Flag' : 'Segment'} {c.key}
+              {c.kind === 'flag' ? 'Flag' : c.kind === 'release' ? 'Release of flag' : 'Segment'} {c.key}
               {c.conflict && ' (changed since: applying is refused)'}
             </h3>
-            {c.differencesOf === 'unknown' ? (
+            {c.kind === 'release' ? (
+              <ReleasePlanSummary plan={c.config} />
+            ) : c.differencesOf === 'unknown' ? (
               <p className="muted">Applied before Flagpost kept what a request replaced: the history has each change it made.</p>
             ) : c.differences.length === 0 ? (
               <p className="muted">{c.differencesOf === 'applied' ? 'Applied without a difference.' : 'Same as now.'}</p>

@@ -38,7 +38,7 @@ export interface ChangeRequestSummary {
   approvals: number;
   scheduledAt: string | null;
   createdAt: string;
-  changes: Array<{ kind: 'flag' | 'segment'; key: string }>;
+  changes: Array<{ kind: 'flag' | 'segment' | 'release'; key: string }>;
 }
 
 const STATUS_TEXT: Record<string, string> = {

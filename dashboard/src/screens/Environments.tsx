@@ -24,6 +24,7 @@ import { FlagdSyncTokens } from './FlagdSync.tsx';
 import { ProjectHeader, useProject } from './Projects.tsx';
 import { FlagdTransfer } from './FlagdTransfer.tsx';
 import { DeleteEnvironment, ProjectSettings } from './ProjectSettings.tsx';
+import { ReleaseTemplates } from './Releases.tsx';
 
 export function EnvironmentsScreen({ params }: { params: { key: string } }) {
   const canWrite = useCanWrite();
@@ -141,6 +142,7 @@ main().catch((error) => {
       <FlagdSyncTokens projectKey={params.key} environments={environments} />
       <ApiKeys projectKey={params.key} />
       <FlagdTransfer projectKey={params.key} environments={environments} />
+      <ReleaseTemplates projectKey={params.key} />
       <ProjectSettings project={project.data} />
     </>
   );

@@ -13,6 +13,7 @@ import { History } from './History.tsx';
 import { FlagSettings } from './FlagSettings.tsx';
 import { useCanWrite } from '../session.ts';
 import { type FlagWrite, ProtectedNote, ProtectedWriteDialog, useIsProtected } from './ProtectedWrite.tsx';
+import { FlagReleases, RolledBackNotice } from './Releases.tsx';
 
 /** One flag: its values per environment, preview settings, feedback and code references. */
 export default function FlagScreen({ projectKey, slug }: { projectKey: string; slug: string }) {
@@ -50,12 +51,14 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
       )}
       {flag && (
         <>
+          <RolledBackNotice projectKey={projectKey} flag={flag} />
           <FlagDescription key={flag.environments.map((e) => e.description).join('\n')} projectKey={projectKey} flag={flag} />
           <div className="grid">
             {flag.environments.map((value) => (
               <EnvironmentForm key={`${value.environment.key}:${basicsVersion(value)}`} projectKey={projectKey} value={value} />
             ))}
           </div>
+          <FlagReleases projectKey={projectKey} flag={flag} environments={project.data.environments} />
           <Targeting projectKey={projectKey} flag={flag} flags={flags.data.flags} />
           <PreviewSettings key={flag.environments.map((e) => e.updatedAt).join()} projectKey={projectKey} flag={flag} />
           <Section title="Feedback">
