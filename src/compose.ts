@@ -40,7 +40,8 @@ import {
 } from './releases/index.ts';
 import { FeedbackService, FeedbackStore } from './feedback/index.ts';
 import { FlagdService, ProjectDocumentService, UnleashImportService } from './documents/index.ts';
-import { FlagUsage, FlagUsageStore, openFlagReadPath } from './evaluation/index.ts';
+import { openFlagReadPath } from './evaluation/index.ts';
+import { FlagUsage, FlagUsageStore } from './usage/index.ts';
 import { FlagdSyncServer, FlagdSyncService, FlagdSyncStore } from './flagd-sync/index.ts';
 import { FlagService, FlagStore, FlagWrites, PlaygroundService } from './flags/index.ts';
 import { FormService, FormStore } from './forms/index.ts';

@@ -1,6 +1,6 @@
 import type { ChangeScheduler } from '../changes/index.ts';
 import type { Scheduler } from '../delivery/index.ts';
-import type { FlagUsage } from '../evaluation/index.ts';
+import type { FlagUsage } from '../usage/index.ts';
 import type { ReleaseGuard } from '../releases/index.ts';
 import type { ExposureRecorder } from '../experiments/index.ts';
 import type { OutboxWorker, RetentionJob } from '../submissions/index.ts';

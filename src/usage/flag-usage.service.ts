@@ -2,8 +2,8 @@ import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { Project, ProjectService } from '../projects/index.ts';
-import type { FlagStore } from '../flags/flag.store.ts';
-import type { FlagUsageTally } from './flag-usage-tally.ts';
+import type { FlagStore } from '../flags/index.ts';
+import type { FlagUsageTally } from '../evaluation/index.ts';
 import { daysUpTo, hourOf, nextFlushDelay, sinceDays } from './flag-usage.ts';
 import type { FlagUsageStore, UsageIncrement } from './flag-usage.store.ts';
 

@@ -1,0 +1,3 @@
+export { flagUsageAdminRoutes } from './flag-usage.routes.ts';
+export { FlagUsage } from './flag-usage.service.ts';
+export { FlagUsageStore } from './flag-usage.store.ts';
