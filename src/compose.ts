@@ -15,6 +15,7 @@ import { CodeRefService, CodeRefStore } from './code-refs/index.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DbHandle } from './db/connect.ts';
+import { NamedLocks } from './db/named-lock.ts';
 import { DomainEvents } from './events/index.ts';
 import { Readiness } from './http/health.ts';
 import {
@@ -143,7 +144,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     tally: reads.usage,
     events,
     clock,
-    flushMs: config.usage.flushMs,
     retentionDays: config.usage.retentionDays,
     log,
   });
@@ -404,7 +404,6 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     files,
     clock,
     log,
-    intervalMs: config.retentionIntervalMs,
     alsoPrune: [() => audit.prune(), () => signInThrottles.prune(), () => usage.prune(), () => trackedEvents.prune(), ...(sso ? [() => sso.prune()] : [])],
   });
   // Releases (issue 33): the guard runs in one process of each instance; its moves are conditional on each
@@ -439,8 +438,8 @@ export async function compose(config: Config, handle: DbHandle, ports: Partial<P
     log,
     pollMs: config.releases.checkMs,
   });
-  const scheduler = new Scheduler(ports.worker?.runsJobs ?? true);
-  scheduleJobs(scheduler, { changeScheduler, outbox, webhookWorker, retention, usage, exposures, releaseGuard });
+  const scheduler = new Scheduler({ runsJobs: ports.worker?.runsJobs ?? true, log, locks: new NamedLocks(db, handle.dialect) });
+  scheduleJobs(scheduler, config, { changes, changeScheduler, outbox, webhookWorker, retention, usage, exposures, releaseGuard });
   const metrics =
     config.metrics.port === undefined
       ? undefined
