@@ -30,6 +30,7 @@ const CAPABILITIES = new Set([
   'releases',
   'segments',
   'submissions',
+  'usage',
   'webhooks',
 ]);
 /** The files of flags/ that the read side (evaluation/) may import: the domain, the loader and the shared schemas. */
@@ -130,6 +131,13 @@ describe('architecture: which file may import which (docs/architecture.md)', () 
 
   it('keeps the write model of flags free of its read side and of its documents', () => {
     const bad = crossing.filter((i) => roomOf(i.from) === 'flags' && ['evaluation', 'documents'].includes(roomOf(i.to)));
+    assert.equal(show(bad), '');
+  });
+
+  it('keeps usage persistence out of the read side and of the write model: neither evaluation/ nor flags/ imports usage/', () => {
+    // The read path only counts in memory (evaluation/flag-usage-tally.ts); usage/ writes the counts and
+    // answers flags/' LastEvaluated port.
+    const bad = crossing.filter((i) => ['evaluation', 'flags'].includes(roomOf(i.from)) && roomOf(i.to) === 'usage');
     assert.equal(show(bad), '');
   });
 

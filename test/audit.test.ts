@@ -336,8 +336,7 @@ forEachDialect(
       now += 25 * 86_400_000;
       // 30 days after the first, 25 after the second: a retention of 28 days keeps only the second.
       assert.equal((await entries()).length, 2);
-      const round = await ctx().services.retention.runOnce();
-      assert.equal(round.yielded, false);
+      await ctx().services.retention.runOnce();
       const left = await entries();
       assert.deepEqual(
         left.map((e) => e.changes.name?.after),

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
+import { NamedLocks } from '../src/db/named-lock.ts';
+import type { TimedJob } from '../src/delivery/index.ts';
 import { RetentionJob, SubmissionStore } from '../src/submissions/index.ts';
 import { ADMIN_TOKEN, createTestDatabase, dialects, startInstance, type TestDatabase } from './support/context.ts';
 import { multipart, startWebhookReceiver } from './support/forms.ts';
@@ -30,7 +32,6 @@ for (const dialect of dialects()) {
         files: instance.services.files,
         clock,
         log: pino({ level: 'silent' }),
-        intervalMs: 0,
         batch,
       });
     const admin = (method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) =>
@@ -96,7 +97,6 @@ for (const dialect of dialects()) {
       const [round] = await Promise.all([job(a, 50).runOnce(), ...Array.from({ length: 30 }, (_, i) => submit(month.key, 1000 + i))]);
       assert.equal(round.deleted, 230);
       assert.equal(round.batches, 5, '230 in batches of 50');
-      assert.equal(round.yielded, false);
       assert.equal(await countOf(monthId), 35, 'the 5 recent and the 30 that arrived meanwhile');
       assert.equal(await countOf(await formId(kept.key)), 20, 'a form without retention keeps everything');
       assert.equal((await a.handle.db.selectFrom('submission_files').select('id').execute()).length, 0, 'the files went with their submissions');
@@ -153,11 +153,30 @@ for (const dialect of dialects()) {
       for (let i = 0; i < 300; i++) await submit(form.key, i);
       now = base;
       const id = await formId(form.key);
-      const [first, second] = await Promise.all([job(a, 20).runOnce(), job(b!, 20).runOnce()]);
-      assert.equal(first.deleted + second.deleted, 300, `${first.deleted} + ${second.deleted}`);
+      // Each round under the job's named lock, as the scheduler runs it ('one process of all instances').
+      const locked = (instance: typeof a, batch: number) =>
+        new NamedLocks(instance.handle.db, dialect).runExclusive('job:retention', () => job(instance, batch).runOnce());
+      const deleted = (run: Awaited<ReturnType<typeof locked>>) => (run.ran ? run.value.deleted : 0);
+      const [first, second] = await Promise.all([locked(a, 20), locked(b!, 20)]);
+      assert.equal(deleted(first) + deleted(second), 300, `${deleted(first)} + ${deleted(second)}`);
       assert.equal(await countOf(id), 0);
-      const rest = await Promise.all([job(a, 20).runOnce(), job(b!, 20).runOnce()]);
-      assert.equal(rest[0].deleted + rest[1].deleted, 0);
+      const rest = await Promise.all([locked(a, 20), locked(b!, 20)]);
+      assert.equal(deleted(rest[0]) + deleted(rest[1]), 0);
+    });
+
+    it("skips the scheduler's round while another PostgreSQL instance holds the retention lock", { skip: dialect !== 'postgres' }, async () => {
+      const form = (await admin('POST', '/admin/v1/forms', { name: 'Held lock', retentionDays: 1 })).json() as { key: string };
+      const base = now;
+      now = base - 2 * DAY;
+      for (let i = 0; i < 5; i++) await submit(form.key, i);
+      now = base;
+      const id = await formId(form.key);
+      const scheduled = a.services.scheduler.here.find((j) => j.name === 'retention')!.job as TimedJob;
+      const held = await new NamedLocks(b!.handle.db, dialect).runExclusive('job:retention', () => scheduled.runNow());
+      assert.deepEqual(held, { ran: true, value: false }, 'instance a skipped its round while b held the lock');
+      assert.equal(await countOf(id), 5);
+      assert.equal(await scheduled.runNow(), true);
+      assert.equal(await countOf(id), 0);
     });
   });
 }

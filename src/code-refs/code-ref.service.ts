@@ -2,7 +2,7 @@ import { nowIso } from '../db/codec.ts';
 import type { Actor, AuditLog } from '../audit/index.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
-import type { FlagUsage } from '../evaluation/index.ts';
+import type { FlagUsage } from '../usage/index.ts';
 import type { FlagService } from '../flags/index.ts';
 import type { ProjectService } from '../projects/index.ts';
 import type { CodeReferenceFilter, CodeReferenceRemoval, CodeReferenceUpload, StoredCodeReference, UploadScope } from './code-ref.ts';

@@ -20,7 +20,7 @@ import type { FeedbackTable } from '../feedback/feedback.table.ts';
 import type { FileObjectsTable } from '../files/file-object.table.ts';
 import type { FlagdSyncTokensTable } from '../flagd-sync/flagd-sync.table.ts';
 import type { FlagsTable } from '../flags/flag.table.ts';
-import type { FlagUsageTable } from '../evaluation/flag-usage.table.ts';
+import type { FlagUsageTable } from '../usage/flag-usage.table.ts';
 import type { FormsTable, FormViewCountsTable } from '../forms/form.table.ts';
 import type { FormReadTokensTable } from '../forms/read-token.table.ts';
 import type { DeliveryAttemptsTable, OutboxTable } from '../submissions/outbox.table.ts';

@@ -15,4 +15,4 @@ export { type DeliveryAttempt, type DeliveryStatus, retryDelayMs, type SendResul
 export { type MailMessage, MailSender } from './mail.sender.ts';
 export { type Lookup, WebhookSender } from './webhook.sender.ts';
 export { refusedTarget, type WebhookTargetPolicy, WebhookTargetRule } from './webhook-target.ts';
-export { type JobPlacement, type PeriodicJob, type ScheduledJob, Scheduler } from './scheduler.ts';
+export { type JobPlacement, type PeriodicJob, type ScheduledJob, Scheduler, TimedJob, type TimedTask } from './scheduler.ts';

@@ -15,4 +15,11 @@ export interface FlagChanges {
   start(): Promise<void>;
   /** Stops listening to other instances; the read model stays as it is. */
   stop(): Promise<void>;
+  /**
+   * Milliseconds between two runs of the feed's safety net, `recheck()`, which the scheduler runs in every
+   * process once the feed started (src/compose/jobs.ts); 0: the feed needs none (one process).
+   */
+  readonly recheckEveryMs: number;
+  /** Finds and applies the changes the feed missed (the first run only records what it saw). */
+  recheck(): Promise<void>;
 }

@@ -74,7 +74,7 @@ export function openFlagReadPath(deps: FlagReadPathDeps): FlagReadPath {
     changes = new LocalFlagChanges(reads);
   }
   if (deps.peers) {
-    changes = new PeerFlagChanges({ db, reads, peers: deps.peers, inner: changes, log: deps.log, recheckMs: onPostgres ? undefined : 5000 });
+    changes = new PeerFlagChanges({ db, reads, peers: deps.peers, inner: changes, recheckMs: onPostgres ? undefined : 5000 });
   }
   // New keys: remembered unknown key pairs may now be known.
   events.onCommit('project.created', () => changes.publish({ kind: 'keys' }));

@@ -3,7 +3,7 @@ import type { Reason } from '../targeting/index.ts';
 // Flag usage counting on the hot read path (issue 23, docs/adr/0035-usage-counting.md). Every answered
 // read adds to these in-memory counters, never to the database: a single read is two Map lookups and an
 // addition, a list read (OFREP bulk, GET /v1/flags, a flagd sync delivery) one lookup keyed by the array
-// of flags it answered. The usage service (flag-usage.service.ts) drains them into hourly rows in batches.
+// of flags it answered. The usage service (usage/flag-usage.service.ts) drains them into hourly rows in batches.
 //
 // The same calls count evaluations by surface and reason for the metrics (docs/adr/0036): plain numbers
 // in one preallocated array, a slot per surface and reason, read at scrape time. A single read adds one

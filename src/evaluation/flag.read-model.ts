@@ -54,7 +54,7 @@ export class FlagReadModel {
    */
   private readonly last = new Map<string, EnvironmentSnapshot>();
 
-  /** Evaluations answered by this process, counted in memory (flag-usage-tally.ts); flag-usage.service.ts flushes them. */
+  /** Evaluations answered by this process, counted in memory (flag-usage-tally.ts); usage/flag-usage.service.ts flushes them. */
   readonly usage = new FlagUsageTally();
   /** Told how long each snapshot took to load and compile, and how long changes took to arrive from other instances (metrics). */
   observer: ReadModelObserver | undefined = undefined;

@@ -8,7 +8,4 @@ export { ofrepRoutes } from './ofrep.routes.ts';
 export type { OfrepStreams, StreamTokens } from './ofrep.streams.ts';
 export type { EvaluationCount, FlagUsageTally, ReadSurface, ReasonCounts } from './flag-usage-tally.ts';
 export { reasonCounts } from './flag-usage-tally.ts';
-export { flagUsageAdminRoutes } from './flag-usage.routes.ts';
-export { FlagUsage } from './flag-usage.service.ts';
-export { FlagUsageStore } from './flag-usage.store.ts';
 export type { ExposurePort } from './exposure-port.ts';

@@ -12,4 +12,8 @@ export class LocalFlagChanges implements FlagChanges {
   async start(): Promise<void> {}
 
   async stop(): Promise<void> {}
+
+  readonly recheckEveryMs = 0;
+
+  async recheck(): Promise<void> {}
 }

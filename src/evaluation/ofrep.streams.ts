@@ -83,7 +83,8 @@ export class OfrepStreams {
   private readonly pending = new Set<string>();
   private everything = false;
   private flushing = false;
-  private readonly heartbeat: NodeJS.Timeout;
+  /** The heartbeat of open streams, from the first stream on (composing the read path starts no timer). */
+  private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -91,8 +92,6 @@ export class OfrepStreams {
     private readonly limits: StreamLimits,
   ) {
     reads.watch((environmentId) => this.changed(environmentId));
-    this.heartbeat = setInterval(() => this.beat(), limits.heartbeatMs);
-    this.heartbeat.unref();
   }
 
   /** Streams open now. */
@@ -120,6 +119,10 @@ export class OfrepStreams {
    */
   open(res: ServerResponse, stream: Omit<Stream, 'res'>, environmentId: string, version: string, lastEventId: string | undefined, requestId: string): void {
     const entry: Stream = { res, ...stream, client: clientKey(stream.client) };
+    if (!this.heartbeat && !this.closed) {
+      this.heartbeat = setInterval(() => this.beat(), this.limits.heartbeatMs);
+      this.heartbeat.unref();
+    }
     let set = this.byEnvironment.get(environmentId);
     if (!set) this.byEnvironment.set(environmentId, (set = new Set()));
     set.add(entry);

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { LoopBackoff, type OutageLog } from '../db/outage.ts';
 import type { FlagChange, FlagChanges } from './flag-changes.ts';
 import type { FlagReadModel } from './flag.read-model.ts';
 
@@ -20,7 +19,6 @@ export interface PeerFlagChangesOptions {
   peers: PeerChannel;
   /** How this worker's own read model (and, on PostgreSQL, the other instances) learn a change. */
   inner: FlagChanges;
-  log: OutageLog;
   /** Milliseconds between two re-checks on SQLite (default 5000); undefined: no re-check (PostgreSQL has its own). */
   recheckMs: number | undefined;
 }
@@ -34,15 +32,11 @@ export interface PeerFlagChangesOptions {
 // does: `PRAGMA data_version` tells cheaply whether another connection committed anything, and only then
 // a fingerprint of every environment's flags is compared.
 export class PeerFlagChanges implements FlagChanges {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
   private dataVersion: number | undefined;
   private fingerprints: Map<string, string> | undefined;
   private environmentCount: number | undefined;
-  private readonly rechecking: LoopBackoff;
 
   constructor(private readonly options: PeerFlagChangesOptions) {
-    this.rechecking = new LoopBackoff('flag change re-check', options.log);
     options.peers.onPeerMessage((body) => {
       const change = body as FlagChange | undefined;
       if (change?.kind === 'keys') options.reads.apply({ kind: 'keys' });
@@ -52,22 +46,6 @@ export class PeerFlagChanges implements FlagChanges {
 
   async start(): Promise<void> {
     await this.options.inner.start();
-    const every = this.options.recheckMs;
-    if (every === undefined) return;
-    const tick = () => {
-      this.timer = setTimeout(() => {
-        this.recheck()
-          .then(
-            () => this.rechecking.succeeded(),
-            (error) => this.rechecking.failed(error),
-          )
-          .finally(() => {
-            if (!this.stopped) tick();
-          });
-      }, every);
-      this.timer.unref();
-    };
-    tick();
   }
 
   async publish(change: FlagChange): Promise<void> {
@@ -76,13 +54,20 @@ export class PeerFlagChanges implements FlagChanges {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
     await this.options.inner.stop();
   }
 
-  /** The safety net; the first run only records what it saw. */
-  async recheck(): Promise<void> {
+  /** SQLite's re-check, or, on PostgreSQL, the inner feed's. */
+  get recheckEveryMs(): number {
+    return this.options.recheckMs ?? this.options.inner.recheckEveryMs;
+  }
+
+  recheck(): Promise<void> {
+    return this.options.recheckMs === undefined ? this.options.inner.recheck() : this.recheckData();
+  }
+
+  /** The safety net on SQLite; the first run only records what it saw. */
+  private async recheckData(): Promise<void> {
     const { rows: version } = await sql<{ data_version: number }>`pragma data_version`.execute(this.options.db);
     const dataVersion = Number(version[0]?.data_version);
     if (dataVersion === this.dataVersion) return;

@@ -44,40 +44,24 @@ export class PgFlagChanges implements FlagChanges {
   private listenerPid: number | undefined;
   private reconnectDelay = RECONNECT_MIN_MS;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  private recheckTimer: NodeJS.Timeout | undefined;
   private fingerprints: Map<string, string> | undefined;
   private environmentCount: number | undefined;
   private stopped = false;
   private readonly listening: LoopBackoff;
-  private readonly rechecking: LoopBackoff;
+  readonly recheckEveryMs: number;
 
   constructor(private readonly options: PgFlagChangesOptions) {
     this.listening = new LoopBackoff('flag change listener', options.log);
-    this.rechecking = new LoopBackoff('flag change re-check', options.log);
+    this.recheckEveryMs = options.recheckMs ?? 5000;
   }
 
-  /** Connects the listener (waits for the first attempt only) and starts the re-check. */
+  /** Connects the listener (waits for the first attempt only); the scheduler runs the re-check from then on. */
   async start(): Promise<void> {
     // Channels are per database, not per schema: instances on other schemas of the same database
     // must not hear this one.
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(this.options.db);
     this.channel = `flagpost_flag_changes:${rows[0]?.schema ?? 'public'}`.slice(0, 63);
     await this.connect();
-    const every = this.options.recheckMs ?? 5000;
-    const tick = () => {
-      this.recheckTimer = setTimeout(() => {
-        this.recheck()
-          .then(
-            () => this.rechecking.succeeded(),
-            (error) => this.rechecking.failed(error),
-          )
-          .finally(() => {
-            if (!this.stopped) tick();
-          });
-      }, every);
-      this.recheckTimer.unref();
-    };
-    tick();
   }
 
   async publish(change: FlagChange): Promise<void> {
@@ -100,7 +84,6 @@ export class PgFlagChanges implements FlagChanges {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
-    clearTimeout(this.recheckTimer);
     const client = this.listener;
     this.listener = undefined;
     this.listenerPid = undefined;

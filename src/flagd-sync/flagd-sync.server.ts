@@ -118,6 +118,7 @@ export class FlagdSyncServer {
    */
   listen(host: string, port: number): Promise<number> {
     const server = (this.server ??= this.build());
+    this.environments.startRecheck();
     this.injector ??= server.createConnectionInjector(loadGrpc().ServerCredentials.createInsecure());
     const listener = (this.listener ??= net.createServer({ noDelay: true }, (socket) => this.accept(socket)));
     return new Promise((resolve, reject) => {

@@ -35,15 +35,20 @@ export class SyncEnvironments {
   private readonly pending = new Set<string>();
   private everything = false;
   private flushing = false;
-  private readonly recheck: NodeJS.Timeout;
+  /** The token re-check, from `startRecheck()` on (the server's listen: composing starts no timer). */
+  private recheck: NodeJS.Timeout | undefined;
   private retryDelay = RETRY_MIN_MS;
 
   constructor(
     private readonly service: FlagdSyncService,
     private readonly log: Logger,
-    recheckMs: number,
-  ) {
-    this.recheck = setInterval(() => void this.recheckTokens(), recheckMs);
+    private readonly recheckMs: number,
+  ) {}
+
+  /** Re-checks the tokens of open streams and known grants every `recheckMs`, until `closeAll`. */
+  startRecheck(): void {
+    if (this.recheck) return;
+    this.recheck = setInterval(() => void this.recheckTokens(), this.recheckMs);
     this.recheck.unref();
   }
 

@@ -39,7 +39,7 @@ export interface FlagServiceDeps {
   clock: () => Date;
   /** The one write door of a flag: protection, validation, guards, store, audit, announcement. */
   writes: FlagWrites;
-  /** The last evaluation of each flag and environment, for the admin answers (evaluation/flag-usage.service.ts counts them). */
+  /** The last evaluation of each flag and environment, for the admin answers (usage/flag-usage.service.ts counts them). */
   usage: LastEvaluated;
 }
 

@@ -270,7 +270,7 @@ export const previewFlag = (f: Flag, html: string) => ({
 });
 
 /** The admin API's view of a flag in one environment. */
-/** `lastEvaluatedAt`: the latest evaluation counted in this environment (evaluation/flag-usage.service.ts, through the LastEvaluated port), null when none is kept. */
+/** `lastEvaluatedAt`: the latest evaluation counted in this environment (usage/flag-usage.service.ts, through the LastEvaluated port), null when none is kept. */
 export const adminFlag = (
   f: Flag,
   env: { key: string; name: string },

@@ -3,7 +3,7 @@ export { playgroundRoutes } from './playground.routes.ts';
 export { environmentParams } from './playground.schemas.ts';
 export { PlaygroundService } from './playground.service.ts';
 export { FlagService, type LastEvaluated } from './flag.service.ts';
-export { keyHeaders } from './flag.schemas.ts';
+export { flagParams, keyHeaders } from './flag.schemas.ts';
 export { FlagStore } from './flag.store.ts';
 export { type FlagWrite, type FlagWriteGuard, FlagWrites, type WriteAuthority } from './flag-writes.ts';
 export {

@@ -2,16 +2,17 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.ts';
 import type { FileStorage, ObjectLocation } from '../files/index.ts';
-import { LoopBackoff, type OutageLog } from '../db/outage.ts';
+import type { OutageLog } from '../db/outage.ts';
 import type { FormService } from '../forms/index.ts';
 import type { SubmissionStore } from './submission.store.ts';
 
 // The retention job (issue 12, docs/adr/0016-retention.md): submissions older than their form's
 // `retentionDays` go with their files and delivery records, and, where a form asks for it, files go once
 // all of a submission's deliveries succeeded. Work is done in batches, each its own short transaction,
-// with a turn of the event loop between batches, so requests never wait behind it. On PostgreSQL every
-// batch first takes a transaction-scoped advisory lock: one instance deletes at a time, and an instance
-// that finds the lock taken leaves this round to the other. Files in an object store (issue 19) are
+// with a turn of the event loop between batches, so requests never wait behind it. The scheduler runs a
+// round every FLAGPOST_RETENTION_INTERVAL_MS in one process of all instances: on PostgreSQL each round
+// holds the job's named lock (db/named-lock.ts), so one instance deletes and prunes at a time, and an
+// instance that finds the lock taken leaves that round to the other (src/compose/jobs.ts). Files in an object store (issue 19) are
 // forgotten in their batch's transaction and deleted after it; each round ends with the file sweep
 // (FileStorage.sweep: abandoned uploads, deletions not done yet, objects nothing references).
 
@@ -23,8 +24,6 @@ export interface RetentionDeps {
   files: FileStorage;
   clock: () => Date;
   log: OutageLog;
-  /** Milliseconds between two rounds; 0: no automatic rounds. */
-  intervalMs: number;
   /** Submissions per batch. */
   batch?: number;
   /** Other retention settings pruned at the end of each round (the audit log's); each answers how many rows went. */
@@ -37,61 +36,31 @@ export interface RetentionRound {
   /** Submissions whose files were deleted after delivery. */
   filesDeleted: number;
   batches: number;
-  /** True when another instance held the lock and this round stopped. */
-  yielded: boolean;
   /** Objects the file sweep deleted: of deleted files and abandoned uploads, and unreferenced ones. */
   objectsDeleted: number;
   orphansDeleted: number;
 }
 
-/** Any fixed number: the advisory lock of the retention job, the same on every instance. */
-const LOCK = 0x464c5052; // "FLPR"
-
 export class RetentionJob {
-  private timer: NodeJS.Timeout | undefined;
   private chain: Promise<unknown> = Promise.resolve();
-  private stopped = false;
-  private readonly backoff: LoopBackoff;
   private readonly batch: number;
 
   constructor(private readonly deps: RetentionDeps) {
-    this.backoff = new LoopBackoff('retention job', deps.log, 1000, 60_000);
     this.batch = deps.batch ?? 500;
   }
 
-  start(): void {
-    if (this.deps.intervalMs <= 0 || this.timer || this.stopped) return;
-    const tick = () => {
-      this.runOnce().then(
-        () => this.schedule(tick, this.deps.intervalMs),
-        (error: unknown) => this.schedule(tick, Math.min(this.deps.intervalMs, this.backoff.failed(error))),
-      );
-    };
-    this.timer = setTimeout(tick, Math.min(this.deps.intervalMs, 10_000)).unref();
-  }
-
-  private schedule(tick: () => void, delayMs: number): void {
-    if (!this.stopped) this.timer = setTimeout(tick, delayMs).unref();
-  }
-
-  /** One round over every form with a retention or file rule; rounds of this instance never overlap. */
-  runOnce(): Promise<RetentionRound> {
-    const run = this.chain.then(() => this.round());
-    this.chain = run.then(
-      () => this.backoff.succeeded(),
-      () => {},
-    );
+  /**
+   * One round over every form with a retention or file rule; rounds of this process never overlap. An
+   * aborted `signal` (shutdown) ends the round after the batch in flight.
+   */
+  runOnce(signal?: AbortSignal): Promise<RetentionRound> {
+    const run = this.chain.then(() => this.round(signal));
+    this.chain = run.catch(() => {});
     return run;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.chain;
-  }
-
-  private async round(): Promise<RetentionRound> {
-    const result: RetentionRound = { deleted: 0, filesDeleted: 0, batches: 0, yielded: false, objectsDeleted: 0, orphansDeleted: 0 };
+  private async round(signal: AbortSignal | undefined): Promise<RetentionRound> {
+    const result: RetentionRound = { deleted: 0, filesDeleted: 0, batches: 0, objectsDeleted: 0, orphansDeleted: 0 };
     const forms = (await this.deps.forms.list()).filter((f) => f.retentionDays !== null || f.deleteFilesAfterDelivery);
     for (const form of forms) {
       if (form.retentionDays !== null) {
@@ -103,10 +72,9 @@ export class RetentionJob {
             await this.deps.store.deleteMany(trx, ids);
             return { n: ids.length, objects };
           });
-          if (n === undefined) return { ...result, yielded: true };
           result.batches++;
           result.deleted += n;
-          if (n < this.batch || this.stopped) break;
+          if (n < this.batch || signal?.aborted) break;
           await yieldToRequests();
         }
       }
@@ -118,10 +86,9 @@ export class RetentionJob {
             await this.deps.store.deleteFilesOf(trx, ids);
             return { n: ids.length, objects };
           });
-          if (n === undefined) return { ...result, yielded: true };
           result.batches++;
           result.filesDeleted += n;
-          if (n < this.batch || this.stopped) break;
+          if (n < this.batch || signal?.aborted) break;
           await yieldToRequests();
         }
       }
@@ -143,19 +110,9 @@ export class RetentionJob {
     return result;
   }
 
-  /**
-   * One batch in its own transaction; undefined when another instance holds the job's lock (PostgreSQL).
-   * The objects of the files it deleted are deleted once it committed.
-   */
-  private async batchOf(work: (trx: Db) => Promise<{ n: number; objects: ObjectLocation[] }>): Promise<number | undefined> {
-    const done = await this.deps.db.transaction().execute(async (trx) => {
-      if (this.deps.dialect === 'postgres') {
-        const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${LOCK}) as locked`.execute(trx);
-        if (!rows[0]?.locked) return undefined;
-      }
-      return work(trx);
-    });
-    if (!done) return undefined;
+  /** One batch in its own transaction; the objects of the files it deleted are deleted once it committed. */
+  private async batchOf(work: (trx: Db) => Promise<{ n: number; objects: ObjectLocation[] }>): Promise<number> {
+    const done = await this.deps.db.transaction().execute(work);
     await this.deps.files.purge(done.objects);
     return done.n;
   }

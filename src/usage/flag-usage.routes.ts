@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import { projectParams } from '../projects/index.ts';
-import { flagParams } from '../flags/flag.schemas.ts';
+import { flagParams } from '../flags/index.ts';
 import { flagUsageSchema, projectUsageSchema, usageQuery } from './flag-usage.schemas.ts';
 import type { FlagUsage } from './flag-usage.service.ts';
 

@@ -2,9 +2,9 @@ import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { DomainEvents } from '../events/index.ts';
 import type { Project, ProjectService } from '../projects/index.ts';
-import type { FlagStore } from '../flags/flag.store.ts';
-import type { FlagUsageTally } from './flag-usage-tally.ts';
-import { daysUpTo, hourOf, nextFlushDelay, sinceDays } from './flag-usage.ts';
+import type { FlagStore } from '../flags/index.ts';
+import type { FlagUsageTally } from '../evaluation/index.ts';
+import { daysUpTo, hourOf, sinceDays } from './flag-usage.ts';
 import type { FlagUsageStore, UsageIncrement } from './flag-usage.store.ts';
 
 export interface FlagUsageDeps {
@@ -18,8 +18,6 @@ export interface FlagUsageDeps {
   /** Forgets the usage of a deleted flag in its delete's transaction. */
   events: DomainEvents;
   clock: () => Date;
-  /** Milliseconds between two flushes; 0: only flush() and stop() write (tests). */
-  flushMs: number;
   /** Buckets older than this many days are deleted by prune(). */
   retentionDays: number;
   log: { warn(obj: object, msg: string): void };
@@ -41,12 +39,12 @@ export interface ProjectUsage {
 /**
  * Flag usage (issue 23): moves the read path's in-memory counts to hourly rows in batches (never a write
  * per read), answers the admin API's usage questions and prunes buckets past the retention period.
- * A flush that fails keeps its counts for the next one; stop() flushes what is left.
+ * A flush that fails keeps its counts for the next one. The scheduler runs `flush()` every
+ * FLAGPOST_USAGE_FLUSH_MS, cut short at the hour's edges (`nextFlushDelay`), and once more at shutdown
+ * (src/compose/jobs.ts).
  */
 export class FlagUsage {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  /** The flush under way, so that flushes never overlap (stop() waits for it). */
+  /** The flush under way, so that flushes never overlap. */
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: FlagUsageDeps) {
@@ -54,29 +52,6 @@ export class FlagUsage {
       await deps.store.deleteFlag(trx, event.environmentIds, event.slug);
     });
     deps.events.onCommit('flag.deleted', (event) => deps.tally.forget(event.environmentIds, event.slug));
-  }
-
-  /** Starts the periodic flush (never when flushMs is 0). */
-  start(): void {
-    if (this.deps.flushMs <= 0 || this.timer || this.stopped) return;
-    const schedule = () => {
-      this.timer = setTimeout(
-        () => {
-          void this.flush().finally(() => {
-            if (!this.stopped) schedule();
-          });
-        },
-        nextFlushDelay(new Date(), this.deps.flushMs),
-      ).unref();
-    };
-    schedule();
-  }
-
-  /** Stops the periodic flush and writes what is counted (shutdown: counts survive a restart). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.flush();
   }
 
   /** Writes the evaluations counted since the last flush into the bucket of the current hour. */
