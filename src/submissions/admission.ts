@@ -1,7 +1,8 @@
 import { BlockList, isIP } from 'node:net';
 import { AppError, message, messages } from '../errors.ts';
 import { type Form, isHttpUrl } from '../forms/index.ts';
-import { formatMegabytes, maxMultipartBytes, type SubmissionLimits } from './submission-body.ts';
+import { formatMegabytes } from './limits.ts';
+import { maxMultipartBytes, type SubmissionLimits } from './submission-body.ts';
 
 /** What admission looks at: the request before any of its body is read. */
 export interface AdmissionRequest {

@@ -1,7 +1,8 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, message } from '../errors.ts';
 import type { FilePolicy } from '../forms/index.ts';
-import { formatMegabytes, formatSize, type SubmissionLimits } from './submission-body.ts';
+import { formatMegabytes, formatSize } from './limits.ts';
+import type { SubmissionLimits } from './limits.ts';
 
 // A form's file policy (issue 34): types detected from a file's first bytes by `file-type` (never from
 // its name or the content type the client sent), and limits within the instance's. Forms without a

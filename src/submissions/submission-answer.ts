@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, message, messages } from '../errors.ts';
 import { toErrorAnswer } from '../http/error-handler.ts';
 import { type Form, isHttpUrl } from '../forms/index.ts';
-import { formatSize } from './submission-body.ts';
+import { formatSize } from './limits.ts';
 
 /** What the submission endpoint knows about a request before its body is read. */
 export interface FormRequestContext {

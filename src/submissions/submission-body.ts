@@ -6,22 +6,10 @@ import type { ReceivedFile } from '../files/index.ts';
 import type { FilePolicy } from '../forms/index.ts';
 import { detectType, type FileLimits, fileLimitsOf, isAllowedType, SNIFF_BYTES } from './file-policy.ts';
 import { FieldCollector, type IncomingFile } from './submission.ts';
+import { formatSize } from './limits.ts';
+import type { SubmissionLimits } from './limits.ts';
 
-/** Limits of one submission (contract D16), from the deployment's configuration. */
-export interface SubmissionLimits {
-  maxFileBytes: number;
-  maxFiles: number;
-  maxFields: number;
-  maxFieldBytes: number;
-  /** Multipart submissions read and stored at the same time; more wait their turn (UploadGate). */
-  maxConcurrentUploads: number;
-  /** Longest time one multipart body may take to arrive once its upload slot is granted, in ms. */
-  uploadTimeoutMs: number;
-  /** Multipart submissions one client address may have under way at once. */
-  maxUploadsPerClient: number;
-  /** All text of one submission together (names and values), in bytes, on every encoding. */
-  maxTextBytes: number;
-}
+export type { SubmissionLimits } from './limits.ts';
 
 /** Where the files of a multipart body go while it is read (SubmissionService, over FileStorage). */
 export interface FileReceiver {
@@ -33,8 +21,6 @@ export interface FileReceiver {
 export const MAX_FIELD_NAME_LENGTH = 200;
 
 /** "1.00MB" as in the specification's 413 message; 1 MB = 1,048,576 bytes (contract D16). */
-export const formatMegabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(2)}MB`;
-export const formatSize = (bytes: number): string => (bytes >= 1048576 ? formatMegabytes(bytes) : `${(bytes / 1024).toFixed(2)}KB`);
 
 /** The largest multipart body the limits allow, with room for part headers; a larger Content-Length is refused unread. */
 export function maxMultipartBytes(limits: SubmissionLimits): number {
