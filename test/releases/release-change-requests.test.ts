@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { before, it } from 'node:test';
-import { forEachDialect } from '../support/context.ts';
+import { before, describe, it } from 'node:test';
+import { ADMIN_TOKEN, createTestDatabase, forEachDialect, startInstance } from '../support/context.ts';
 import { createFlag, createProject, keys, type ProjectFixture } from '../support/fixtures.ts';
 import { createMember, type Member } from '../support/members.ts';
 
@@ -181,3 +181,61 @@ forEachDialect(
   { FLAGPOST_RELEASE_CHECK_MS: '0' },
   { clock },
 );
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(
+    `a paused hold across a restart [${dialect}]`,
+    { skip: dialect === 'postgres' && !process.env.TEST_DATABASE_URL && 'TEST_DATABASE_URL is not set' },
+    () => {
+      it('keeps the hold stopped while paused and counts the rest after the resume, in a new process on the same database', { timeout: 120_000 }, async () => {
+        let now = Date.parse('2026-07-01T08:00:00.000Z');
+        const fixed = () => new Date(now);
+        const database = await createTestDatabase(dialect);
+        const env = { FLAGPOST_RELEASE_CHECK_MS: '0' };
+        const stop = async (i: Awaited<ReturnType<typeof startInstance>>) => {
+          await i.app.close();
+          await i.services.stop();
+          await i.handle.close();
+        };
+        const call = (i: Awaited<ReturnType<typeof startInstance>>, method: 'GET' | 'POST', url: string, body?: unknown) =>
+          i.app.inject({
+            method,
+            url,
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+            payload: body === undefined ? undefined : JSON.stringify(body),
+          });
+        let instance = await startInstance(database, env, { clock: fixed });
+        try {
+          const project = ok(await call(instance, 'POST', '/admin/v1/projects', { name: 'Restarts' }), 201) as ProjectFixture;
+          ok(await call(instance, 'POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'held' }), 201);
+          const url = `/admin/v1/projects/${project.key}/environments/${project.environments[0]!.key}/flags/held/releases`;
+          const started = ok(
+            await call(instance, 'POST', url, { variant: 'on', baseline: 'off', steps: [{ percent: 10, holdSeconds: 600 }, { percent: 100 }] }),
+            201,
+          );
+          now += 100_000;
+          ok(await call(instance, 'POST', `${url}/${started.id}/pause`));
+          await stop(instance);
+          // Down for an hour while paused; a new process resumes it.
+          now += 3_600_000;
+          instance = await startInstance(database, env, { clock: fixed });
+          await instance.services.releaseGuard.runOnce();
+          assert.equal(ok(await call(instance, 'GET', `${url}/${started.id}`)).percent, 10, 'a paused release does not move');
+          const resumed = ok(await call(instance, 'POST', `${url}/${started.id}/resume`));
+          assert.equal(resumed.steps[0].holdEndsAt, new Date(now + 500_000).toISOString());
+          await stop(instance);
+          now += 499_000;
+          instance = await startInstance(database, env, { clock: fixed });
+          await instance.services.releaseGuard.runOnce();
+          assert.equal(ok(await call(instance, 'GET', `${url}/${started.id}`)).percent, 10, 'one second of the hold is left');
+          now += 2_000;
+          assert.equal(await instance.services.releaseGuard.runOnce(), 1);
+          assert.equal(ok(await call(instance, 'GET', `${url}/${started.id}`)).percent, 100);
+        } finally {
+          await stop(instance);
+          await database.drop();
+        }
+      });
+    },
+  );
+}
