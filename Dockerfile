@@ -34,7 +34,7 @@ RUN npm ci --omit=dev --offline --cache /tmp/npm-cache \
 COPY tsconfig.json ./
 COPY src src
 COPY dashboard dashboard
-COPY scripts/runtime-modules.mjs scripts/
+COPY scripts/build.ts scripts/runtime-modules.mjs scripts/
 RUN npm run build --silent && node scripts/runtime-modules.mjs /runtime
 
 FROM ${BASE}

@@ -48,6 +48,34 @@ forEachDialect(
       assert.equal(rules.statusCode, 200, rules.body);
       const apiKey = await createApiKey(ctx(), project.key);
       const form = await createForm(ctx(), { uploadsEnabled: true, webhookUrl: 'http://127.0.0.1:9/hook' });
+      // Issue 34: forms with every new setting, so that hostile submissions (on /v1/s and the Formspree
+      // path) meet field rules, a file policy, spam checks, templates, routing and the view counter; one
+      // asks for a proof of work and rate limits, which refuse before anything is stored.
+      const checked = await createForm(ctx(), {
+        uploadsEnabled: true,
+        honeypot: '_gotcha',
+        fieldRules: {
+          properties: {
+            email: { type: 'string', format: 'email' },
+            age: { type: 'integer', minimum: 0 },
+            topic: { type: 'string', enum: ['sales', 'support'] },
+          },
+        },
+        filePolicy: { allowedTypes: ['application/pdf', 'image/*'], maxFileBytes: 100_000, maxFiles: 2 },
+        spamChecks: {
+          duplicates: { enabled: true, windowMinutes: 5 },
+          minFillSeconds: 2,
+          disposableEmails: true,
+          rules: [{ attribute: 'message', operator: 'matches', values: ['(?i)casino'] }],
+        },
+        notifyEmails: ['team@example.com'],
+        notifications: { subject: 'New message from {{ name }}', cc: ['cc@example.com'] },
+        autoResponse: { enabled: true, subject: 'Thanks {{ name }}', body: '<p>{{ message }}</p>', includeSubmission: true },
+        webhooks: [{ url: 'http://127.0.0.1:9/routed', conditions: [{ attribute: 'topic', operator: 'equals', values: ['sales'] }] }],
+        analytics: { views: true },
+      });
+      const guarded = await createForm(ctx(), { spamChecks: { proofOfWork: true, rateLimit: { perAddress: 2, perMinute: 50 } } });
+      const readToken = (await ctx().admin('POST', `/admin/v1/forms/${checked.key}/read-tokens`, { name: 'fuzz' })).json().token as string;
       const doc = (await ctx().app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
       const routes = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => ({ path, method: method.toUpperCase() })));
       assert.ok(routes.length >= 35);
@@ -72,6 +100,8 @@ forEachDialect(
         'submission_files',
         'settings',
         'project_webhooks',
+        'form_read_tokens',
+        'form_view_counts',
       ];
       const digest = async () => {
         const hash = createHash('sha256');
@@ -114,7 +144,9 @@ forEachDialect(
         segmentKey: ['staff', 'nope', ...strings],
         id: ['01J0000000000000000000000', ...strings],
         fileId: ['x', ...strings],
-        formKey: [form.key, 'nope', ...strings],
+        formKey: [form.key, checked.key, checked.key, guarded.key, 'nope', ...strings],
+        tokenId: ['01J0000000000000000000000', ...strings],
+        deliveryId: ['01J0000000000000000000000', ...strings],
       };
       const values = (): unknown => {
         switch (g.int(9)) {
@@ -146,6 +178,19 @@ forEachDialect(
                 'targetingKey',
                 'if',
                 'var',
+                'fieldRules',
+                'filePolicy',
+                'spamChecks',
+                'notifications',
+                'autoResponse',
+                'webhooks',
+                'analytics',
+                'views',
+                'email',
+                'message',
+                'topic',
+                '_gotcha',
+                'altcha',
               ])]: values(),
             };
           case 6:
@@ -195,6 +240,23 @@ forEachDialect(
                       'flag',
                       'flags',
                       '$evaluators',
+                      'fieldRules',
+                      'filePolicy',
+                      'spamChecks',
+                      'notifications',
+                      'autoResponse',
+                      'webhooks',
+                      'analytics',
+                      'captcha',
+                      'email',
+                      '_replyto',
+                      'message',
+                      'topic',
+                      'age',
+                      '_gotcha',
+                      '_flagpost_rendered',
+                      'altcha',
+                      'document',
                       g.pick(strings),
                     ]),
                     values(),
@@ -231,15 +293,25 @@ forEachDialect(
         const route = g.pick(routes);
         const method = g.int(10) === 0 ? g.pick(['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS', 'HEAD']) : route.method;
         const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(g.pick(params[name] ?? strings)));
-        const query = g.int(3) === 0 ? `?${g.pick(['limit', 'cursor', 'spam', 'mode', 'slug', 'message', 'sig'])}=${encodeURIComponent(g.pick(strings))}` : '';
+        const query =
+          g.int(3) === 0
+            ? `?${g.pick(['limit', 'cursor', 'spam', 'mode', 'slug', 'message', 'sig', 'q', 'order', 'field.topic', `field.${g.pick(strings)}`, 'days', 'since', 'until', 'spamCheck'])}=${encodeURIComponent(g.pick([...strings, '"near" OR*', 'sales', 'asc', '30', '2026-11-01T00:00:00Z']))}`
+            : '';
         const headers: Record<string, string> = {};
         if (g.int(3)) headers['x-project-key'] = g.pick(params.projectKey!);
         if (g.int(3)) headers['x-environment-key'] = g.pick(params.envKey!);
         if (g.int(3) === 0) headers['x-api-key'] = g.pick([apiKey, 'fpk_nope', ...strings]);
+        // The Formspree libraries' headers (issue 34): the page-load time and webdriver flag, hostile too.
+        if (g.int(4) === 0)
+          headers['formspree-session-data'] = g.pick([
+            Buffer.from(JSON.stringify({ loadedAt: Date.now() - 5000, webdriver: true })).toString('base64'),
+            ...strings,
+          ]);
+        if (g.int(4) === 0) headers['formspree-client'] = g.pick(['@formspree/react@3.0.0', ...strings]);
         // Mostly no or a wrong admin token, from many addresses (so that the lockout does not answer everything).
         const auth = g.int(4);
         if (auth === 0) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
-        else if (auth === 1) headers.authorization = g.pick(['Bearer nope', 'Basic x', 'Bearer', '']);
+        else if (auth === 1) headers.authorization = g.pick(['Bearer nope', 'Basic x', 'Bearer', '', `Bearer ${readToken}`, 'Bearer fpf_nope']);
         const { payload, type } = method === 'GET' || method === 'HEAD' ? {} : body();
         if (type) headers['content-type'] = type;
         const remoteAddress = `10.${g.int(256)}.${g.int(256)}.${g.int(256)}`;

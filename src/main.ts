@@ -79,17 +79,20 @@ async function main(): Promise<void> {
     worker.ready();
     app.log.info({ database: handle.dialect, slot: worker.slot, periodicJobs: worker.runsJobs }, 'worker ready');
   } else {
-    app.log.info({ database: handle.dialect }, 'Flagpost is ready');
+    app.log.info({ database: handle.dialect, dashboard: `${config.publicUrl}/` }, `Flagpost is ready: the dashboard is at ${config.publicUrl}/`);
   }
 }
 
-/** Node 20 still runs Flagpost, but gets no security fixes since 2026-04-30: say so on every start. */
+/**
+ * Node 20 still runs Flagpost, but gets no security fixes since 2026-04-30, and 22.12 to 22.14 are older than
+ * what the OpenTelemetry packages declare (22.15): say so on every start.
+ */
 function warnOnOldNode(version: string): void {
-  const major = Number(version.split('.')[0]);
-  if (major >= 22) return;
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 15)) return;
+  const why = major < 22 ? 'is end of life since 2026-04-30 and gets no security fixes' : 'is older than the 22.15 that the OpenTelemetry packages require';
   process.stderr.write(
-    `Warning: Node.js ${version} is end of life since 2026-04-30 and gets no security fixes. ` +
-      'Flagpost is developed and tested on Node.js 24 LTS and supports 22.12 or later: upgrade Node.js.\n',
+    `Warning: Node.js ${version} ${why}. Flagpost is developed and tested on Node.js 24 LTS and supports 22.15 or later: upgrade Node.js.\n`,
   );
 }
 

@@ -69,6 +69,10 @@ describe('the flagpost operator commands', () => {
       await Promise.all(writers);
       assert.equal(backup.code, 0, backup.stderr);
       assert.match(backup.stdout, /integrity ok/);
+      // Issue 31 item 16: the database, its WAL and the backup hold password hashes and submissions: 0600.
+      const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
+      assert.equal(mode(file), '600');
+      for (const name of ['flagpost.db', 'flagpost.db-wal', 'flagpost.db-shm']) assert.equal(mode(path.join(dataDir, name)), '600', name);
       assert.equal(acknowledged.length, 200);
       assert.ok(before.length < 200, 'the backup ran while submissions were still arriving');
 

@@ -196,6 +196,35 @@ describe('flags as code on the command line', () => {
       /Not carried over \(2\):\n {2}search-v2 in production: flexibleRollout at 50% with default stickiness: .*\n {2}host-only in production: strategy applicationHostname: /,
     );
 
+    // Forms as code (issue 34): a form's CAPTCHA secret leaves only as a $NAME reference, and apply fills
+    // it in from its environment.
+    const formShop = (await call('POST', '/admin/v1/projects', { name: 'Form shop' })).json;
+    const form = await call('POST', '/admin/v1/forms', {
+      name: 'Contact',
+      projectKey: formShop.key,
+      captcha: { provider: 'turnstile', secret: 'first-secret-value' },
+      fieldRules: { required: ['email'] },
+    });
+    assert.equal(form.status, 201, JSON.stringify(form.json));
+    const formsFile = path.join(dir, 'form-shop.yaml');
+    const formsExport = await flagpost(t, ['export', formShop.key, formsFile], env);
+    assert.equal(formsExport.code, 0, formsExport.stderr);
+    assert.match(formsExport.stdout, /0 flags, 0 segments, 1 forms \(secrets as \$NAME references\)\.\n$/);
+    const formsYaml = fs.readFileSync(formsFile, 'utf8');
+    const variable = `FLAGPOST_FORM_${(form.json.key as string).toUpperCase().replace(/[^A-Z0-9]/g, '_')}_CAPTCHA_SECRET`;
+    assert.ok(formsYaml.includes(`secret: $${variable}`), formsYaml);
+    assert.ok(!formsYaml.includes('first-secret-value'), 'the secret is not exported');
+    const unresolved = await flagpost(t, ['apply', formsFile, '--project', formShop.key], env);
+    assert.equal(unresolved.stdout, `Project ${formShop.key} already matches ${formsFile}.\n`, 'an unresolved reference keeps the secret');
+    for (const expected of [`  ~ form ${form.json.key} (captcha)\n`, undefined]) {
+      const resolved = await flagpost(t, ['apply', formsFile, '--project', formShop.key], { ...env, [variable]: 'rotated-secret-value' });
+      assert.equal(resolved.code, 0, resolved.stderr);
+      assert.equal(
+        resolved.stdout,
+        expected ? `Applied ${formsFile} to project ${formShop.key}: 1 change(s):\n${expected}` : `Project ${formShop.key} already matches ${formsFile}.\n`,
+      );
+    }
+
     const noToken = await flagpost(t, ['apply', file], { FLAGPOST_URL: base });
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /^Set FLAGPOST_TOKEN/);

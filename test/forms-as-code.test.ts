@@ -7,6 +7,7 @@ import { createFlag, createProject } from './support/fixtures.ts';
 // Issue 34, forms as code: a project's forms in the document of `flagpost export`/`apply` (flags as code,
 // issue 21), secrets as $NAME references, applied idempotently, on both engines.
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read documents and answers freely; the schema check covers their shape
 type Doc = Record<string, any>;
 
 const SETTINGS = {
@@ -30,7 +31,7 @@ const SETTINGS = {
 forEachDialect(
   'forms as code',
   (ctx) => {
-    const ok = async (res: Promise<{ statusCode: number; body: string; json(): any }>, status = 200) => {
+    const ok = async (res: Promise<{ statusCode: number; body: string; json(): Doc }>, status = 200) => {
       const answer = await res;
       assert.equal(answer.statusCode, status, answer.body);
       return answer.json();
@@ -103,7 +104,13 @@ forEachDialect(
       // Unresolved, a new form has no secret to keep: 400 naming the paths, nothing written.
       const refused = await apply(doc);
       assert.equal(refused.statusCode, 400, refused.body);
-      assert.deepEqual(refused.json().details.map((d: Doc) => d.field).sort(), [`body.document.forms.${full}.captcha.secret`, `body.document.forms.${full}.slackWebhookUrl`]);
+      assert.deepEqual(
+        refused
+          .json()
+          .details.map((d: Doc) => d.field)
+          .sort(),
+        [`body.document.forms.${full}.captcha.secret`, `body.document.forms.${full}.slackWebhookUrl`],
+      );
       assert.equal(await formRow(plain), undefined);
       const env: Record<string, string> = {};
       env[doc.forms[full].captcha.secret.slice(1)] = 'restored-captcha-secret';
@@ -176,7 +183,13 @@ describe('forms as code: resolving secrets where apply runs', () => {
     };
     assert.deepEqual(resolveFormSecrets(doc, { SLACK: 'https://hooks.example/x', CAPTCHA: 's3cret', EMPTY: '' }), ['SLACK', 'CAPTCHA']);
     assert.deepEqual(doc.forms, {
-      a: { name: 'A', slackWebhookUrl: 'https://hooks.example/x', discordWebhookUrl: '$UNSET', captcha: { provider: 'turnstile', secret: 's3cret' }, successUrl: '$SLACK' },
+      a: {
+        name: 'A',
+        slackWebhookUrl: 'https://hooks.example/x',
+        discordWebhookUrl: '$UNSET',
+        captcha: { provider: 'turnstile', secret: 's3cret' },
+        successUrl: '$SLACK',
+      },
       b: { name: '$SLACK' },
     });
     assert.deepEqual(resolveFormSecrets({ flags: {} }, { SLACK: 'x' }), []);

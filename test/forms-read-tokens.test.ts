@@ -28,6 +28,9 @@ forEachDialect('forms: read-only tokens', (ctx) => {
     assert.deepEqual(list.json(), { readTokens: [listed] });
     const stored = await ctx().handle.db.selectFrom('form_read_tokens').selectAll().execute();
     assert.ok(!JSON.stringify(stored).includes(token), 'the secret is not stored');
+    // A refused request changes nothing, not even when the token was last used.
+    assert.equal((await as(token, 'GET', `/admin/v1/forms/${form.key}`)).statusCode, 403);
+    assert.equal((await ctx().admin('GET', `/admin/v1/forms/${form.key}/read-tokens`)).json().readTokens[0].lastUsedAt, null);
     assert.equal((await as(token, 'GET', `/admin/v1/forms/${form.key}/submissions`)).statusCode, 200);
     assert.notEqual((await ctx().admin('GET', `/admin/v1/forms/${form.key}/read-tokens`)).json().readTokens[0].lastUsedAt, null);
     assert.equal((await ctx().admin('DELETE', `/admin/v1/forms/${form.key}/read-tokens/${listed.id}`)).statusCode, 204);

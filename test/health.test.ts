@@ -71,6 +71,8 @@ for (const dialect of dialects()) {
       };
       assert.deepEqual(await get('/livez'), { status: 200, body: { status: 'ok' }, cache: 'no-store' });
       assert.deepEqual(await get('/readyz'), { status: 200, body: { status: 'ready' }, cache: 'no-store' });
+      // Issue 31 item 16: each health body ends with a newline (curl in a terminal).
+      for (const url of ['/healthz', '/livez', '/readyz']) assert.ok((await ctx.app.inject({ method: 'GET', url })).body.endsWith('}\n'), url);
 
       // The database goes away: liveness does not care, readiness and /healthz do.
       await ctx.services.stop();

@@ -172,3 +172,36 @@ describe('the OpenFeature web SDK with the OFREP web provider, per context, in C
 after(async () => {
   await OpenFeature.close();
 });
+
+// Issue 31 item 7: a flag switched off entirely answers 200 `{"key","reason":"DISABLED","metadata":{}}` (no
+// value), OFREP's answer for a disabled flag. The OFREP provider the registry serves (0.1.3) predates that
+// answer and reports it as an error; the caller gets its default either way. docs/api.md says so, and this
+// test keeps the note true: when a newer provider reports DISABLED, it fails and the note is updated.
+forEachDialect('a DISABLED flag through the published OFREP provider', (ctx) => {
+  it('gives the caller its default, reported by @openfeature/ofrep-provider 0.1.3 as ERROR/GENERAL', async () => {
+    const project = await createProject(ctx());
+    await createFlag(ctx(), project.key, { slug: 'banner', type: 'string', variants: { a: 'a', b: 'b' }, defaultVariant: 'a' });
+    await setRules(ctx(), project, 'banner', { state: 'DISABLED' });
+    const raw = await ctx().app.inject({
+      method: 'POST',
+      url: '/ofrep/v1/evaluate/flags/banner',
+      headers: { ...keys(project), 'content-type': 'application/json' },
+      payload: { context: { targetingKey: 'u1' } },
+    });
+    assert.equal(raw.statusCode, 200);
+    assert.deepEqual(raw.json(), { key: 'banner', reason: 'DISABLED', metadata: {} });
+
+    const port = freePort();
+    await ctx().app.listen({ port, host: '127.0.0.1' });
+    const domain = `disabled-${ctx().dialect}`;
+    await OpenFeature.setProviderAndWait(
+      domain,
+      new OFREPProvider({ baseUrl: `http://127.0.0.1:${port}`, headers: [...Object.entries(keys(project))] as Array<[string, string]> }),
+    );
+    const details = await OpenFeature.getClient(domain).getStringDetails('banner', 'fallback', { targetingKey: 'u1' });
+    assert.equal(details.value, 'fallback', 'the caller gets its default');
+    assert.equal(details.reason, 'ERROR');
+    assert.equal(details.errorCode, 'GENERAL');
+    await OpenFeature.clearProviders();
+  });
+});

@@ -24,10 +24,14 @@ describe('the server process', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-proc-'));
     dirs.push(dataDir);
     const port = freePort();
-    const first = start(t, { PORT: String(port), FLAGPOST_DATA_DIR: dataDir });
+    const first = start(t, { PORT: String(port), FLAGPOST_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     await waitForHealth(port);
     const token = /(fpa_[\w-]+)/.exec(first.output())?.[1];
     assert.ok(token, first.output());
+    // Issue 31 item 16: the start log says where the dashboard is.
+    for (let i = 0; i < 50 && !first.output().includes('the dashboard is at'); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(first.output(), new RegExp(`the dashboard is at http://localhost:${port}/`));
+    assert.equal((fs.statSync(path.join(dataDir, 'flagpost.db')).mode & 0o777).toString(8), '600', "the database is the owner's only");
     const res = await fetch(`http://127.0.0.1:${port}/admin/v1/projects`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.status, 200);
     first.child.kill('SIGTERM');

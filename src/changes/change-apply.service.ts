@@ -27,6 +27,16 @@ export interface ChangeApplierDeps {
   clock: () => Date;
 }
 
+/** What the scheduler's log says of a change it applied at its time. */
+export interface AppliedOnSchedule {
+  id: string;
+  title: string;
+  project: string;
+  environment: string;
+  scheduledAt: string | null;
+  late: boolean;
+}
+
 /** Due requests applied per round of the scheduler. */
 const DUE_BATCH = 20;
 
@@ -92,7 +102,7 @@ export class ChangeApplier {
    * whatever the number of instances. One due while the process was down is applied on the next
    * round (the first is at start) and recorded as late.
    */
-  async runDue(): Promise<number> {
+  async runDue(onApplied?: (applied: AppliedOnSchedule) => void): Promise<number> {
     const now = this.deps.clock();
     const due = await this.deps.store.listDue(this.deps.db, now.toISOString(), DUE_BATCH);
     if (due.length === 0) return 0;
@@ -114,7 +124,10 @@ export class ChangeApplier {
       const actor = record.scheduledBy ?? record.author;
       const note: Record<string, FieldChange> = { scheduledAt: { after: record.scheduledAt }, ...(late ? { appliedLate: { after: true } } : {}) };
       try {
-        if (await this.applyRecord(project, environment, record, next, actor, note, true)) applied++;
+        if (await this.applyRecord(project, environment, record, next, actor, note, true)) {
+          applied++;
+          onApplied?.({ id: record.id, title: record.title, project: project.key, environment: environment.key, scheduledAt: record.scheduledAt, late });
+        }
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         // Refused (a conflict, too few approvals now, an invalid configuration): it stays approved or in

@@ -25,7 +25,13 @@ export class ChangeScheduler extends JobLoop {
   }
 
   protected async runDue(): Promise<number> {
-    const applied = await this.deps.applier.runDue();
+    // Issue 31 item 16: an operator reading the log sees each change the schedule applied.
+    const applied = await this.deps.applier.runDue((change) =>
+      this.deps.log.info(
+        { changeRequest: change.id, project: change.project, environment: change.environment, scheduledAt: change.scheduledAt, late: change.late },
+        `scheduled change applied: ${change.title}`,
+      ),
+    );
     await this.deps.notifier.deliverDue();
     return applied;
   }

@@ -120,8 +120,12 @@ export async function exportCommand(args: string[], options: RemoteOptions): Pro
   if (!projectKey || !file || args.length > 2) throw new CommandError('export needs a project key and a file name.', 2);
   const doc = await adminCall(options, 'GET', `/admin/v1/projects/${encodeURIComponent(projectKey)}/document`);
   fs.writeFileSync(file, formatDocument(doc, file));
-  const { flags, segments } = doc as { flags: object; segments: object };
-  options.out(`Exported project ${projectKey} to ${path.resolve(file)}: ${Object.keys(flags).length} flags, ${Object.keys(segments).length} segments.\n`);
+  const { flags, segments, forms } = doc as { flags: object; segments: object; forms?: object };
+  // Forms (issue 34) are named only when the project has any, so that the line is as before for the others.
+  const withForms = forms ? `, ${Object.keys(forms).length} forms (secrets as $NAME references)` : '';
+  options.out(
+    `Exported project ${projectKey} to ${path.resolve(file)}: ${Object.keys(flags).length} flags, ${Object.keys(segments).length} segments${withForms}.\n`,
+  );
 }
 
 /**

@@ -16,14 +16,21 @@ export interface BackupResult {
 export async function backupSqlite(source: string, target: string): Promise<BackupResult> {
   if (!fs.existsSync(source)) throw new Error(`no database at ${source}`);
   if (fs.existsSync(target)) throw new Error(`${target} exists; choose a new file name`);
-  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true, mode: 0o700 });
+  // The copy holds what the database holds: the owner's only (0600), created so before SQLite writes it.
+  fs.closeSync(fs.openSync(target, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
   const started = performance.now();
-  const db = new SQLite(source, { fileMustExist: true });
   try {
-    db.pragma('busy_timeout = 5000');
-    await db.backup(target);
-  } finally {
-    db.close();
+    const db = new SQLite(source, { fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      await db.backup(target);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    fs.rmSync(target, { force: true });
+    throw error;
   }
   const copy = new SQLite(target, { readonly: true, fileMustExist: true });
   try {

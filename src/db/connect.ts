@@ -55,8 +55,9 @@ export function openDb(options: OpenDbOptions): DbHandle {
       close: () => db.destroy(),
     };
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(options.dataDir, options.sqliteFile ?? 'flagpost.db');
+  ownerOnly(file);
   const sqlite = new SQLite(file);
   // Deleted rows give their pages back to the file system on `pragma incremental_vacuum` (the retention
   // job runs it). Takes effect on a new database only; an older file is converted by
@@ -118,5 +119,24 @@ async function answers(db: Kysely<Database>): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The database holds password hashes, tokens' hashes and submissions (issue 31 item 16): its file is the
+ * owner's only (0600), whatever the umask. A new file is created so before SQLite opens it (SQLite gives its
+ * -wal and -shm files the main file's mode); an existing file that others can read is narrowed, with its
+ * -wal and -shm files. `:memory:` and other non-files are left alone.
+ */
+export function ownerOnly(file: string): void {
+  if (file === ':memory:' || file.startsWith('file:')) return;
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_WRONLY, 0o600));
+    for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+      const stat = fs.statSync(name, { throwIfNoEntry: false });
+      if (stat && (stat.mode & 0o077) !== 0) fs.chmodSync(name, stat.mode & 0o700);
+    }
+  } catch {
+    // Not ours to change (another owner, a read-only mount): SQLite's own open reports what matters.
   }
 }

@@ -97,7 +97,11 @@ export function documentSettings(doc: DocumentForm): FormPatch {
  * field paths under `at`: each secret reference replaced by the stored secret, or a problem when none
  * is stored.
  */
-export function settingsFromDocument(doc: DocumentForm, current: Form | undefined, at: string): { settings: FormSettings; problems: Array<{ field: string; reason: string }> } {
+export function settingsFromDocument(
+  doc: DocumentForm,
+  current: Form | undefined,
+  at: string,
+): { settings: FormSettings; problems: Array<{ field: string; reason: string }> } {
   const patch = documentSettings(doc);
   const problems: Array<{ field: string; reason: string }> = [];
   const resolve = (value: string | null | undefined, stored: string | null | undefined, field: string): string | null | undefined => {
@@ -105,7 +109,10 @@ export function settingsFromDocument(doc: DocumentForm, current: Form | undefine
     const reference = SECRET_REFERENCE.exec(value);
     if (!reference) return value;
     if (stored) return stored;
-    problems.push({ field, reason: `is the reference $${reference[1]}, which was not resolved where the document was applied, and the form has no secret to keep` });
+    problems.push({
+      field,
+      reason: `is the reference $${reference[1]}, which was not resolved where the document was applied, and the form has no secret to keep`,
+    });
     return null;
   };
   patch.slackWebhookUrl = resolve(patch.slackWebhookUrl, current?.slackWebhookUrl, `${at}.slackWebhookUrl`);

@@ -260,7 +260,8 @@ export class FormService {
     for (const [key, doc] of Object.entries(forms)) {
       const at = `body.document.forms.${key}`;
       const current = await this.deps.store.findByKey(trx, key);
-      if (current && (project === undefined || current.projectId !== project.id)) throw new AppError('conflict', message('documentFormElsewhere', { formKey: key }));
+      if (current && (project === undefined || current.projectId !== project.id))
+        throw new AppError('conflict', message('documentFormElsewhere', { formKey: key }));
       const { settings, problems: found } = settingsFromDocument(doc, current, at);
       problems.push(...found, ...this.unreachable(settings).map((p) => ({ ...p, field: p.field.replace(/^body/, at) })));
       if (found.length > 0) continue;
@@ -278,7 +279,13 @@ export class FormService {
         };
         writes.push(async () => {
           await this.deps.store.insert(trx, form);
-          await this.deps.audit.record(trx, actor, { projectId: form.projectId, entity: 'form', entityId: key, action: 'form.created', changes: formChanges(null, form) });
+          await this.deps.audit.record(trx, actor, {
+            projectId: form.projectId,
+            entity: 'form',
+            entityId: key,
+            action: 'form.created',
+            changes: formChanges(null, form),
+          });
         });
         continue;
       }
@@ -289,7 +296,13 @@ export class FormService {
       const form: Form = { ...current, ...settings, webhookSecret: secret, updatedAt: now };
       writes.push(async () => {
         await this.deps.store.update(trx, form);
-        await this.deps.audit.record(trx, actor, { projectId: form.projectId, entity: 'form', entityId: key, action: 'form.updated', changes: formChanges(current, form) });
+        await this.deps.audit.record(trx, actor, {
+          projectId: form.projectId,
+          entity: 'form',
+          entityId: key,
+          action: 'form.updated',
+          changes: formChanges(current, form),
+        });
       });
     }
     if (problems.length > 0) throw AppError.validation(problems);

@@ -68,7 +68,11 @@ export const formReadTokenRoutes: RoutePlugin<{ readTokens: FormReadTokenService
     '/forms/:formKey/read-tokens/:tokenId',
     {
       config: { access: 'editor' },
-      schema: { summary: 'Delete a read-only token: it is refused from the next request on', params: tokenParams, response: { 204: noContent, ...adminErrors } },
+      schema: {
+        summary: 'Delete a read-only token: it is refused from the next request on',
+        params: tokenParams,
+        response: { 204: noContent, ...adminErrors },
+      },
     },
     async (request, reply) => {
       await readTokens.revoke(request.params.formKey, request.params.tokenId, request.actor);

@@ -74,14 +74,16 @@ export class FormReadTokenService {
     });
   }
 
-  /** The form a read token reads and the token's name; undefined for any other string. */
-  async readerOf(token: string): Promise<{ formKey: string; name: string } | undefined> {
+  /** The form a read token reads and the token's name; undefined for any other string. `markUsed` records the use. */
+  async readerOf(token: string): Promise<{ formKey: string; name: string; markUsed(): Promise<void> } | undefined> {
     if (!token.startsWith(FORM_READ_TOKEN_PREFIX) || token.length > 200) return undefined;
     const found = await this.deps.store.findByHash(this.deps.db, hashToken(token));
     if (!found) return undefined;
-    const now = this.deps.clock();
-    // last_used_at at most once a minute: a polling integration must not write on every request.
-    if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) > 60_000) await this.deps.store.touch(this.deps.db, found.id, now.toISOString());
-    return { formKey: found.formKey, name: found.name };
+    const markUsed = async () => {
+      const now = this.deps.clock();
+      // last_used_at at most once a minute: a polling integration must not write on every request.
+      if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) > 60_000) await this.deps.store.touch(this.deps.db, found.id, now.toISOString());
+    };
+    return { formKey: found.formKey, name: found.name, markUsed };
   }
 }

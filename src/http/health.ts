@@ -48,11 +48,14 @@ const notReadyBody = {
   properties: { ...errorBody.properties, status: { type: 'string', enum: ['starting', 'draining', 'database-unavailable'] } },
 };
 
+/** A health body ends with a newline, so that `curl /healthz` in a terminal leaves the prompt on its own line. */
+const endLine = async (_request: unknown, _reply: unknown, payload: unknown) => (typeof payload === 'string' ? `${payload}\n` : payload);
+
 /** The three health routes; none counts against the rate limit or needs a credential. */
 export async function registerHealth(app: FastifyInstance, readiness: Readiness): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { summary: 'Health: 200 while the database answers, 503 otherwise', response: { 200: status('ok'), 503: errorBody } } },
+    { onSend: endLine, schema: { summary: 'Health: 200 while the database answers, 503 otherwise', response: { 200: status('ok'), 503: errorBody } } },
     async (_request, reply) => {
       if (await readiness.databaseAnswers()) return reply.header('cache-control', 'no-store').send({ status: 'ok' });
       return reply.code(503).header('cache-control', 'no-store').send({ error: true, message: messages.serviceUnavailable });
@@ -61,13 +64,14 @@ export async function registerHealth(app: FastifyInstance, readiness: Readiness)
 
   app.get(
     '/livez',
-    { schema: { summary: 'Liveness: 200 while the process serves HTTP; never asks the database', response: { 200: status('ok') } } },
+    { onSend: endLine, schema: { summary: 'Liveness: 200 while the process serves HTTP; never asks the database', response: { 200: status('ok') } } },
     async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }),
   );
 
   app.get(
     '/readyz',
     {
+      onSend: endLine,
       schema: {
         summary: 'Readiness: 200 while this instance should get traffic; 503 while starting, draining (SIGTERM) or without its database',
         response: { 200: status('ready'), 503: notReadyBody },

@@ -38,6 +38,8 @@ export interface Principal {
   member: Member | null;
   /** A form read token's form: the principal reads that form's submissions and nothing else. */
   readsForm?: string;
+  /** Records a form read token's use, once the request is let in. */
+  markUsed?: () => Promise<void>;
 }
 
 export const ADMIN_TOKEN_PRINCIPAL: Principal = { actor: ADMIN_TOKEN_ACTOR, role: 'owner', member: null };

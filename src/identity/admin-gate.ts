@@ -108,7 +108,10 @@ export class AdminGate implements AdminAuthority {
     if (principal === ADMIN_TOKEN_PRINCIPAL) await this.deps.throttles.clearAddress(clientKey(request.ip));
     // An unknown path answers 404 whatever the role, so that roles tell nothing about which routes exist.
     if (request.is404) return;
-    if (principal.readsForm !== undefined) return this.authorizeReader(request, principal.readsForm);
+    if (principal.readsForm !== undefined) {
+      this.authorizeReader(request, principal.readsForm);
+      return principal.markUsed?.();
+    }
     await this.authorize(request, principal);
   }
 
@@ -117,7 +120,14 @@ export class AdminGate implements AdminAuthority {
     if (credential.kind === 'bearer') {
       if (this.deps.adminToken.verify(credential.token)) return ADMIN_TOKEN_PRINCIPAL;
       const reader = await this.deps.formReaders.readerOf(credential.token);
-      if (reader) return { actor: { type: 'form_token', id: null, label: `read token ${reader.name} of form ${reader.formKey}` }, role: 'none', member: null, readsForm: reader.formKey };
+      if (reader)
+        return {
+          actor: { type: 'form_token', id: null, label: `read token ${reader.name} of form ${reader.formKey}` },
+          role: 'none',
+          member: null,
+          readsForm: reader.formKey,
+          markUsed: reader.markUsed,
+        };
       return this.deps.accounts.accessTokens.principalOfAccessToken(credential.token);
     }
     const session = await this.deps.sessions.find(credential.token);

@@ -24,5 +24,6 @@ export interface FormDirectory {
  * the forms' FormReadTokenService): the form a token reads, or undefined for any other string.
  */
 export interface FormReaders {
-  readerOf(token: string): Promise<{ formKey: string; name: string } | undefined>;
+  /** `markUsed` records the use once the gate let the request in (a refused request changes nothing). */
+  readerOf(token: string): Promise<{ formKey: string; name: string; markUsed(): Promise<void> } | undefined>;
 }

@@ -47,7 +47,13 @@ export const formAnalyticsAdminRoutes: RoutePlugin<{ analytics: FormAnalyticsSer
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { days: { type: 'string', maxLength: 3, description: `Days to cover, today included: 1 to ${ANALYTICS_MAX_DAYS} (default ${ANALYTICS_DEFAULT_DAYS})` } },
+          properties: {
+            days: {
+              type: 'string',
+              maxLength: 3,
+              description: `Days to cover, today included: 1 to ${ANALYTICS_MAX_DAYS} (default ${ANALYTICS_DEFAULT_DAYS})`,
+            },
+          },
         },
         response: { 200: analyticsSchema, ...adminErrors },
       },

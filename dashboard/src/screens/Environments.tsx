@@ -133,7 +133,9 @@ main().catch((error) => {
         <CopyButton text={snippet} label="Copy snippet" />
         {flags.data && !slug && <p className="muted">This project has no flag yet: the snippet reads my-flag, which answers 404 until you create it.</p>}
         <p className="muted">
-          With npm: <code>npm install @basestack/flags-js</code>. OpenFeature providers use the OFREP endpoints with the same keys (docs/api.md).
+          With npm: <code>npm install @basestack/flags-js</code>. OpenFeature providers use the OFREP endpoints with the same keys (docs/api.md). A flag
+          switched off entirely (DISABLED) gives OpenFeature callers their default value; the OFREP provider on npm (0.1.3) reports that as an error (GENERAL),
+          not as DISABLED.
         </p>
       </Section>
       <FlagdSyncTokens projectKey={params.key} environments={environments} />
