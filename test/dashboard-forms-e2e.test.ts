@@ -255,7 +255,7 @@ describe('dashboard form screens in headless Chromium (issue 34)', { skip: chrom
       await section.getByText('No read token').waitFor();
       await section.getByLabel('Token name').fill('CRM sync');
       await section.getByRole('button', { name: 'Create read token' }).click();
-      const token = await section.getByLabel('Read token CRM sync').inputValue();
+      const token = await section.getByRole('textbox', { name: 'Read token CRM sync' }).inputValue();
       assert.match(token, /^fpf_/);
       const read = await ctx.app.inject({ method: 'GET', url: `/admin/v1/forms/${formKey}/submissions`, headers: { authorization: `Bearer ${token}` } });
       assert.equal(read.statusCode, 200, read.body);
