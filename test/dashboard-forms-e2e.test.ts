@@ -246,6 +246,31 @@ describe('dashboard form screens in headless Chromium (issue 34)', { skip: chrom
     }
   });
 
+  it('makes a read token shown once that reads the submissions, and deletes it', { timeout: 60_000 }, async () => {
+    const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+    try {
+      const { page, errors } = await signedIn(browser, base);
+      await page.goto(`${base}/forms/${formKey}`);
+      const section = page.getByRole('region', { name: 'Read tokens', exact: true });
+      await section.getByText('No read token').waitFor();
+      await section.getByLabel('Token name').fill('CRM sync');
+      await section.getByRole('button', { name: 'Create read token' }).click();
+      const token = await section.getByRole('textbox', { name: 'Read token CRM sync' }).inputValue();
+      assert.match(token, /^fpf_/);
+      const read = await ctx.app.inject({ method: 'GET', url: `/admin/v1/forms/${formKey}/submissions`, headers: { authorization: `Bearer ${token}` } });
+      assert.equal(read.statusCode, 200, read.body);
+      await section.getByRole('row', { name: /CRM sync/ }).waitFor();
+      await section.getByRole('button', { name: 'Delete read token CRM sync' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete read token' }).click();
+      await section.getByText('No read token').waitFor();
+      const refused = await ctx.app.inject({ method: 'GET', url: `/admin/v1/forms/${formKey}/submissions`, headers: { authorization: `Bearer ${token}` } });
+      assert.equal(refused.statusCode, 401);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it("draws the form's analytics for 30 days", { timeout: 60_000 }, async () => {
     const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
     try {

@@ -97,7 +97,7 @@ export function DeliveryActions({ form }: { form: Form }) {
   });
   const resendFailed = useMutation({
     mutationFn: () => api<{ resent: number }>('POST', `/forms/${encodeURIComponent(form.key)}/deliveries/resend-failed`),
-    meta: { error: 'Not re-sent', invalidates: [['submissions', form.key], ['submission', form.key], ['audit']] },
+    meta: { error: 'Not re-sent', invalidates: [['submissions', form.key], ['submission', form.key], ['form-analytics', form.key], ['audit']] },
     onSuccess: ({ resent }) =>
       toast.success(resent === 0 ? 'No failed delivery to re-send' : `Queued ${plural(resent, 'failed delivery', 'failed deliveries')} again`),
   });

@@ -17,17 +17,24 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
   const [asking, setAsking] = useState(false);
   const mark = useMutation({
     mutationFn: (spam: boolean) => api<SubmissionDetail>('PATCH', path, { spam }),
-    meta: { error: 'Not changed', invalidates: [['submission', params.key, params.id], ['submissions', params.key], ['form', params.key], ['audit']] },
+    meta: {
+      error: 'Not changed',
+      invalidates: [['submission', params.key, params.id], ['submissions', params.key], ['form', params.key], ['form-analytics', params.key], ['audit']],
+    },
     onSuccess: (answer) => toast.success(answer.spam ? 'Marked as spam' : 'Marked as not spam'),
   });
   const resend = useMutation({
     mutationFn: (delivery: Delivery) => api<Delivery>('POST', `/forms/${encodeURIComponent(params.key)}/deliveries/${encodeURIComponent(delivery.id)}/resend`),
-    meta: { error: 'Not re-sent', invalidates: [['submission', params.key, params.id], ['audit']] },
+    meta: { error: 'Not re-sent', invalidates: [['submission', params.key, params.id], ['form-analytics', params.key], ['audit']] },
     onSuccess: (d) => toast.success(`Queued the ${d.kind} to ${d.target} again`),
   });
   const remove = useMutation({
     mutationFn: () => api('DELETE', path),
-    meta: { success: 'Submission deleted', error: false, invalidates: [['submissions', params.key], ['form', params.key], ['audit']] },
+    meta: {
+      success: 'Submission deleted',
+      error: false,
+      invalidates: [['submissions', params.key], ['form', params.key], ['form-analytics', params.key], ['audit']],
+    },
     onSuccess: () => navigate(`/forms/${params.key}/submissions`),
   });
   return (

@@ -83,7 +83,7 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
     meta: {
       success: 'Marked as not spam; its deliveries go out now',
       error: 'Not changed',
-      invalidates: [['submissions', params.key], ['submission', params.key], ['form', params.key], ['forms'], ['audit']],
+      invalidates: [['submissions', params.key], ['submission', params.key], ['form', params.key], ['form-analytics', params.key], ['forms'], ['audit']],
     },
   });
   if (form.isPending) return <Loading what="the form" />;
