@@ -80,7 +80,8 @@ export function openDb(options: OpenDbOptions): DbHandle {
   // job runs it). Takes effect on a new database only; an older file is converted by
   // `npm run flagpost -- vacuum` (README, Operations).
   sqlite.pragma('auto_vacuum = INCREMENTAL');
-  sqlite.pragma('journal_mode = WAL');
+  // Answers the mode in force: a file system without the shared memory WAL needs keeps the old journal.
+  const wal = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
   // FULL: an answered write survives a power loss, not only a process crash.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -101,7 +102,8 @@ export function openDb(options: OpenDbOptions): DbHandle {
     dialect: 'sqlite',
     databaseUrl: undefined,
     healthy,
-    writeFlushedOffLoop: (work) => sqliteFlushOffLoop(db, file, work),
+    // Only in WAL mode: the flush after the commit is of the -wal file.
+    writeFlushedOffLoop: wal ? (work) => sqliteFlushOffLoop(db, file, work) : undefined,
     close: () => db.destroy(),
   };
 }
