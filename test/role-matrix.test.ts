@@ -49,7 +49,7 @@ const ROUTES: Record<string, Access> = {
   'DELETE /admin/v1/projects/{projectKey}/environments/{envKey}': 'project_admin',
   'POST /admin/v1/projects/{projectKey}/environments': 'project_admin',
   'POST /admin/v1/projects/{projectKey}/api-keys': 'project_admin',
-  // Renaming needs an editor; the protection fields in the body need an owner (checked in test/change-management.test.ts).
+  // Renaming needs an editor; the protection fields in the body need an owner (checked in test/changes/change-management.test.ts).
   'PATCH /admin/v1/projects/{projectKey}/environments/{envKey}': 'editor',
   // Change management (issue 24): viewers read, editors propose, approve, schedule and apply.
   'GET /admin/v1/projects/{projectKey}/change-requests': 'viewer',

@@ -24,7 +24,7 @@ import type { OfrepStreams, StreamTokens } from './ofrep.streams.ts';
 // request, reply and child logger, about 2 kB of each of thousands of streams (docs/performance.md).
 // Everything else (missing headers, unknown keys or flags, a cold snapshot, a client over its limit,
 // HEAD, OPTIONS, encoded paths or queries, large or chunked OFREP bodies) goes to Fastify untouched.
-// What it gives up: Fastify's per-request log lines and hooks. test/read-model-fast-path.test.ts checks it against the routes
+// What it gives up: Fastify's per-request log lines and hooks. test/evaluation/read-model-fast-path.test.ts checks it against the routes
 // byte for byte; FLAGPOST_FLAG_FAST_PATH=false turns it off.
 
 /** GET routes under /v1/flags that the fast path stands in for; any other one there disables it. */

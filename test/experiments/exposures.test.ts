@@ -7,7 +7,7 @@ import { createFlag, createProject, keys, type ProjectFixture } from '../support
 // Server-side exposures (issue 32): while an experiment runs, single-flag OFREP evaluations that its split
 // serves record exposures, on the fast path (a real socket) and on the Fastify route (inject) alike, and
 // the answers stay byte for byte what they were without recording, in the style of
-// test/read-model-fast-path.test.ts. Bulk evaluations, contexts without a targeting key and answers of
+// test/evaluation/read-model-fast-path.test.ts. Bulk evaluations, contexts without a targeting key and answers of
 // other rules record nothing.
 
 interface Answer {

@@ -1,4 +1,4 @@
-// The part of oidc-provider (a dev dependency without bundled types) that test/sso.test.ts uses.
+// The part of oidc-provider (a dev dependency without bundled types) that test/identity/sso.test.ts uses.
 declare module 'oidc-provider' {
   import type { Server } from 'node:http';
 

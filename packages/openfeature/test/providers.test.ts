@@ -8,7 +8,7 @@ import { FlagpostProvider, FlagpostWebProvider } from '@flagpost/openfeature';
 
 // The package as its users run it (the built workspace package, the published SDKs), against a loopback
 // server that answers OFREP like Flagpost and records what arrives at /v1/track. The real app is the
-// subject of test/experiments-openfeature.test.ts; this file pins the provider's own behaviour: headers,
+// subject of test/experiments/experiments-openfeature.test.ts; this file pins the provider's own behaviour: headers,
 // which evaluations are exposures, deduplication, batching, flushing on close, retry after an outage.
 
 interface Received {
