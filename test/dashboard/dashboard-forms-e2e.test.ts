@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../dashboard/build.ts';
+import { buildDashboard } from '../../dashboard/build.ts';
 import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { ADMIN_TOKEN, createTestContext, type TestContext } from '../support/context.ts';
 import { createForm, startWebhookReceiver, submitJson, waitFor } from '../support/forms.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../dashboard/build.ts';
+import { buildDashboard } from '../../dashboard/build.ts';
 import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { createTestContext, dialects, type TestContext } from '../support/context.ts';
 import { createMember, type Member } from '../support/members.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveFormSecrets } from '../src/commands/project-document.cli.ts';
+import { resolveFormSecrets } from '../../src/commands/project-document.cli.ts';
 import { forEachDialect, type TestContext } from '../support/context.ts';
 import { createFlag, createProject } from '../support/fixtures.ts';
 

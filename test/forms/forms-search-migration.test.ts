@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, Migrator, sql } from 'kysely';
-import { openDb } from '../src/db/connect.ts';
-import { migrations } from '../src/db/migrations/index.ts';
+import { openDb } from '../../src/db/connect.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
 import { ADMIN_TOKEN, createTestDatabase, dialects, startInstance, type TestDatabase } from '../support/context.ts';
 
 // Migration 0028 (issue 34) on submissions stored before it: they are indexed with the rule new ones get,
