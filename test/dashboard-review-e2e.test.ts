@@ -302,5 +302,25 @@ for (const dialect of dialects()) {
       assert.equal(await invite.getByText('Required').count(), 0);
       await page.close();
     });
+
+    it('names change requests, environments and forms in the history and the audit log, not their ids (item 12)', { timeout: 300_000 }, async () => {
+      const form = await ok('POST', '/admin/v1/forms', { name: 'Contact us' }, 201);
+      const requests = (await ok('GET', `/admin/v1/projects/${project.key}/change-requests?status=all`)).changeRequests as Doc[];
+      const applied = requests.find((r) => r.title === 'Staff first, a quarter for the rest')!;
+      const page = await browser.newPage();
+      await signIn(page, 'owner@example.com');
+      await page.goto(`${base}/projects/${project.key}/history`);
+      const history = page.getByRole('table', { name: /history/i });
+      await history.getByText('Change request “Staff first, a quarter for the rest” applied').first().waitFor();
+      // The flag's own entry names the request it came from.
+      await history.getByRole('listitem').filter({ hasText: 'Change request:' }).getByText('Staff first, a quarter for the rest').first().waitFor();
+      const text = await history.innerText();
+      assert.doesNotMatch(text, new RegExp(applied.id), 'no change request id');
+      await page.goto(`${base}/audit`);
+      await page.getByText('Form Contact us created').first().waitFor();
+      assert.doesNotMatch(await page.locator('main').innerText(), new RegExp(`Form ${form.key}`));
+      await page.screenshot({ path: path.join(shots, 'audit-names.png'), fullPage: true });
+      await page.close();
+    });
   });
 }
