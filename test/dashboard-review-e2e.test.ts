@@ -322,5 +322,17 @@ for (const dialect of dialects()) {
       await page.screenshot({ path: path.join(shots, 'audit-names.png'), fullPage: true });
       await page.close();
     });
+
+    it('keeps the design system out of the sidebar; it opens by its address, as the dashboard README says (item 17)', { timeout: 300_000 }, async () => {
+      const page = await browser.newPage();
+      await signIn(page, 'bob@example.com');
+      await page.goto(`${base}/projects`);
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Design system' }).count(), 0);
+      await page.goto(`${base}/design`);
+      await page.getByRole('heading', { name: 'Design system' }).first().waitFor();
+      assert.match(fs.readFileSync(path.join(ROOT, 'dashboard', 'README.md'), 'utf8'), /`\/design`/);
+      await page.close();
+    });
   });
 }
