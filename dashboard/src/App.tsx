@@ -218,7 +218,7 @@ function Layout({ children }: { children: ReactNode }) {
         </nav>
         <div className="sidebar-foot">
           <p className="muted small-text">
-            <kbd>/</kbd> search · <Link href="/design">Design system</Link>
+            <kbd>/</kbd> search
           </p>
           <ThemeSwitch />
           <span className="who">{whoText(session.data)}</span>

@@ -253,5 +253,86 @@ for (const dialect of dialects()) {
       await page.screenshot({ path: path.join(shots, 'playground-split-without-key.png'), fullPage: true });
       await page.close();
     });
+
+    it(
+      'gives a clean New flag form after each flag, marks a bad JSON value at the value, and follows a renamed default serve (items 8 and 9)',
+      { timeout: 300_000 },
+      async () => {
+        const page = await browser.newPage();
+        await signIn(page, 'bob@example.com');
+        await page.goto(`${base}/projects/${project.key}`);
+        const form = page.getByRole('region', { name: 'New flag' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'New flag' }) }));
+        await page.getByLabel('Type').selectOption('object');
+        await page.getByRole('group', { name: 'Variant 1 of the new flag' }).getByLabel('Value (JSON object)').fill('{not json');
+        await page.getByLabel('Slug').fill('theme');
+        await page.getByRole('button', { name: 'Create flag' }).click();
+        const first = page.getByRole('group', { name: 'Variant 1 of the new flag' });
+        await first.getByText('The value must be a JSON object').waitFor();
+        assert.equal(await first.getByLabel('Name').getAttribute('aria-invalid'), null, 'the name is fine');
+        assert.equal(await first.getByLabel('Value (JSON object)').getAttribute('aria-invalid'), 'true');
+        await first.getByLabel('Value (JSON object)').fill('{"dark": false}');
+        // Renaming the default variant keeps it the default serve.
+        await first.getByLabel('Name').fill('light');
+        assert.equal(await page.getByLabel('Default serve').inputValue(), 'light');
+        await page.getByRole('button', { name: 'Create flag' }).click();
+        await page.getByRole('link', { name: 'theme' }).waitFor();
+        const theme = (await ok('GET', `/admin/v1/projects/${project.key}/flags`)).flags.find((f: Doc) => f.slug === 'theme').environments[0];
+        assert.deepEqual([theme.defaultVariant, theme.variants.light], ['light', { dark: false }]);
+        // The form is new again: nothing marked, boolean, no variants of the flag before.
+        assert.equal(await page.getByLabel('Slug').inputValue(), '');
+        assert.equal(await page.getByLabel('Slug').getAttribute('aria-invalid'), null, 'the emptied slug is not marked');
+        assert.equal(await form.first().getByText('Required').count(), 0);
+        assert.equal(await page.getByLabel('Type').inputValue(), 'boolean');
+        assert.equal(await page.getByRole('group', { name: 'Variant 1 of the new flag' }).count(), 0);
+        await page.screenshot({ path: path.join(shots, 'new-flag-after-create.png'), fullPage: true });
+        await page.close();
+      },
+    );
+
+    it('gives a clean invitation form after each invitation (item 8)', { timeout: 300_000 }, async () => {
+      const page = await browser.newPage();
+      await signIn(page, 'owner@example.com');
+      await page.goto(`${base}/members`);
+      const invite = page.getByRole('form', { name: 'Invite a member' });
+      await invite.getByLabel('E-mail address').fill('cy@example.com');
+      await invite.getByRole('button', { name: 'Invite' }).click();
+      await page.getByText('Send this link to cy@example.com').waitFor();
+      assert.equal(await invite.getByLabel('E-mail address').inputValue(), '');
+      assert.equal(await invite.getByLabel('E-mail address').getAttribute('aria-invalid'), null, 'the emptied address is not marked');
+      assert.equal(await invite.getByText('Required').count(), 0);
+      await page.close();
+    });
+
+    it('names change requests, environments and forms in the history and the audit log, not their ids (item 12)', { timeout: 300_000 }, async () => {
+      const form = await ok('POST', '/admin/v1/forms', { name: 'Contact us' }, 201);
+      const requests = (await ok('GET', `/admin/v1/projects/${project.key}/change-requests?status=all`)).changeRequests as Doc[];
+      const applied = requests.find((r) => r.title === 'Staff first, a quarter for the rest')!;
+      const page = await browser.newPage();
+      await signIn(page, 'owner@example.com');
+      await page.goto(`${base}/projects/${project.key}/history`);
+      const history = page.getByRole('table', { name: /history/i });
+      await history.getByText('Change request “Staff first, a quarter for the rest” applied').first().waitFor();
+      // The flag's own entry names the request it came from.
+      await history.getByRole('listitem').filter({ hasText: 'Change request:' }).getByText('Staff first, a quarter for the rest').first().waitFor();
+      const text = await history.innerText();
+      assert.doesNotMatch(text, new RegExp(applied.id), 'no change request id');
+      await page.goto(`${base}/audit`);
+      await page.getByText('Form Contact us created').first().waitFor();
+      assert.doesNotMatch(await page.locator('main').innerText(), new RegExp(`Form ${form.key}`));
+      await page.screenshot({ path: path.join(shots, 'audit-names.png'), fullPage: true });
+      await page.close();
+    });
+
+    it('keeps the design system out of the sidebar; it opens by its address, as the dashboard README says (item 17)', { timeout: 300_000 }, async () => {
+      const page = await browser.newPage();
+      await signIn(page, 'bob@example.com');
+      await page.goto(`${base}/projects`);
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Design system' }).count(), 0);
+      await page.goto(`${base}/design`);
+      await page.getByRole('heading', { name: 'Design system' }).first().waitFor();
+      assert.match(fs.readFileSync(path.join(ROOT, 'dashboard', 'README.md'), 'utf8'), /`\/design`/);
+      await page.close();
+    });
   });
 }

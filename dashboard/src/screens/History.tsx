@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueries, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { useCanWrite } from '../session.ts';
@@ -10,8 +10,8 @@ import { Button, DateText, EmptyState, ErrorMessage, Loading, Select, Table, toa
 // as before → after, and one row per user action (a save that wrote one entry per environment is one
 // row "in production, staging"). Filters: who, what, which environment, and the entity kind.
 
-/** One change per line: "Enabled: off → on", targeting in words. */
-function Changes({ entry }: { entry: AuditEntry }) {
+/** One change per line: "Enabled: off → on", targeting in words, ids as the names they stand for. */
+function Changes({ entry, names }: { entry: AuditEntry; names: Names }) {
   // A creation lists what was set, not every empty default.
   const empty = (v: unknown) =>
     v === null || v === '' || v === false || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
@@ -20,10 +20,18 @@ function Changes({ entry }: { entry: AuditEntry }) {
   return (
     <ul className="plain diff">
       {lines.map(([field, change]) => (
-        <ChangeLine key={field} field={field} change={change} />
+        <ChangeLine key={field} field={field} change={named(field, change, names)} />
       ))}
     </ul>
   );
+}
+
+/** A change whose values are ids or keys (the change request it came from, the environment promoted from) with the names instead. */
+function named(field: string, change: { before?: unknown; after?: unknown }, names: Names): { before?: unknown; after?: unknown } {
+  const lookup = field === 'changeRequest' ? names.changeRequests : field === 'promotedFrom' ? names.environments : field === 'form' ? names.forms : undefined;
+  if (!lookup) return change;
+  const name = (v: unknown) => (typeof v === 'string' ? (lookup.get(v) ?? v) : v);
+  return Object.fromEntries(Object.entries(change).map(([k, v]) => [k, name(v)]));
 }
 
 const ACTION_WORDS: Record<string, string> = {
@@ -58,13 +66,47 @@ export function whatText(entry: AuditEntry, names: Names): string {
         ? (names.projects?.get(entry.entityId) ?? entry.entityId)
         : entry.entity === 'personal_data'
           ? 'of one person'
-          : entry.entityId;
+          : entry.entity === 'change_request' && names.changeRequests?.has(entry.entityId)
+            ? `“${names.changeRequests.get(entry.entityId)}”`
+            : entry.entity === 'form'
+              ? (names.forms?.get(entry.entityId) ?? entry.entityId)
+              : entry.entityId;
   return `${Noun} ${id} ${ACTION_WORDS[verb] ?? verb.replace(/_/g, ' ')}`;
 }
 
 export interface Names {
   environments: Map<string, string>;
   projects?: Map<string, string>;
+  /** Change request id → title, form key → name (issue 31 item 12): History finds these itself. */
+  changeRequests?: Map<string, string>;
+  forms?: Map<string, string>;
+}
+
+/**
+ * The names of what the loaded entries name by id: the change requests of their projects and the forms.
+ * A list that cannot be read (a member without access) leaves the ids as they are.
+ */
+function useEntryNames(entries: AuditEntry[], given: Names): Names {
+  const projectKeys = [...new Set(entries.filter((e) => e.entity === 'change_request' || 'changeRequest' in e.changes).map((e) => e.projectKey))].filter(
+    (k): k is string => typeof k === 'string' && k !== '',
+  );
+  const requests = useQueries({
+    queries: projectKeys.map((key) => ({
+      queryKey: ['change-requests', key, 'all'],
+      queryFn: () =>
+        api<{ changeRequests: Array<{ id: string; title: string }> }>('GET', `/projects/${encodeURIComponent(key)}/change-requests?status=all&limit=500`),
+      retry: false,
+    })),
+  });
+  const hasForms = entries.some((e) => e.entity === 'form' || e.entity === 'submission');
+  const forms = useQuery({
+    queryKey: ['forms'],
+    queryFn: () => api<{ forms: Array<{ key: string; name: string }> }>('GET', '/forms'),
+    enabled: hasForms,
+    retry: false,
+  });
+  const changeRequests = new Map(requests.flatMap((r) => r.data?.changeRequests ?? []).map((r) => [r.id, r.title] as const));
+  return { ...given, changeRequests, forms: new Map((forms.data?.forms ?? []).map((f) => [f.key, f.name] as const)) };
 }
 
 /** Consecutive entries of one action (same who, what, changes, within 5 s, other environments) as one row. */
@@ -124,6 +166,7 @@ export function History({
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   const entries = useMemo(() => pages.data?.pages.flatMap((p) => p.entries) ?? [], [pages.data]);
+  const named = useEntryNames(entries, names);
   const people = [...new Set(entries.map((e) => e.actor.label))].sort();
   const actions = [...new Set(entries.map((e) => e.action))].sort();
   const shown = entries.filter((e) => (!who || e.actor.label === who) && (!what || e.action === what) && (!env || e.environmentKey === env));
@@ -189,11 +232,11 @@ export function History({
                 </td>
                 <td>{entry.actor.label}</td>
                 <td>
-                  {whatText(entry, names)}
+                  {whatText(entry, named)}
                   {environments.length > 0 && ` in ${environments.map((k) => names.environments.get(k) ?? k).join(', ')}`}
                 </td>
                 <td>
-                  <Changes entry={entry} />
+                  <Changes entry={entry} names={named} />
                 </td>
                 {revertIn && <td>{entry.action === 'flag.updated' && entry.environmentKey && <RevertButton projectKey={revertIn} entry={entry} />}</td>}
               </tr>

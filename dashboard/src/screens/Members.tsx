@@ -242,10 +242,15 @@ function Viewers() {
 function Invite() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('editor');
+  // A new form after each invitation: the emptied field is not "touched", so it is not marked Required.
+  const [round, setRound] = useState(0);
   const invite = useMutation({
     mutationFn: () => api<Invitation>('POST', '/invitations', { email: email.trim(), role }),
     meta: { error: false, invalidates: [['invitations'], ['audit']] },
-    onSuccess: () => setEmail(''),
+    onSuccess: () => {
+      setEmail('');
+      setRound((n) => n + 1);
+    },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -254,7 +259,7 @@ function Invite() {
   return (
     <Section title="Invite a member">
       <ProblemsProvider value={problemsOf(invite.error)}>
-        <form onSubmit={submit} className="inline" aria-label="Invite a member">
+        <form key={round} onSubmit={submit} className="inline" aria-label="Invite a member">
           <Field
             label="E-mail address"
             type="email"

@@ -286,6 +286,8 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
   const [variants, setVariants] = useState<VariantDraft[]>([]);
   const [defaultVariant, setDefaultVariant] = useState('');
   const [local, setLocal] = useState<ReturnType<typeof problemsOf>>([]);
+  // A new form after each flag created: its emptied fields are not "touched", so none is marked Required.
+  const [round, setRound] = useState(0);
   const create = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api<{ changeRequests: Array<{ id: string; environment: { name: string } }> }>('POST', `/projects/${encodeURIComponent(projectKey)}/flags`, body),
@@ -295,10 +297,23 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
       const held = answer.changeRequests.map((r) => r.environment.name);
       const review = held.length > 0 ? `; its settings in ${held.join(', ')} wait for review in a change request` : '';
       toast.success(`Created flag ${String(body.slug)}: off in every environment${review}`);
+      // The next flag starts from an empty form (issue 31 item 8): boolean, no variants, no field marked.
       setSlug('');
       setDescription('');
+      setType('boolean');
+      setVariants([]);
+      setDefaultVariant('');
+      setLocal([]);
+      setRound((n) => n + 1);
     },
   });
+  /** Variants edited: a renamed default serve follows its variant (issue 31 item 9). */
+  const changeVariants = (next: VariantDraft[]) => {
+    const renamed = variants.find((v) => v.name.trim() === defaultVariant);
+    const after = renamed && next.find((v) => v.id === renamed.id);
+    if (after) setDefaultVariant(after.name.trim());
+    setVariants(next);
+  };
   const chooseType = (next: FlagType) => {
     setType(next);
     if (next === 'boolean') return setVariants([]);
@@ -323,7 +338,7 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
   return (
     <Section title="New flag">
       <ProblemsProvider value={[...local, ...problemsOf(create.error)]}>
-        <form onSubmit={submit}>
+        <form key={round} onSubmit={submit}>
           <div className="row">
             <Field
               label="Slug"
@@ -344,7 +359,7 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
           </div>
           {type !== 'boolean' && (
             <>
-              <VariantsEditor type={type} variants={variants} onChange={setVariants} owner="the new flag" />
+              <VariantsEditor type={type} variants={variants} onChange={changeVariants} owner="the new flag" />
               <Select
                 label="Default serve"
                 path="defaultVariant"

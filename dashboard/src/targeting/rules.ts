@@ -34,11 +34,25 @@ let nextKey = 1;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** Split rows for every variant: the split's own in its order first, then the others at 0 %. */
+/** 100 % in `n` even parts of at most two decimals that add up to 100 (the last takes the rest): 50/50, 33.33/33.33/33.34. */
+export function evenPercents(n: number): number[] {
+  if (n <= 0) return [];
+  const part = Math.floor(10_000 / n) / 100;
+  return Array.from({ length: n }, (_, i) => (i < n - 1 ? part : round2(100 - part * (n - 1))));
+}
+
+/**
+ * Split rows for every variant: the split's own in its order first, then the others at 0 %. Without a
+ * split yet, an even one (issue 31 item 9: a new split starts valid, not at 0 % each).
+ */
 export function splitRows(variantNames: string[], split?: Split): SplitDraft['rows'] {
-  const total = split ? split.weights.reduce((s, w) => s + w.weight, 0) : 0;
-  const rows = (split?.weights ?? []).map((w) => ({ variant: w.variant, percent: String(total > 0 ? round2((w.weight * 100) / total) : 0) }));
-  for (const name of variantNames) if (!rows.some((r) => r.variant === name)) rows.push({ variant: name, percent: split ? '0' : '' });
+  if (!split) {
+    const even = evenPercents(variantNames.length);
+    return variantNames.map((variant, i) => ({ variant, percent: String(even[i]) }));
+  }
+  const total = split.weights.reduce((s, w) => s + w.weight, 0);
+  const rows = split.weights.map((w) => ({ variant: w.variant, percent: String(total > 0 ? round2((w.weight * 100) / total) : 0) }));
+  for (const name of variantNames) if (!rows.some((r) => r.variant === name)) rows.push({ variant: name, percent: '0' });
   return rows;
 }
 

@@ -39,7 +39,7 @@ export function fromVariantDrafts(type: FlagType, drafts: VariantDraft[]): { var
     else if (type === 'boolean') variants[name] = d.text === 'true';
     else if (type === 'number') {
       const n = Number(d.text);
-      if (d.text.trim() === '' || !Number.isFinite(n)) problems.push({ field: at, reason: 'The value must be a number' });
+      if (d.text.trim() === '' || !Number.isFinite(n)) problems.push({ field: `${at}.value`, reason: 'The value must be a number' });
       variants[name] = n;
     } else {
       let parsed: unknown;
@@ -49,14 +49,14 @@ export function fromVariantDrafts(type: FlagType, drafts: VariantDraft[]): { var
         parsed = undefined;
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-        problems.push({ field: at, reason: 'The value must be a JSON object such as {"color": "blue"}' });
+        problems.push({ field: `${at}.value`, reason: 'The value must be a JSON object such as {"color": "blue"}' });
       else variants[name] = parsed as Record<string, unknown>;
     }
   });
   return { variants, problems };
 }
 
-/** The API path of a variant's problems: by name, or by position while it has none. */
+/** The API path of a variant's problems: by name, or by position while it has none; its value's are at `<path>.value`. */
 const pathOf = (d: VariantDraft, i: number) => `variants.${d.name.trim() || i}`;
 
 export function VariantsEditor({
@@ -82,7 +82,7 @@ export function VariantsEditor({
             Variant {i + 1} of {owner}
           </legend>
           <div className="row">
-            <Field label="Name" path={pathOf(v, i)} value={v.name} onChange={(name) => set(i, { name })} disabled={disabled} />
+            <Field label="Name" path={pathOf(v, i)} exactPath value={v.name} onChange={(name) => set(i, { name })} disabled={disabled} />
             {type === 'boolean' && (
               <Select label="Value" value={v.text} onChange={(text) => set(i, { text })} disabled={disabled}>
                 <option value="true">true</option>
@@ -95,6 +95,7 @@ export function VariantsEditor({
                 label="Value"
                 type={type === 'number' ? 'number' : 'text'}
                 step="any"
+                path={`${pathOf(v, i)}.value`}
                 value={v.text}
                 onChange={(text) => set(i, { text })}
                 disabled={disabled}
@@ -102,7 +103,15 @@ export function VariantsEditor({
             )}
             {type === 'object' && (
               <div className="grow">
-                <TextArea label="Value (JSON object)" value={v.text} onChange={(text) => set(i, { text })} rows={3} spellCheck={false} disabled={disabled} />
+                <TextArea
+                  label="Value (JSON object)"
+                  path={`${pathOf(v, i)}.value`}
+                  value={v.text}
+                  onChange={(text) => set(i, { text })}
+                  rows={3}
+                  spellCheck={false}
+                  disabled={disabled}
+                />
               </div>
             )}
             <button

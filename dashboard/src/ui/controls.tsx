@@ -81,8 +81,14 @@ function switchButton({ checked, onChange, ariaLabel, disabled, describedBy, hin
 }
 
 /** The API's problems for `path` and the client's rule, each hidden once the value it judged changes. */
-function useFieldProblems(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, shown: boolean) {
-  const api = useProblems(path ?? '\0');
+function useFieldProblems(
+  path: string | undefined,
+  value: string,
+  validate: ((value: string) => string | undefined) | undefined,
+  shown: boolean,
+  exact = false,
+) {
+  const api = useProblems(path ?? '\0', !exact);
   const key = api.join('\n');
   const [at, setAt] = useState<{ key: string; value: string } | undefined>();
   if (key !== '' && at?.key !== key) setAt({ key, value });
@@ -97,6 +103,8 @@ interface FieldProps {
   onChange: (value: string) => void;
   /** API path of the field (`slug`, `rules.0.name`): the refusal's reasons for it show under the input. */
   path?: string;
+  /** Only the reasons for `path` itself, not for paths below it (a variant's name, whose value is `<path>.value`). */
+  exactPath?: boolean;
   /** The client's own rule: a problem in words, or undefined when the value is fine. */
   validate?: (value: string) => string | undefined;
   hint?: string;
@@ -108,10 +116,16 @@ interface FieldProps {
 }
 
 /** One field's id, its problems, the aria attributes of its control, and `touch` (left, or a submit tried). */
-function useField(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, hint: string | undefined) {
+function useField(
+  path: string | undefined,
+  value: string,
+  validate: ((value: string) => string | undefined) | undefined,
+  hint: string | undefined,
+  exact = false,
+) {
   const id = useId();
   const [touched, setTouched] = useState(false);
-  const reasons = useFieldProblems(path, value, validate, touched);
+  const reasons = useFieldProblems(path, value, validate, touched, exact);
   const aria = {
     id,
     'aria-invalid': reasons.length > 0 || undefined,
@@ -166,8 +180,9 @@ export function Field({
   className,
   inputMode,
   step,
+  exactPath,
 }: FieldProps & { type?: string; inputMode?: 'numeric' | 'decimal' | 'email' | 'url' | 'search'; step?: string }) {
-  const { id, reasons, aria, touch } = useField(path, value, validate, hint);
+  const { id, reasons, aria, touch } = useField(path, value, validate, hint, exactPath);
   return (
     <FieldFrame id={id} label={label} hint={hint} reasons={reasons} className={className}>
       <input
