@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FieldProblem, Rule } from '../dashboard/src/api.ts';
-import { changeInWords, ruleChanges } from '../dashboard/src/targeting/describe.ts';
-import { emptyRule, evenPercents, fromRuleDraft, toRuleDraft } from '../dashboard/src/targeting/rules.ts';
+import type { FieldProblem, Rule } from '../../dashboard/src/api.ts';
+import { changeInWords, ruleChanges } from '../../dashboard/src/targeting/describe.ts';
+import { emptyRule, evenPercents, fromRuleDraft, toRuleDraft } from '../../dashboard/src/targeting/rules.ts';
 
 // Issue 31, the dashboard's pure parts, table-tested: targeting changes in words (item 3) and a new split
 // that starts even (item 9). A variant's bad value marked at its value is checked in the browser.
