@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { api, type SpamReason, type Submission, type SubmissionDetail } from '../api.ts';
-import { Badge, Button, EmptyState, ErrorMessage, Field, formatDate, Loading, NavTabs, Select, Table } from '../ui/index.ts';
+import { Badge, Button, EmptyState, ErrorMessage, Field, formatDate, KeyHint, Loading, NavTabs, Select, Table } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FormHeader, useForm } from './Forms.tsx';
 
@@ -117,7 +117,17 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
         The exports hold what this tab lists: {spam === 'all' ? 'every submission, spam included' : spam === 'true' ? 'spam only' : 'everything but spam'}.
       </p>
       <div className="filters">
-        <Field label="Search" type="search" value={search} onChange={setSearch} hint="Every submission's fields, on the server · press / to search" />
+        <Field
+          label="Search"
+          type="search"
+          value={search}
+          onChange={setSearch}
+          hint={
+            <>
+              Every submission&apos;s fields, on the server<KeyHint> · press / to search</KeyHint>
+            </>
+          }
+        />
         <Field label="Field" value={fieldName} onChange={setFieldName} placeholder="topic" hint="Only submissions whose field…" />
         <Field label="Equals" value={fieldValue} onChange={setFieldValue} placeholder="sales" hint="…holds exactly this value" />
         <Select label="Order" value={order} onChange={(v) => setOrder(v === 'asc' ? 'asc' : 'desc')}>

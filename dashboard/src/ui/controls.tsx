@@ -99,7 +99,7 @@ interface FieldProps {
   path?: string;
   /** The client's own rule: a problem in words, or undefined when the value is fine. */
   validate?: (value: string) => string | undefined;
-  hint?: string;
+  hint?: ReactNode;
   required?: boolean;
   autoComplete?: string;
   placeholder?: string;
@@ -108,7 +108,7 @@ interface FieldProps {
 }
 
 /** One field's id, its problems, the aria attributes of its control, and `touch` (left, or a submit tried). */
-function useField(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, hint: string | undefined) {
+function useField(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, hint: ReactNode) {
   const id = useId();
   const [touched, setTouched] = useState(false);
   const reasons = useFieldProblems(path, value, validate, touched);
@@ -131,7 +131,7 @@ function FieldFrame({
 }: {
   id: string;
   label: string;
-  hint: string | undefined;
+  hint: ReactNode | undefined;
   reasons: string[];
   className: string | undefined;
   children: ReactNode;
