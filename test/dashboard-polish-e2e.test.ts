@@ -7,12 +7,16 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../dashboard/build.ts';
 import { chromiumMissing, launchChromium } from './support/browser.ts';
 import { ADMIN_TOKEN, createTestContext, type TestContext } from './support/context.ts';
+import { createForm, submitJson, submitMultipart } from './support/forms.ts';
 import { freePort } from './support/process.ts';
 
 // Issue 31, items 13 to 15 in headless Chromium: what a demanding user notices on a phone (390 px, touch),
 // in the forms' screens, and in the layouts.
 
 const WEB_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-dashboard-polish-'));
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 async function signIn(browser: BrowserContext, base: string): Promise<Page> {
   const page = await browser.newPage();
@@ -27,6 +31,7 @@ describe('dashboard polish (issue 31 items 13 to 15)', { skip: chromiumMissing }
   let ctx: TestContext;
   let base: string;
   let project: { key: string; name: string };
+  let formKey: string;
 
   before(async () => {
     await buildDashboard(WEB_DIR);
@@ -37,6 +42,16 @@ describe('dashboard polish (issue 31 items 13 to 15)', { skip: chromiumMissing }
     project = (await ctx.admin('POST', '/admin/v1/projects', { name: 'Web shop' })).json();
     for (const slug of ['checkout', 'dark-banner'])
       assert.equal((await ctx.admin('POST', `/admin/v1/projects/${project.key}/flags`, { slug, description: `The ${slug}` })).statusCode, 201);
+    formKey = (await createForm(ctx, { name: 'Contact us', honeypot: 'website', uploadsEnabled: true })).key;
+    // Oldest first: Ada, a bot (spam), Bob, then Cleo with a picture.
+    assert.equal((await submitJson(ctx, formKey, { name: 'Ada', message: 'Hello' })).statusCode, 200);
+    assert.equal((await submitJson(ctx, formKey, { name: 'Bot', website: 'http://spam.example' })).statusCode, 200);
+    assert.equal((await submitJson(ctx, formKey, { name: 'Bob', message: 'Hi' })).statusCode, 200);
+    const res = await submitMultipart(ctx, formKey, [
+      { name: 'name', value: 'Cleo' },
+      { name: 'photo', filename: 'dot.png', contentType: 'image/png', content: PNG },
+    ]);
+    assert.equal(res.statusCode, 200, res.body);
   });
   after(async () => {
     await ctx?.close();
@@ -85,6 +100,48 @@ describe('dashboard polish (issue 31 items 13 to 15)', { skip: chromiumMissing }
       await browser.close();
     }
   });
+
+  it(
+    'item 15: the inbox opens without spam; a submission has the form in its breadcrumb, newer/older links, an image preview',
+    { timeout: 120_000 },
+    async () => {
+      const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await signIn(browser, base);
+        await page.goto(`${base}/forms/${formKey}/submissions`);
+        const list = page.getByRole('table');
+        await list.getByText('Bob').first().waitFor();
+        assert.equal(await list.getByText('Bot', { exact: true }).count(), 0, 'the inbox opens without spam');
+        assert.equal(
+          await page.getByRole('navigation', { name: 'Submission filter' }).getByRole('link', { name: 'Inbox' }).getAttribute('aria-current'),
+          'page',
+        );
+
+        const submissions = (await ctx.admin('GET', `/admin/v1/forms/${formKey}/submissions?spam=false`)).json().submissions as Array<{ id: string }>;
+        assert.equal(submissions.length, 3);
+        const [cleo, bob, ada] = submissions.map((s) => s.id);
+        await page.goto(`${base}/forms/${formKey}/submissions/${bob}`);
+        await page.getByRole('heading', { name: 'Submission', level: 1 }).waitFor();
+        const crumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
+        await crumbs.getByRole('link', { name: 'Contact us' }).waitFor();
+        const others = page.getByRole('navigation', { name: 'Other submissions' });
+        await others.waitFor();
+        assert.equal(await others.getByRole('link', { name: /Newer/ }).getAttribute('href'), `/forms/${formKey}/submissions/${cleo}`);
+        assert.equal(
+          await others.getByRole('link', { name: /Older/ }).getAttribute('href'),
+          `/forms/${formKey}/submissions/${ada}`,
+          'the spam between them is skipped',
+        );
+        await others.getByRole('link', { name: /Newer/ }).click();
+        const preview = page.getByRole('img', { name: 'Preview of dot.png' });
+        await preview.waitFor();
+        await page.waitForFunction(() => [...document.images].some((i) => i.complete && i.naturalWidth === 1));
+        assert.equal(await others.getByRole('link', { name: /Newer/ }).count(), 0, 'the newest has no newer one');
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   it('item 14: a mouse and keyboard at 1280 px keeps the "press /" hint and the open New flag form', { timeout: 120_000 }, async () => {
     const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });

@@ -44,9 +44,10 @@ const CHECKS: Record<string, string> = {
 export function SubmissionsScreen({ params }: { params: { key: string } }) {
   const form = useForm(params.key);
   const canWrite = useCanWrite();
-  // The tab: everything, the inbox without spam, or spam only; the exports ask for the same.
+  // The tab: the inbox without spam (where the screen opens, issue 31 item 15), spam only, or everything;
+  // the exports ask for the same.
   const raw = new URLSearchParams(useSearch()).get('spam');
-  const spam: 'all' | 'true' | 'false' = raw === 'true' || raw === 'false' ? raw : 'all';
+  const spam: 'all' | 'true' | 'false' = raw === 'true' || raw === 'all' ? raw : 'false';
   const [search, setSearch] = useState('');
   const [order, setOrder] = useState<'desc' | 'asc'>('desc');
   const [fieldName, setFieldName] = useState('');
@@ -99,9 +100,9 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
           label="Submission filter"
           current={spam}
           items={[
-            { key: 'all', href: base, title: 'All' },
-            { key: 'false', href: `${base}?spam=false`, title: 'Not spam' },
+            { key: 'false', href: base, title: 'Inbox' },
             { key: 'true', href: `${base}?spam=true`, title: 'Spam' },
+            { key: 'all', href: `${base}?spam=all`, title: 'All, spam included' },
           ]}
         />
         <div className="actions">
