@@ -143,6 +143,71 @@ describe('dashboard polish (issue 31 items 13 to 15)', { skip: chromiumMissing }
     },
   );
 
+  for (const width of [1280, 390])
+    it(`item 13: aligned fields, protection rows laid out one way, switches with their label beside them (${width} px)`, { timeout: 120_000 }, async () => {
+      const browser = await launchChromium({ viewport: { width, height: 900 } });
+      const box = async (locator: ReturnType<Page['locator']>) => {
+        const b = await locator.boundingBox();
+        assert.ok(b, 'laid out');
+        return b;
+      };
+      try {
+        const page = await signIn(browser, base);
+        // The owner form: the e-mail and the password inputs side by side share their top (on a phone, their left).
+        await page.goto(`${base}/members`);
+        const owner = page.getByRole('form', { name: 'Create an owner account' });
+        const email = await box(owner.getByLabel('Owner e-mail address'));
+        const password = await box(owner.getByLabel('Owner password'));
+        const create = await box(owner.getByRole('button', { name: 'Create owner' }));
+        if (width === 1280) {
+          assert.ok(Math.abs(email.y - password.y) <= 1, `owner inputs at ${email.y} and ${password.y}`);
+          assert.ok(Math.abs(create.y - email.y) <= 4, `the button at ${create.y}, the inputs at ${email.y}`);
+        } else assert.ok(Math.abs(email.x - password.x) <= 1, `owner inputs at x ${email.x} and ${password.x}`);
+
+        // The inbox's search and filters on one baseline: their inputs share their top.
+        await page.goto(`${base}/forms/${formKey}/submissions`);
+        const filters = page.locator('.filters');
+        await filters.getByLabel('Search').waitFor();
+        if (width === 1280) {
+          // Wide enough for every control in one row, where a hint under some lifted them above the others.
+          await page.setViewportSize({ width: 1800, height: 900 });
+          // Controls of one row (they wrap on a narrower screen) share their top: a hint under one lifts none.
+          const tops = await Promise.all(
+            ['Search', 'Field', 'Equals', 'Order', 'Files'].map(async (label) => (await box(filters.getByLabel(label, { exact: true }))).y),
+          );
+          for (const top of tops) {
+            const row = tops.filter((t) => Math.abs(t - top) < 40);
+            assert.ok(Math.max(...row) - Math.min(...row) <= 1, `the inbox's controls at ${tops.join(', ')}`);
+          }
+          await page.setViewportSize({ width, height: 900 });
+        }
+
+        // Protection rows: the switch, the approvals and the button at the same place in every row.
+        await page.goto(`${base}/projects/${project.key}/changes`);
+        const rows = page.locator('ul.protection > li');
+        await rows.first().waitFor();
+        const layout = [];
+        for (let i = 0; i < (await rows.count()); i++) {
+          const row = rows.nth(i);
+          const parts = [await box(row.getByRole('switch')), await box(row.getByRole('spinbutton')), await box(row.getByRole('button', { name: /^Save/ }))];
+          const top = parts[0]!.y;
+          layout.push(parts.map((b) => `${Math.round(b.x)},${Math.round(b.y - top)}`).join(' '));
+        }
+        assert.ok(layout.length >= 2);
+        assert.equal(new Set(layout).size, 1, `protection rows laid out ${new Set(layout).size} ways: ${layout.join(' | ')}`);
+
+        // A switch's label is beside it, level with it, and the switch says what it means.
+        await page.goto(`${base}/projects/${project.key}/flags/checkout`);
+        const labelled = page.getByRole('switch', { name: 'Enabled in production' });
+        const sw = await box(labelled);
+        const label = await box(page.locator('label', { hasText: 'Enabled in production' }));
+        assert.ok(label.x >= sw.x + sw.width, `the label at x ${label.x}, the switch ends at ${sw.x + sw.width}`);
+        assert.ok(Math.abs(label.y + label.height / 2 - (sw.y + sw.height / 2)) <= 4, 'the label is level with the switch');
+      } finally {
+        await browser.close();
+      }
+    });
+
   it('item 14: a mouse and keyboard at 1280 px keeps the "press /" hint and the open New flag form', { timeout: 120_000 }, async () => {
     const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
     try {
