@@ -203,6 +203,16 @@ describe('dashboard polish (issue 31 items 13 to 15)', { skip: chromiumMissing }
         const label = await box(page.locator('label', { hasText: 'Enabled in production' }));
         assert.ok(label.x >= sw.x + sw.width, `the label at x ${label.x}, the switch ends at ${sw.x + sw.width}`);
         assert.ok(Math.abs(label.y + label.height / 2 - (sw.y + sw.height / 2)) <= 4, 'the label is level with the switch');
+        // The condition's negation says what it does (it read "Off / not").
+        if (width === 1280) {
+          const targeting = page.getByRole('form', { name: /^Targeting in / });
+          await targeting.getByRole('button', { name: /^Add rule in / }).click();
+          await targeting.getByRole('button', { name: 'Add condition to rule 1' }).click();
+          const negate = targeting.getByRole('group', { name: 'Condition 1 of rule 1' }).getByRole('switch', { name: /^(not|Negate)/ });
+          assert.equal(await negate.getAttribute('aria-checked'), 'false');
+          const text = (await negate.evaluate((el) => el.closest('.switch-field')?.textContent ?? '')).trim();
+          assert.match(text, /does not match/, `the negation reads "${text}"`);
+        }
       } finally {
         await browser.close();
       }
