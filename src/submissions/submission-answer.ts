@@ -71,12 +71,17 @@ export class ResultLinks {
 /**
  * Where the "go back" link of a submission's result pages leads: the form's redirectUrl, else the
  * submitting page when it is on one of the form's websites. A form open to any website has no origin
- * of its own, so a Referer alone (which whoever submits chooses) never becomes a link (issue 8).
+ * of its own, so its Referer's path never becomes a link (issue 8); the Referer's origin does (the site the
+ * visitor came from, issue 31 item 15).
  */
 export function goBackUrlOf(form: Form | undefined, referer: string | undefined): string | undefined {
   if (form?.redirectUrl) return form.redirectUrl;
   if (!form || !referer || !isHttpUrl(referer)) return undefined;
-  return form.websites.includes(new URL(referer).origin) ? referer : undefined;
+  const origin = new URL(referer).origin;
+  // A form open to any website links back to the origin the submission came from, never to a path on it:
+  // the visitor returns to the site they were on (issue 31 item 15), and nothing else of the Referer shows.
+  if (form.websites.length === 0) return `${origin}/`;
+  return form.websites.includes(origin) ? referer : undefined;
 }
 
 export interface FormErrorAnswer {

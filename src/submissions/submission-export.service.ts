@@ -20,11 +20,12 @@ export class SubmissionExportService {
 
   /**
    * Every submission of a form as CSV, newest first: id, createdAt, spam, one column per field name (in
-   * order of first appearance) and the file names. Cells are safe against formula injection.
+   * order of first appearance; not the honeypot's) and the file names. Cells are safe against formula injection.
    */
   async exportCsv(formKey: string, filter: SubmissionFilter): Promise<AsyncIterable<string>> {
     const form = await this.deps.forms.get(formKey);
     const pages = this.pages.bind(this, form.id, filter);
+    const honeypot = form.honeypot;
     // Two passes, page by page, so that memory holds one page and not the whole export: the first
     // collects the column names, the second writes the rows.
     return (async function* () {
@@ -35,6 +36,8 @@ export class SubmissionExportService {
       for await (const page of pages()) {
         for (const s of page) {
           for (const name of Object.keys(s.data)) {
+            // The honeypot's trap field is no answer of a person: it stays out of the columns (issue 31 item 15).
+            if (name === honeypot) continue;
             if (fields.size < CSV_FIELD_COLUMNS) fields.add(name);
             else if (!fields.has(name)) overflow = true;
           }
@@ -47,7 +50,7 @@ export class SubmissionExportService {
         for (const s of page) {
           // Own fields only: a field named "toString" must not read Object.prototype.toString.
           const cells = columns.map((name) => (Object.hasOwn(s.data, name) ? s.data[name] : undefined));
-          const other = overflow ? [Object.fromEntries(Object.entries(s.data).filter(([name]) => !fields.has(name)))] : [];
+          const other = overflow ? [Object.fromEntries(Object.entries(s.data).filter(([name]) => !fields.has(name) && name !== honeypot))] : [];
           const otherCell = other.length > 0 && Object.keys(other[0]!).length === 0 ? [''] : other;
           chunk += csvRow([s.id, s.createdAt, String(s.spam), ...cells, ...otherCell, s.files.map((f) => `${f.field}: ${f.name}`).join('; ')]);
         }

@@ -231,6 +231,18 @@ forEachDialect(
       assert.equal(header.at(-2), '"otherFields"');
       assert.ok(csv.body.includes('b0f49'), 'the fields past the columns are still exported');
     });
+
+    it('leaves the honeypot field out of the CSV export, spam included (issue 31 item 15)', async () => {
+      const trapped = await createForm(ctx(), { honeypot: 'website' });
+      assert.equal((await submitJson(ctx(), trapped.key, { name: 'Ada', website: '' })).statusCode, 200);
+      assert.equal((await submitJson(ctx(), trapped.key, { name: 'Bot', website: 'http://spam.example' })).statusCode, 200);
+      const csv = await ctx().admin('GET', `/admin/v1/forms/${trapped.key}/submissions.csv?spam=all`);
+      assert.equal(csv.statusCode, 200);
+      const rows = csv.body.trim().split('\r\n');
+      assert.deepEqual(rows[0]!.split(','), ['"id"', '"createdAt"', '"spam"', '"name"', '"files"']);
+      assert.equal(rows.length, 3, csv.body);
+      assert.ok(!csv.body.includes('spam.example'), 'the bait is in no cell');
+    });
   },
   { FLAGPOST_MAX_TEXT_BYTES: '10000', FLAGPOST_LIST_PAGE_BYTES: '20000' },
 );

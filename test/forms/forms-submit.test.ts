@@ -40,9 +40,17 @@ forEachDialect(
       assert.deepEqual(submissions[0]!.data, { name: 'Ada Lovelace', note: 'été' });
     });
 
-    it('links back only to pages of the form itself, never to a Referer the submitter chose', async () => {
-      const res = await submitUrlencoded(ctx(), form.key, 'a=1', { headers: { referer: 'https://elsewhere.example/page' } });
-      assert.equal(unsignedUrl(res.headers.location), SUCCESS_URL, 'a form open to any website has no page of its own');
+    it("links back to pages of the form itself, or for a form open to any website to the Referer's origin alone", async () => {
+      const res = await submitUrlencoded(ctx(), form.key, 'a=1', { headers: { referer: 'https://elsewhere.example/page?x=1' } });
+      // Issue 31 item 15: the thank-you page leads back to the site the visitor came from, not to a path the Referer chose.
+      assert.equal(unsignedUrl(res.headers.location), `${SUCCESS_URL}&goBackUrl=${encodeURIComponent('https://elsewhere.example/')}`);
+      const page = await ctx().app.inject({
+        method: 'GET',
+        url: new URL(String(res.headers.location)).pathname + new URL(String(res.headers.location)).search,
+      });
+      assert.ok(page.body.includes('<a href="https://elsewhere.example/">Go back</a>'), page.body);
+      const none = await submitUrlencoded(ctx(), form.key, 'a=1');
+      assert.equal(unsignedUrl(none.headers.location), SUCCESS_URL, 'no Referer: no link');
       const listed = await submitUrlencoded(ctx(), site.key, 'a=1', { headers: { origin: 'https://site.example', referer: 'https://evil.example/' } });
       assert.equal(listed.statusCode, 303);
       assert.equal(unsignedUrl(listed.headers.location), SUCCESS_URL, "a Referer off the form's websites is no go-back target");

@@ -11,7 +11,9 @@ export const chromiumMissing = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is
  * Headless Chromium with a fresh profile and nothing that reaches the network by itself (no updates,
  * sync or QUIC probes): the tests' traffic stays on loopback. The profile goes when the browser closes.
  */
-export async function launchChromium(options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<BrowserContext> {
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark'; hasTouch?: boolean; isMobile?: boolean } = {},
+): Promise<BrowserContext> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -53,34 +53,80 @@ export default function FlagScreen({ projectKey, slug }: { projectKey: string; s
         <>
           <RolledBackNotice projectKey={projectKey} flag={flag} />
           <FlagDescription key={flag.environments.map((e) => e.description).join('\n')} projectKey={projectKey} flag={flag} />
-          <div className="grid">
+          <SectionNav />
+          <div className="grid" id="switches">
             {flag.environments.map((value) => (
               <EnvironmentForm key={`${value.environment.key}:${basicsVersion(value)}`} projectKey={projectKey} value={value} />
             ))}
           </div>
-          <FlagReleases projectKey={projectKey} flag={flag} environments={project.data.environments} />
-          <Targeting projectKey={projectKey} flag={flag} flags={flags.data.flags} />
-          <PreviewSettings key={flag.environments.map((e) => e.updatedAt).join()} projectKey={projectKey} flag={flag} />
-          <Section title="Feedback">
-            {flag.environments.map((value) => (
-              <FeedbackOf key={value.environment.key} projectKey={projectKey} value={value} />
-            ))}
-          </Section>
-          <FlagUsageSection projectKey={projectKey} slug={slug} />
-          <FlagSettings key={`${flag.slug}:${(flag.tags ?? []).join()}`} projectKey={projectKey} flag={flag} />
-          <CodeReferences projectKey={projectKey} slug={slug} />
-          <Hygiene projectKey={projectKey} slug={slug} />
-          <Section title="History">
-            <History
-              query={`project=${encodeURIComponent(projectKey)}&entity=flag&entityId=${encodeURIComponent(slug)}`}
-              names={{ environments: new Map(project.data.environments.map((e) => [e.key, e.name])) }}
-              label={`History of ${slug}`}
-              revertIn={projectKey}
-            />
-          </Section>
+          <div id="releases" className="anchor">
+            <FlagReleases projectKey={projectKey} flag={flag} environments={project.data.environments} />
+          </div>
+          <div id="targeting" className="anchor">
+            <Targeting projectKey={projectKey} flag={flag} flags={flags.data.flags} />
+          </div>
+          <div id="preview" className="anchor">
+            <PreviewSettings key={flag.environments.map((e) => e.updatedAt).join()} projectKey={projectKey} flag={flag} />
+          </div>
+          <div id="feedback" className="anchor">
+            <Section title="Feedback">
+              {flag.environments.map((value) => (
+                <FeedbackOf key={value.environment.key} projectKey={projectKey} value={value} />
+              ))}
+            </Section>
+          </div>
+          <div id="usage" className="anchor">
+            <FlagUsageSection projectKey={projectKey} slug={slug} />
+          </div>
+          <div id="settings" className="anchor">
+            <FlagSettings key={`${flag.slug}:${(flag.tags ?? []).join()}`} projectKey={projectKey} flag={flag} />
+          </div>
+          <div id="code-references" className="anchor">
+            <CodeReferences projectKey={projectKey} slug={slug} />
+          </div>
+          <div id="clean-up" className="anchor">
+            <Hygiene projectKey={projectKey} slug={slug} />
+          </div>
+          <div id="history" className="anchor">
+            <Section title="History">
+              <History
+                query={`project=${encodeURIComponent(projectKey)}&entity=flag&entityId=${encodeURIComponent(slug)}`}
+                names={{ environments: new Map(project.data.environments.map((e) => [e.key, e.name])) }}
+                label={`History of ${slug}`}
+                revertIn={projectKey}
+              />
+            </Section>
+          </div>
         </>
       )}
     </>
+  );
+}
+
+/** The flag's page is long (switches, releases, targeting, preview, feedback, usage, settings, code references,
+ * clean-up, history): a row of links to its sections, which stays at hand while scrolling (issue 31 item 14). */
+const SECTIONS = [
+  ['switches', 'Switches'],
+  ['releases', 'Releases'],
+  ['targeting', 'Targeting'],
+  ['preview', 'Preview'],
+  ['feedback', 'Feedback'],
+  ['usage', 'Usage'],
+  ['settings', 'Settings'],
+  ['code-references', 'Code references'],
+  ['clean-up', 'Clean-up'],
+  ['history', 'History'],
+] as const;
+
+function SectionNav() {
+  return (
+    <nav aria-label="Sections of the flag" className="tabs section-nav">
+      {SECTIONS.map(([id, title]) => (
+        <a key={id} href={`#${id}`}>
+          {title}
+        </a>
+      ))}
+    </nav>
   );
 }
 

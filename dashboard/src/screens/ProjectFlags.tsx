@@ -8,6 +8,7 @@ import {
   EmptyState,
   ErrorMessage,
   Field,
+  KeyHint,
   Loading,
   problemsOf,
   ProblemsProvider,
@@ -123,7 +124,17 @@ export function ProjectFlagsScreen({ params }: { params: { key: string } }) {
         </p>
       )}
       <div className="toolbar">
-        <Field label="Search flags" type="search" value={search} onChange={setSearch} hint="By slug or description · press / to search" />
+        <Field
+          label="Search flags"
+          type="search"
+          value={search}
+          onChange={setSearch}
+          hint={
+            <>
+              By slug or description<KeyHint> · press / to search</KeyHint>
+            </>
+          }
+        />
         {allTags.length > 0 && (
           <Select label="Tag" value={tag} onChange={setTag}>
             <option value="">Any tag</option>
@@ -279,6 +290,9 @@ const DEFAULT_VARIANTS: Record<Exclude<FlagType, 'boolean'>, Record<string, stri
   object: { control: {}, treatment: {} },
 };
 
+/** The width below which the dashboard lays out for a phone (the shell's own breakpoint in styles.css). */
+const NARROW = '(max-width: 899px)';
+
 function CreateFlag({ projectKey }: { projectKey: string }) {
   const [slug, setSlug] = useState('');
   const [description, setDescription] = useState('');
@@ -335,6 +349,16 @@ function CreateFlag({ projectKey }: { projectKey: string }) {
     } else setLocal([]);
     create.mutate(body);
   };
+  // On a phone the form waits behind a button, so that the list of flags comes first (issue 31 item 14).
+  const [open, setOpen] = useState(() => !window.matchMedia(NARROW).matches);
+  if (!open)
+    return (
+      <p>
+        <button type="button" className="primary" aria-expanded={false} onClick={() => setOpen(true)}>
+          New flag
+        </button>
+      </p>
+    );
   return (
     <Section title="New flag">
       <ProblemsProvider value={[...local, ...problemsOf(create.error)]}>

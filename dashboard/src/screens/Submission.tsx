@@ -1,13 +1,37 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { api, type Delivery, type SubmissionDetail } from '../api.ts';
 import { Badge, Breadcrumbs, Button, ConfirmDialog, ErrorMessage, formatDate, Loading, plural, Section, Table, toast } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
+import { useForm } from './Forms.tsx';
 import { SpamReasons } from './Submissions.tsx';
 
 const size = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** Images the browser shows safely in an <img> (no SVG: it is a document of its own). */
+const PREVIEWED = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
+
+/** How many submissions around this one the screen looks at for its newer and older neighbours. */
+const NEIGHBOURHOOD = 100;
+
+/**
+ * The newer and older submission of the same kind (inbox or spam) as this one, newest first: found in the
+ * newest NEIGHBOURHOOD of them; an older submission than those has no such links.
+ */
+function useNeighbours(formKey: string, submission: SubmissionDetail | undefined): { newer?: string; older?: string } {
+  const spam = submission ? String(submission.spam) : 'false';
+  const list = useQuery({
+    queryKey: ['submissions', formKey, `neighbours:${spam}`],
+    queryFn: () => api<{ submissions: Array<{ id: string }> }>('GET', `/forms/${encodeURIComponent(formKey)}/submissions?limit=${NEIGHBOURHOOD}&spam=${spam}`),
+    enabled: submission !== undefined,
+  });
+  const ids = list.data?.submissions.map((s) => s.id) ?? [];
+  const at = submission ? ids.indexOf(submission.id) : -1;
+  if (at < 0) return {};
+  return { newer: ids[at - 1], older: ids[at + 1] };
+}
 
 export function SubmissionScreen({ params }: { params: { key: string; id: string } }) {
   const canWrite = useCanWrite();
@@ -37,10 +61,34 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
     },
     onSuccess: () => navigate(`/forms/${params.key}/submissions`),
   });
+  const form = useForm(params.key);
+  const neighbours = useNeighbours(params.key, submission.data);
+  const inbox = `/forms/${params.key}/submissions${submission.data?.spam ? '?spam=true' : ''}`;
   return (
     <>
-      <Breadcrumbs items={[{ label: 'Forms', href: '/forms' }, { label: 'Submissions', href: `/forms/${params.key}/submissions` }, { label: 'Submission' }]} />
+      <Breadcrumbs
+        items={[
+          { label: 'Forms', href: '/forms' },
+          { label: form.data?.name ?? 'Form', href: `/forms/${params.key}` },
+          { label: 'Submissions', href: inbox },
+          { label: 'Submission' },
+        ]}
+      />
       <h1>Submission</h1>
+      {(neighbours.newer || neighbours.older) && (
+        <nav aria-label="Other submissions" className="actions">
+          {neighbours.newer && (
+            <Link className="button" href={`/forms/${params.key}/submissions/${encodeURIComponent(neighbours.newer)}`}>
+              ← Newer submission
+            </Link>
+          )}
+          {neighbours.older && (
+            <Link className="button" href={`/forms/${params.key}/submissions/${encodeURIComponent(neighbours.older)}`}>
+              Older submission →
+            </Link>
+          )}
+        </nav>
+      )}
       {submission.isPending && <Loading what="the submission" />}
       <ErrorMessage error={submission.error} />
       {submission.data && (
@@ -92,6 +140,9 @@ export function SubmissionScreen({ params }: { params: { key: string; id: string
             <ul className="plain">
               {submission.data.files.map((f) => (
                 <li key={f.id}>
+                  {PREVIEWED.has(f.contentType) && (
+                    <img className="file-preview" src={`/admin/v1${path}/files/${encodeURIComponent(f.id)}`} alt={`Preview of ${f.name}`} loading="lazy" />
+                  )}
                   <a href={`/admin/v1${path}/files/${encodeURIComponent(f.id)}`} download={f.name}>
                     {f.name}
                   </a>{' '}

@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { api, type SpamReason, type Submission, type SubmissionDetail } from '../api.ts';
-import { Badge, Button, EmptyState, ErrorMessage, Field, formatDate, Loading, NavTabs, Select, Table } from '../ui/index.ts';
+import { Badge, Button, EmptyState, ErrorMessage, Field, formatDate, KeyHint, Loading, NavTabs, Select, Table } from '../ui/index.ts';
 import { useCanWrite } from '../session.ts';
 import { FormHeader, useForm } from './Forms.tsx';
 
@@ -44,9 +44,10 @@ const CHECKS: Record<string, string> = {
 export function SubmissionsScreen({ params }: { params: { key: string } }) {
   const form = useForm(params.key);
   const canWrite = useCanWrite();
-  // The tab: everything, the inbox without spam, or spam only; the exports ask for the same.
+  // The tab: the inbox without spam (where the screen opens, issue 31 item 15), spam only, or everything;
+  // the exports ask for the same.
   const raw = new URLSearchParams(useSearch()).get('spam');
-  const spam: 'all' | 'true' | 'false' = raw === 'true' || raw === 'false' ? raw : 'all';
+  const spam: 'all' | 'true' | 'false' = raw === 'true' || raw === 'all' ? raw : 'false';
   const [search, setSearch] = useState('');
   const [order, setOrder] = useState<'desc' | 'asc'>('desc');
   const [fieldName, setFieldName] = useState('');
@@ -99,9 +100,9 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
           label="Submission filter"
           current={spam}
           items={[
-            { key: 'all', href: base, title: 'All' },
-            { key: 'false', href: `${base}?spam=false`, title: 'Not spam' },
+            { key: 'false', href: base, title: 'Inbox' },
             { key: 'true', href: `${base}?spam=true`, title: 'Spam' },
+            { key: 'all', href: `${base}?spam=all`, title: 'All, spam included' },
           ]}
         />
         <div className="actions">
@@ -117,7 +118,17 @@ export function SubmissionsScreen({ params }: { params: { key: string } }) {
         The exports hold what this tab lists: {spam === 'all' ? 'every submission, spam included' : spam === 'true' ? 'spam only' : 'everything but spam'}.
       </p>
       <div className="filters">
-        <Field label="Search" type="search" value={search} onChange={setSearch} hint="Every submission's fields, on the server · press / to search" />
+        <Field
+          label="Search"
+          type="search"
+          value={search}
+          onChange={setSearch}
+          hint={
+            <>
+              Every submission&apos;s fields, on the server<KeyHint> · press / to search</KeyHint>
+            </>
+          }
+        />
         <Field label="Field" value={fieldName} onChange={setFieldName} placeholder="topic" hint="Only submissions whose field…" />
         <Field label="Equals" value={fieldValue} onChange={setFieldValue} placeholder="sales" hint="…holds exactly this value" />
         <Select label="Order" value={order} onChange={(v) => setOrder(v === 'asc' ? 'asc' : 'desc')}>

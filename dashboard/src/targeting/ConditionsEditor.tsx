@@ -42,7 +42,7 @@ export function ConditionsEditor({
             </legend>
             <div className="row">
               <Field label="Attribute" path={`${at}.attribute`} value={c.attribute} onChange={(v) => set(i, { attribute: v })} placeholder="user.country" />
-              <Checkbox label="not" checked={c.negate} onChange={(v) => set(i, { negate: v })} />
+              <Checkbox label="Negate (does not match)" checked={c.negate} onChange={(v) => set(i, { negate: v })} />
               <Select label="Operator" path={`${at}.operator`} value={c.operator} onChange={(v) => set(i, { operator: v as ConditionDraft['operator'] })}>
                 {OPERATORS.map((o) => (
                   <option key={o.value} value={o.value}>

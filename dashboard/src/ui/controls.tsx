@@ -107,7 +107,7 @@ interface FieldProps {
   exactPath?: boolean;
   /** The client's own rule: a problem in words, or undefined when the value is fine. */
   validate?: (value: string) => string | undefined;
-  hint?: string;
+  hint?: ReactNode;
   required?: boolean;
   autoComplete?: string;
   placeholder?: string;
@@ -120,7 +120,7 @@ function useField(
   path: string | undefined,
   value: string,
   validate: ((value: string) => string | undefined) | undefined,
-  hint: string | undefined,
+  hint: ReactNode,
   exact = false,
 ) {
   const id = useId();
@@ -145,7 +145,7 @@ function FieldFrame({
 }: {
   id: string;
   label: string;
-  hint: string | undefined;
+  hint: ReactNode | undefined;
   reasons: string[];
   className: string | undefined;
   children: ReactNode;

@@ -173,3 +173,8 @@ export function NavTabs({ label, items, current }: { label: string; items: Array
     </nav>
   );
 }
+
+/** A keyboard shortcut's hint (" · press / to search"): hidden on touch screens, which have no such key (issue 31 item 14). */
+export function KeyHint({ children }: { children: ReactNode }) {
+  return <span className="key-hint">{children}</span>;
+}
