@@ -116,13 +116,7 @@ interface FieldProps {
 }
 
 /** One field's id, its problems, the aria attributes of its control, and `touch` (left, or a submit tried). */
-function useField(
-  path: string | undefined,
-  value: string,
-  validate: ((value: string) => string | undefined) | undefined,
-  hint: ReactNode,
-  exact = false,
-) {
+function useField(path: string | undefined, value: string, validate: ((value: string) => string | undefined) | undefined, hint: ReactNode, exact = false) {
   const id = useId();
   const [touched, setTouched] = useState(false);
   const reasons = useFieldProblems(path, value, validate, touched, exact);
