@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
+import { type ComponentType, type FormEvent, lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { api, ApiError, type CurrentSession, type Project } from './api.ts';
 import { hasSessionHint, setSessionHint, useSession } from './session.ts';
@@ -14,14 +14,12 @@ import { ProjectHistoryScreen } from './screens/ProjectHistory.tsx';
 import { MembersScreen } from './screens/Members.tsx';
 import { AccountScreen } from './screens/Account.tsx';
 import { FormsScreen } from './screens/Forms.tsx';
-import { FormScreen } from './screens/Form.tsx';
 import { SubmissionsScreen } from './screens/Submissions.tsx';
 import { ChangeRequestsScreen } from './screens/ChangeRequests.tsx';
 import { ChangeRequestScreen } from './screens/ChangeRequest.tsx';
 import { CompareScreen } from './screens/Compare.tsx';
 import { WebhooksScreen } from './screens/Webhooks.tsx';
 import { ExperimentsScreen } from './screens/Experiments.tsx';
-import { ExperimentResultsScreen } from './screens/ExperimentResults.tsx';
 import { continueSignOut, SingleSignOnButton } from './screens/SingleSignOn.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
@@ -34,6 +32,26 @@ const PlaygroundScreen = lazy(() => import('./screens/Playground.tsx'));
 // Owners' and designers' pages: rarely opened, so not in the first load.
 const AuditScreen = lazy(() => import('./screens/Audit.tsx'));
 const DesignScreen = lazy(() => import('./screens/Design.tsx'));
+// A form's settings (templates, rules, previews, the chart) and an experiment's results: their own chunks.
+const FormScreen = suspended(
+  lazy(() => import('./screens/Form.tsx').then((m) => ({ default: m.FormScreen }))),
+  'the form',
+);
+const ExperimentResultsScreen = suspended(
+  lazy(() => import('./screens/ExperimentResults.tsx').then((m) => ({ default: m.ExperimentResultsScreen }))),
+  'the results',
+);
+
+/** A lazily loaded screen as a route's component: it shows "Loading" until its chunk is there. */
+function suspended<P extends object>(Screen: ComponentType<P>, what: string) {
+  return function SuspendedScreen(props: P) {
+    return (
+      <Suspense fallback={<Loading what={what} />}>
+        <Screen {...props} />
+      </Suspense>
+    );
+  };
+}
 
 export function App() {
   return (
