@@ -2,7 +2,7 @@ import type { ChangeScheduler } from '../changes/index.ts';
 import type { Config } from '../config.ts';
 import type { Scheduler } from '../delivery/index.ts';
 import type { FlagChanges } from '../evaluation/index.ts';
-import type { ExposureRecorder } from '../experiments/index.ts';
+import { EXPOSURE_FLUSH_MS, type ExposureRecorder, RUNNING_EXPERIMENTS_REFRESH_MS } from '../experiments/index.ts';
 import type { ReleaseGuard } from '../releases/index.ts';
 import type { OutboxWorker, RetentionJob } from '../submissions/index.ts';
 import { type FlagUsage, nextFlushDelay } from '../usage/index.ts';
@@ -58,6 +58,12 @@ export function scheduleJobs(
     { run: () => jobs.usage.flush(), everyMs: flushMs, nextRunMs: () => nextFlushDelay(new Date(), flushMs), finally: () => jobs.usage.flush() },
     'every process',
   );
-  // Each process writes the server-side exposures of the evaluations it answered.
-  scheduler.add('server-side exposures', jobs.exposures, 'every process');
+  // Each process knows which flags running experiments measure (started or stopped elsewhere too), and
+  // writes the server-side exposures of the evaluations it answered, once more at shutdown.
+  scheduler.every('running experiments', { run: () => jobs.exposures.refresh(), everyMs: RUNNING_EXPERIMENTS_REFRESH_MS, firstRunMs: 0 }, 'every process');
+  scheduler.every(
+    'server-side exposures',
+    { run: () => jobs.exposures.flush(), everyMs: EXPOSURE_FLUSH_MS, finally: () => jobs.exposures.flush() },
+    'every process',
+  );
 }

@@ -11,11 +11,12 @@ export interface ExposureRecorderDeps {
   writer: EventWriter;
   clock: () => Date;
   log: { warn(obj: object, msg: string): void };
-  /** Ms between two writes of the buffered exposures (they are durable within about this). */
-  flushMs?: number;
-  /** Ms between two reloads of the running experiments (started or stopped by another instance or worker). */
-  refreshMs?: number;
 }
+
+/** Ms between two writes of the buffered exposures (they are durable within about this): the scheduler's interval (compose/jobs.ts). */
+export const EXPOSURE_FLUSH_MS = 1000;
+/** Ms between two reloads of the running experiments (started or stopped by another instance or worker). */
+export const RUNNING_EXPERIMENTS_REFRESH_MS = 5000;
 
 /** Exposures kept while the database is away; older ones are dropped past this (a bound on memory). */
 const MAX_BUFFERED = 100_000;
@@ -23,17 +24,15 @@ const MAX_BUFFERED = 100_000;
 /**
  * Server-side exposures (issue 32, docs/adr/0044-event-storage.md): the read path's ExposurePort. Which
  * flags are measured is kept in memory (reloaded after every start and stop here, and every
- * `refreshMs` for the other instances' and workers'), so that an evaluation of an unmeasured flag pays
+ * RUNNING_EXPERIMENTS_REFRESH_MS for the other instances' and workers'), so that an evaluation of an unmeasured flag pays
  * one map lookup. An exposure is buffered, the same user, flag and variant once per interval, and the
- * buffer is written every `flushMs` by the event writer in one group commit: durable within about a
+ * buffer is written every EXPOSURE_FLUSH_MS by the event writer in one group commit: durable within about a
  * second, at a cost per evaluation of a few map operations.
  */
 export class ExposureRecorder implements ExposurePort, RunningListener {
   private measured = new Map<string, Map<string, string>>();
   private buffer: StoredExposure[] = [];
   private readonly seen = new Set<string>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private refreshTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
 
   constructor(private readonly deps: ExposureRecorderDeps) {}
@@ -89,20 +88,5 @@ export class ExposureRecorder implements ExposurePort, RunningListener {
       this.buffer = [...exposures, ...this.buffer].slice(-MAX_BUFFERED);
       this.deps.log.warn({ err: error, exposures: exposures.length }, 'server-side exposures could not be written; retrying');
     }
-  }
-
-  start(): void {
-    void this.refresh();
-    this.flushTimer = setInterval(() => void this.flush(), this.deps.flushMs ?? 1000);
-    this.flushTimer.unref();
-    this.refreshTimer = setInterval(() => void this.refresh(), this.deps.refreshMs ?? 5000);
-    this.refreshTimer.unref();
-  }
-
-  /** Ends the timers and writes what is buffered (at shutdown, before the database closes). */
-  async stop(): Promise<void> {
-    clearInterval(this.flushTimer);
-    clearInterval(this.refreshTimer);
-    await this.flush();
   }
 }

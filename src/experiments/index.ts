@@ -12,4 +12,4 @@ export { type Metric, type MetricDirection, type MetricType } from './metric.ts'
 export { type Comparison, compare, hasEnoughData, type MetricStatistic, summarize } from './statistics/index.ts';
 export { ResultsService } from './results.service.ts';
 export { ResultsStore } from './results.store.ts';
-export { ExposureRecorder } from './exposure-recorder.ts';
+export { EXPOSURE_FLUSH_MS, ExposureRecorder, RUNNING_EXPERIMENTS_REFRESH_MS } from './exposure-recorder.ts';
