@@ -1,6 +1,6 @@
 // Copies what the built server needs at run time into <target>: dist/, package.json, and from
 // node_modules only the packages the bundle leaves out, with everything they depend on, as npm laid them
-// out. The bundle leaves out the `--external:` packages of the build script in package.json, and what the
+// out. The bundle leaves out the EXTERNAL packages of the build script (scripts/build.ts), and what the
 // sources load at run time through a `createRequire` function (src/optional-packages.ts, the targeting
 // engine's CommonJS helpers): esbuild cannot see those. Used by the Dockerfile, so that
 // the image holds no build tool (esbuild, tsx), no dashboard source library and no development package.
@@ -17,8 +17,11 @@ if (!target) {
 }
 const root = process.cwd();
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const externals = [...manifest.scripts.build.matchAll(/--external:([^\s']+)/g)].map((m) => m[1]);
-if (externals.length === 0) throw new Error('no --external: flag in the build script');
+// The build script (scripts/build.ts) names them in one array, `const EXTERNAL = [...]`.
+const buildScript = fs.readFileSync(path.join(root, 'scripts', 'build.ts'), 'utf8');
+const externalList = /const EXTERNAL = \[([^\]]*)\]/.exec(buildScript)?.[1] ?? '';
+const externals = [...externalList.matchAll(/'([^']+)'/g)].map((m) => m[1]);
+if (externals.length === 0) throw new Error('no EXTERNAL list in scripts/build.ts');
 const packageOf = (specifier) =>
   specifier
     .split('/')
