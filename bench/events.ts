@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureBuilt } from '../test/support/process.ts';
-import { adminClient, ROOT } from './lib.ts';
+import { adminClient, cpuSeconds, ROOT } from './lib.ts';
 import { ab as ab_, pinned, type Wrk, wrk as wrk_, type WrkTarget } from './wrk.ts';
 
 // npm run bench:events (issue 32): the experiments' event intake and what it costs the flag reads, in one
@@ -23,12 +23,6 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-events-'));
 const wrk = (url: string, options: WrkTarget, seconds = SECONDS, connections = 50) => wrk_(dir, url, options, seconds, connections);
 const ab = (a: () => Wrk, b: () => Wrk) => ab_(ROUNDS, a, b);
 const admin = adminClient(base, TOKEN);
-
-/** The server's CPU seconds so far (user + system), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const split = {
   id: 'half',

@@ -107,6 +107,12 @@ export async function startServer(
   return { server, startedMs };
 }
 
+/** A process's CPU seconds so far (user + system), from /proc; Linux only. */
+export function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Peak resident set size of a process since it started (VmHWM), in MB; Linux only. */
 export function peakRssMb(pid: number): number | undefined {
   try {

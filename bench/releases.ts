@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureBuilt } from '../test/support/process.ts';
-import { adminClient, ROOT } from './lib.ts';
+import { adminClient, cpuSeconds, ROOT } from './lib.ts';
 import { median, pinned, type Wrk, wrk as wrk_, type WrkTarget } from './wrk.ts';
 
 // npm run bench:releases (issue 33): what an active release costs a single-flag OFREP evaluation. CPU per
@@ -24,12 +24,6 @@ const base = `http://127.0.0.1:${port}`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-bench-releases-'));
 const wrk = (url: string, options: WrkTarget) => wrk_(dir, url, options, SECONDS, 50);
 const admin = adminClient(base, TOKEN);
-
-/** A process's CPU seconds so far (user + system), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const split = {
   id: 'half',

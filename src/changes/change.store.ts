@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Actor } from '../audit/index.ts';
 import { fromBool, toBool } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
-import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../delivery/index.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf, recordMailOutcome } from '../delivery/index.ts';
 import type { ChangeStatus, Revision } from './change.ts';
 import type { ChangeItemsTable, ChangeRequestsTable } from './change.table.ts';
 
@@ -322,17 +322,7 @@ export class ChangeStore {
 
   /** Writes an attempt's outcome: sent (at the attempt's end), pending again (at its next time), or failed. */
   async recordNotificationOutcome(db: Executor, id: string, outcome: DeliveryOutcome): Promise<void> {
-    const { attempt, status, nextAttemptAt } = outcome;
-    await db
-      .updateTable('change_notifications')
-      .set({
-        status: status === 'delivered' ? 'sent' : status,
-        next_attempt_at: nextAttemptAt,
-        last_error: attempt.ok ? null : attempt.error,
-        sent_at: attempt.ok ? nextAttemptAt : null,
-      })
-      .where('id', '=', id)
-      .execute();
+    await recordMailOutcome(db, 'change_notifications', id, outcome);
   }
 
   /** How many e-mails wait (pending, leased ones included) and when the oldest of them was queued. */

@@ -71,6 +71,25 @@ export async function pendingStatsOf(db: Executor, table: QueueTable): Promise<{
   return { pending: Number(row.pending), oldestCreatedAt: row.oldest ?? null };
 }
 
+/** The e-mail queues that keep no attempt history: a row records its last outcome itself. */
+export type MailQueue = 'change_notifications' | 'release_notifications';
+
+/** Writes an e-mail attempt's outcome on its row: sent (at the attempt's end), pending again (at its next time), or failed. */
+export async function recordMailOutcome(db: Executor, table: MailQueue, id: string, outcome: DeliveryOutcome): Promise<void> {
+  const { attempt, status, nextAttemptAt } = outcome;
+  const queues = db as unknown as Kysely<Record<MailQueue, QueueRow & { last_error: string | null; sent_at: string | null }>>;
+  await queues
+    .updateTable(table)
+    .set({
+      status: status === 'delivered' ? 'sent' : status,
+      next_attempt_at: nextAttemptAt,
+      last_error: attempt.ok ? null : attempt.error,
+      sent_at: attempt.ok ? nextAttemptAt : null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** The queues whose attempts are kept as a history (the API shows them); change-request e-mails keep none. */
 export type HistoryQueue = 'outbox' | 'project_webhook_deliveries';
 

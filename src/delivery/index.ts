@@ -10,7 +10,7 @@ export {
   outboxLoopOptions,
   type WorkerLog,
 } from './delivery-loop.ts';
-export { attemptsOf, claimDueRows, newQueueRow, pendingStatsOf, recordAttemptOf } from './delivery-queue.store.ts';
+export { attemptsOf, claimDueRows, newQueueRow, pendingStatsOf, recordAttemptOf, recordMailOutcome } from './delivery-queue.store.ts';
 export { type DeliveryAttempt, type DeliveryStatus, retryDelayMs, type SendResult, signWebhook } from './delivery.ts';
 export { type MailMessage, MailSender } from './mail.sender.ts';
 export { type Lookup, WebhookSender } from './webhook.sender.ts';

@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../db/codec.ts';
 import type { Dialect, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
 import type { Actor } from '../audit/index.ts';
-import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf } from '../delivery/index.ts';
+import { claimDueRows, type DeliveryOutcome, newQueueRow, pendingStatsOf, recordMailOutcome } from '../delivery/index.ts';
 import type { GuardrailView } from './guardrail-readers.ts';
 import type { Guardrail, ReleaseStatus, ReleaseStep, StepProgress } from './release.ts';
 import type { ReleasesTable, ReleaseTemplatesTable } from './release.table.ts';
@@ -252,17 +252,7 @@ export class ReleaseStore {
   }
 
   async recordNotificationOutcome(db: Executor, id: string, outcome: DeliveryOutcome): Promise<void> {
-    const { attempt, status, nextAttemptAt } = outcome;
-    await db
-      .updateTable('release_notifications')
-      .set({
-        status: status === 'delivered' ? 'sent' : status,
-        next_attempt_at: nextAttemptAt,
-        last_error: attempt.ok ? null : attempt.error,
-        sent_at: attempt.ok ? nextAttemptAt : null,
-      })
-      .where('id', '=', id)
-      .execute();
+    await recordMailOutcome(db, 'release_notifications', id, outcome);
   }
 
   pendingNotificationStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
