@@ -175,16 +175,17 @@ class TolerantSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Writing statements kept prepared, by SQL text (the least recently used goes past this). */
-const CACHED_STATEMENTS = 64;
+/** Statements kept prepared, by SQL text (the least recently used goes past this). */
+const CACHED_STATEMENTS = 256;
 
 /**
- * The database as Kysely's SQLite driver sees it, keeping writing statements prepared. Kysely prepares
- * every query anew, and preparing costs about as much as running for the statements written most
- * often: the event writer's inserts of hundreds of rows (issue 32, docs/adr/0044-event-storage.md),
- * whose SQL text is one of a few fixed sizes. Only statements that return no rows are kept: Kysely
- * streams selects with `iterate`, and a statement being iterated cannot run again until it is done.
- * A statement is run to completion before the connection is released, so one kept is never busy.
+ * The database as Kysely's SQLite driver sees it, keeping statements prepared. Kysely prepares every
+ * query anew, and preparing costs about as much as running for the statements run most often: the event
+ * writer's inserts of hundreds of rows (issue 32, docs/adr/0044-event-storage.md), whose SQL text is one
+ * of a few fixed sizes, and the form intake's lookups (issue 34: preparing was an eighth of its CPU). A
+ * statement is run to completion before the connection is released (Kysely runs selects with `all`), so
+ * one kept is free when asked for again; one still being iterated (`busy`, a streamed select) is not
+ * handed out twice: the caller gets a fresh one.
  */
 function withStatementCache(sqlite: SQLite.Database): SqliteDialectConfig['database'] {
   const cache = new Map<string, SQLite.Statement>();
@@ -192,13 +193,13 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDialectConfig['datab
     close: () => sqlite.close(),
     prepare(text: string) {
       const kept = cache.get(text);
-      if (kept) {
+      if (kept && !kept.busy) {
         cache.delete(text);
         cache.set(text, kept);
         return kept;
       }
       const statement = sqlite.prepare(text);
-      if (!statement.reader) {
+      if (!kept) {
         if (cache.size >= CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }

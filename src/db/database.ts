@@ -29,7 +29,7 @@ import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
 import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
-import type { FormPowSolutionsTable, SubmissionFilesTable, SubmissionSearchRowsTable, SubmissionsTable } from '../submissions/submission.table.ts';
+import type { FormPowSolutionsTable, FormRateCountsTable, SubmissionFilesTable, SubmissionSearchRowsTable, SubmissionsTable } from '../submissions/submission.table.ts';
 import type { ProjectWebhookAttemptsTable, ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from '../webhooks/webhook.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 
@@ -46,6 +46,7 @@ export interface Database {
   submissions: SubmissionsTable;
   submission_files: SubmissionFilesTable;
   form_pow_solutions: FormPowSolutionsTable;
+  form_rate_counts: FormRateCountsTable;
   submission_search_rows: SubmissionSearchRowsTable;
   form_read_tokens: FormReadTokensTable;
   form_view_counts: FormViewCountsTable;

@@ -4,6 +4,7 @@ import type { Db, Dialect, Executor } from '../db/database.ts';
 import type { FileStorage, ObjectLocation } from '../files/index.ts';
 import type { OutageLog } from '../db/outage.ts';
 import type { FormService } from '../forms/index.ts';
+import { RATE_WINDOW_SECONDS } from './spam-checks.ts';
 import type { SubmissionStore } from './submission.store.ts';
 
 // The retention job (issue 12, docs/adr/0016-retention.md): submissions older than their form's
@@ -93,7 +94,8 @@ export class RetentionJob {
         }
       }
     }
-    let pruned = 0;
+    // The rate limit's counts of seconds its window has left behind.
+    let pruned = await this.deps.store.pruneRateCounts(this.deps.db, Math.floor(this.deps.clock().getTime() / 1000) - RATE_WINDOW_SECONDS);
     for (const prune of this.deps.alsoPrune ?? []) pruned += await prune();
     try {
       const swept = await this.deps.files.sweep((keys) => this.deps.store.referencedKeys(this.deps.db, keys));

@@ -31,6 +31,18 @@ export interface SubmissionIntakeServiceDeps {
   files: FileStorage;
 }
 
+/**
+ * A form's rate-limit scope in this process: admitted submissions not yet committed (`n`), how many have
+ * been committed since the entry was made (`committed`), and checks reading the counts (`readers`). The
+ * entry goes when none is on its way and none reads.
+ */
+interface RateHold {
+  key: string;
+  n: number;
+  committed: number;
+  readers: number;
+}
+
 /** At most one auto-response per address and form in this time (it is an outbound-mail amplifier). */
 export const AUTO_RESPONSE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -39,6 +51,8 @@ export class SubmissionIntakeService {
   private readonly writer: SubmissionWriter;
   /** When this process last queued an auto-response, by form and address. */
   private readonly recentAutoResponses = new Map<string, number>();
+  /** The rate limit's submissions on their way in this process, by form and scope (`admitRate`). */
+  private readonly onTheirWay = new Map<string, RateHold>();
 
   constructor(private readonly deps: SubmissionIntakeServiceDeps) {
     this.writer = new SubmissionWriter(deps);
@@ -102,24 +116,100 @@ export class SubmissionIntakeService {
     }
     const now = this.deps.clock();
     const fingerprint = fingerprintOf(fields);
-    const reasons: SpamReason[] = trapped ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [];
-    if (form.spamChecks) reasons.push(...(await this.spamReasons(form, form.spamChecks, { fields, fingerprint, incoming, now })));
-    const spam = reasons.length > 0;
-    const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
-    const submission: Submission = {
-      id: newId(),
-      formId: form.id,
-      data,
-      files,
-      spam,
-      spamReasons: reasons,
-      fingerprint,
-      meta: incoming.meta,
-      createdAt: nowIso(this.deps.clock),
+    const { rate, duplicate } = await this.lookBack(form, incoming.meta.ip, fingerprint, now);
+    try {
+      const reasons: SpamReason[] = trapped ? [{ check: 'honeypot', detail: `the field "${form.honeypot!.slice(0, 100)}" was filled` }] : [];
+      if (form.spamChecks) reasons.push(...this.spamReasons(form.spamChecks, { fields, duplicate, incoming, now }));
+      const spam = reasons.length > 0;
+      const files: StoredFile[] = incoming.files.map((f) => ({ id: f.id, field: f.field, name: f.name, size: f.received.size, contentType: f.contentType }));
+      const submission: Submission = {
+        id: newId(),
+        formId: form.id,
+        data,
+        files,
+        spam,
+        spamReasons: reasons,
+        fingerprint,
+        meta: incoming.meta,
+        createdAt: nowIso(this.deps.clock),
+      };
+      const deliveries = spam ? [] : [...this.deliveriesFor(form, submission), ...(await this.autoResponseFor(form, submission))];
+      await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries, rateCounts: rate?.counts });
+      return submission;
+    } finally {
+      rate?.release();
+    }
+  }
+
+  /**
+   * What the checks that look back at earlier submissions need, read in one statement: the per-form rate
+   * limit (docs/adr/0046-spam-checks.md; over it is a 429 and nothing is stored) and the duplicate check.
+   * The rate limit counts the submissions stored in the last RATE_WINDOW_SECONDS (the counts of migration
+   * 0034) and those of this process still on their way to the database, so that a burst of submissions at
+   * once cannot all pass before the first is committed. Admitted, the submission is on its way until
+   * `rate.release` (called once it is committed or refused); `rate.counts` go with it into its transaction.
+   */
+  private async lookBack(
+    form: Form,
+    ip: string | null,
+    fingerprint: string,
+    now: Date,
+  ): Promise<{ rate?: { counts: { scopes: string[]; second: number }; release: () => void }; duplicate: boolean }> {
+    const checks = form.spamChecks;
+    const limit = checks?.rateLimit;
+    const scopes: Array<{ scope: string; max: number }> = [];
+    if (limit?.perAddress && ip !== null) scopes.push({ scope: ip, max: limit.perAddress });
+    if (limit?.perMinute) scopes.push({ scope: '', max: limit.perMinute });
+    const duplicateMinutes = checks?.duplicates?.enabled ? (checks.duplicates.windowMinutes ?? DUPLICATE_WINDOW_MINUTES) : undefined;
+    if (scopes.length === 0 && duplicateMinutes === undefined) return { duplicate: false };
+    const second = Math.floor(now.getTime() / 1000);
+    // Each scope's entry stays in the map while this check reads (`readers`), so that what was committed
+    // meanwhile is seen: it may be in the counts read or not, and counts (once more, at worst).
+    const entries = scopes.map(({ scope }) => {
+      const key = `${form.id} ${scope}`;
+      let entry = this.onTheirWay.get(key);
+      if (!entry) this.onTheirWay.set(key, (entry = { key, n: 0, committed: 0, readers: 0 }));
+      entry.readers++;
+      return { entry, committedBefore: entry.committed };
+    });
+    let found: { counts: number[]; duplicate: boolean };
+    try {
+      found = await this.deps.store.recentActivity(this.deps.db, form.id, {
+        scopes: scopes.map(({ scope }) => scope),
+        afterSecond: second - RATE_WINDOW_SECONDS,
+        duplicateOf:
+          duplicateMinutes === undefined ? undefined : { fingerprint, sinceIso: new Date(now.getTime() - duplicateMinutes * 60_000).toISOString() },
+      });
+    } finally {
+      for (const { entry } of entries) entry.readers--;
+    }
+    // From here to the end of this function nothing waits: the check and the hold are one step.
+    const over = scopes.some(({ max }, i) => {
+      const { entry, committedBefore } = entries[i]!;
+      return found.counts[i]! + entry.n + (entry.committed - committedBefore) >= max;
+    });
+    if (!over) for (const { entry } of entries) entry.n++;
+    for (const { entry } of entries) this.forgetIdle(entry);
+    if (over) throw new AppError('rate_limited', messages.formRateLimited, { retryAfterSeconds: RATE_WINDOW_SECONDS });
+    if (entries.length === 0) return { duplicate: found.duplicate };
+    let released = false;
+    const rate = {
+      counts: { scopes: scopes.map(({ scope }) => scope), second },
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const { entry } of entries) {
+          entry.n--;
+          entry.committed++;
+          this.forgetIdle(entry);
+        }
+      },
     };
-    const deliveries = spam ? [] : [...this.deliveriesFor(form, submission), ...(await this.autoResponseFor(form, submission))];
-    await this.writer.write({ submission, formKey: form.key, files: incoming.files, deliveries });
-    return submission;
+    return { rate, duplicate: found.duplicate };
+  }
+
+  private forgetIdle(entry: RateHold): void {
+    if (entry.n === 0 && entry.readers === 0) this.onTheirWay.delete(entry.key);
   }
 
   /** A form that asks for a proof of work refuses a submission without a fresh one (once per solution). */
@@ -134,34 +224,21 @@ export class SubmissionIntakeService {
   }
 
   /**
-   * The verdicts of the form's spam checks (docs/adr/0046-spam-checks.md): a rate limit over the form's
-   * own count refuses (429, nothing stored); every other check that says spam adds its reason.
+   * The verdicts of the form's spam checks (docs/adr/0046-spam-checks.md) once `lookBack` has read what
+   * they need of earlier submissions: every check that says spam adds its reason.
    */
-  private async spamReasons(
-    form: Form,
+  private spamReasons(
     checks: SpamChecks,
-    at: { fields: Record<string, unknown>; fingerprint: string; incoming: IncomingSubmission; now: Date },
-  ): Promise<SpamReason[]> {
-    const { db, store } = this.deps;
-    const ago = (ms: number) => new Date(at.now.getTime() - ms).toISOString();
+    at: { fields: Record<string, unknown>; duplicate: boolean; incoming: IncomingSubmission; now: Date },
+  ): SpamReason[] {
     const reasons: SpamReason[] = [];
-    const limit = checks.rateLimit;
-    if (limit?.perMinute || limit?.perAddress) {
-      const since = ago(RATE_WINDOW_SECONDS * 1000);
-      const ip = at.incoming.meta.ip;
-      const over =
-        (limit.perAddress && ip !== null && (await store.countSince(db, form.id, since, limit.perAddress, ip)) >= limit.perAddress) ||
-        (limit.perMinute && (await store.countSince(db, form.id, since, limit.perMinute)) >= limit.perMinute);
-      if (over) throw new AppError('rate_limited', messages.formRateLimited, { retryAfterSeconds: RATE_WINDOW_SECONDS });
-    }
     if (checks.minFillSeconds) {
       const reason = fillTimeReason(checks.minFillSeconds, at.incoming.loadedAt, at.now.getTime());
       if (reason) reasons.push(reason);
     }
-    if (checks.duplicates?.enabled) {
+    if (checks.duplicates?.enabled && at.duplicate) {
       const minutes = checks.duplicates.windowMinutes ?? DUPLICATE_WINDOW_MINUTES;
-      if (await store.hasFingerprintSince(db, form.id, at.fingerprint, ago(minutes * 60_000)))
-        reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${minutes} minutes` });
+      reasons.push({ check: 'duplicate', detail: `the same fields were submitted within ${minutes} minutes` });
     }
     if (checks.disposableEmails) {
       const reason = disposableReason(at.fields);

@@ -13,6 +13,8 @@ export interface SubmissionWrite {
   formKey: string;
   files: IncomingFile[];
   deliveries: DeliveryInput[];
+  /** The rate limit's counts this submission adds to (a form with a rate limit, migration 0034). */
+  rateCounts?: { scopes: string[]; second: number };
 }
 
 interface Queued {
@@ -78,11 +80,14 @@ export class SubmissionWriter {
 
   private async writeAlone(item: Queued): Promise<void> {
     const { write } = item;
-    if (write.files.length === 0 && write.deliveries.length === 0 && !this.deps.events.hasTransactionSubscribers('submission.stored')) {
+    if (write.files.length === 0 && write.deliveries.length === 0 && !write.rateCounts && !this.deps.events.hasTransactionSubscribers('submission.stored')) {
       // One INSERT is atomic on its own.
       await this.insert(this.deps.db, write);
     } else {
-      await this.deps.db.transaction().execute((trx) => this.insert(trx, write));
+      await this.deps.db.transaction().execute(async (trx) => {
+        await this.insert(trx, write);
+        await this.deps.store.addRateCounts(trx, rateCountsOf([write]));
+      });
     }
     this.commits++;
     await this.deps.events.committed(storedEvent(write));
@@ -110,6 +115,11 @@ export class SubmissionWriter {
           results.push({ ok: false, error });
         }
       }
+      // The rate limit's counts of the submissions stored, added up: one statement for the batch.
+      await this.deps.store.addRateCounts(
+        trx,
+        rateCountsOf(batch.filter((_, i) => results[i]!.ok).map((item) => item.write)),
+      );
       return results;
     });
     this.commits++;
@@ -133,6 +143,21 @@ export class SubmissionWriter {
     await this.deps.outbox.enqueue(trx, submission, deliveries, submission.createdAt);
     await this.deps.events.runInTransaction(trx, storedEvent(write));
   }
+}
+
+/** The rate limit's counts these submissions add, one row per form, scope and second. */
+function rateCountsOf(writes: readonly SubmissionWrite[]): Array<{ formId: string; scope: string; second: number; n: number }> {
+  const rows = new Map<string, { formId: string; scope: string; second: number; n: number }>();
+  for (const { submission, rateCounts } of writes) {
+    if (!rateCounts) continue;
+    for (const scope of rateCounts.scopes) {
+      const key = JSON.stringify([submission.formId, scope, rateCounts.second]);
+      const row = rows.get(key);
+      if (row) row.n++;
+      else rows.set(key, { formId: submission.formId, scope, second: rateCounts.second, n: 1 });
+    }
+  }
+  return [...rows.values()];
 }
 
 function storedEvent({ submission, deliveries }: SubmissionWrite): DomainEvent {

@@ -187,31 +187,45 @@ export class SubmissionStore {
   }
 
   /**
-   * Submissions of a form since `sinceIso`, all of them or from one address (the per-form rate limit),
-   * counted up to `atMost`: the answer only needs to say whether the limit is reached, so a busy form's
-   * window is never read whole.
+   * What the spam checks that count earlier submissions need, in one statement: for each rate-limit scope
+   * ('' for the whole form, else the sender's address) the submissions counted in the seconds after
+   * `afterSecond` (migration 0034: a sum over at most one row per second), and, when `duplicateOf` is
+   * given, whether a submission with that fingerprint arrived since its `sinceIso`.
    */
-  async countSince(db: Executor, formId: string, sinceIso: string, atMost: number, ip?: string): Promise<number> {
-    let rows = db.selectFrom('submissions').select('id').where('form_id', '=', formId).where('created_at', '>=', sinceIso);
-    if (ip !== undefined) rows = rows.where('ip', '=', ip);
-    const row = await db
-      .selectFrom(rows.limit(atMost).as('recent'))
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  async recentActivity(
+    db: Executor,
+    formId: string,
+    ask: { scopes: readonly string[]; afterSecond: number; duplicateOf?: { fingerprint: string; sinceIso: string } },
+  ): Promise<{ counts: number[]; duplicate: boolean }> {
+    const columns = ask.scopes.map(
+      (scope, i) =>
+        sql`(select coalesce(sum(n), 0) from form_rate_counts where form_id = ${formId} and scope = ${scope} and second > ${ask.afterSecond}) as ${sql.ref(`c${i}`)}`,
+    );
+    const dup = ask.duplicateOf;
+    if (dup)
+      columns.push(
+        sql`(select count(*) from (select 1 from submissions where form_id = ${formId} and fingerprint = ${dup.fingerprint} and created_at >= ${dup.sinceIso} limit 1) as d) as dup`,
+      );
+    if (columns.length === 0) return { counts: [], duplicate: false };
+    const { rows } = await sql<Record<string, string | number>>`select ${sql.join(columns)}`.execute(db);
+    const row = rows[0]!;
+    return { counts: ask.scopes.map((_, i) => Number(row[`c${i}`])), duplicate: dup !== undefined && Number(row.dup) > 0 };
   }
 
-  /** Whether a submission of the form with these normalised fields arrived since `sinceIso` (the duplicate check). */
-  async hasFingerprintSince(db: Executor, formId: string, fingerprint: string, sinceIso: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('submissions')
-      .select('id')
-      .where('form_id', '=', formId)
-      .where('fingerprint', '=', fingerprint)
-      .where('created_at', '>=', sinceIso)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+  /** Runs in the caller's transaction: adds to the rate limit's counts (one row per form, scope and second). */
+  async addRateCounts(trx: Executor, rows: ReadonlyArray<{ formId: string; scope: string; second: number; n: number }>): Promise<void> {
+    if (rows.length === 0) return;
+    await trx
+      .insertInto('form_rate_counts')
+      .values(rows.map((r) => ({ form_id: r.formId, scope: r.scope, second: r.second, n: r.n })))
+      .onConflict((oc) => oc.columns(['form_id', 'scope', 'second']).doUpdateSet({ n: sql`form_rate_counts.n + excluded.n` }))
+      .execute();
+  }
+
+  /** Deletes the rate limit's counts of seconds before `beforeSecond` (the retention job); answers how many rows went. */
+  async pruneRateCounts(db: Executor, beforeSecond: number): Promise<number> {
+    const result = await db.deleteFrom('form_rate_counts').where('second', '<', beforeSecond).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** The newest `limit` submissions of a form, without their files (the spam rules' dry run). */

@@ -41,6 +41,17 @@ export interface FormPowSolutionsTable {
 }
 
 /**
+ * The per-form rate limit's counts (migration 0034): submissions stored per form, scope ('' for the whole
+ * form, else the sender's address) and second since the epoch.
+ */
+export interface FormRateCountsTable {
+  form_id: string;
+  scope: string;
+  second: number;
+  n: number;
+}
+
+/**
  * SQLite only (migration 0028): the FTS5 rowid of each submission's words in `submission_search` (an
  * FTS5 table reached through raw SQL). PostgreSQL keeps them in `submissions.search` instead.
  */

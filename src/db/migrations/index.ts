@@ -26,6 +26,7 @@ import * as m0026 from './0026_form_intake.ts';
 import * as m0027 from './0027_form_mail.ts';
 import * as m0028 from './0028_form_search_tokens_analytics.ts';
 import * as m0033 from './0033_change_item_applied_before.ts';
+import * as m0034 from './0034_form_rate_counts.ts';
 
 /** Every migration, in order. Landed files are never edited; add a new one instead. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0027_form_mail': m0027,
   '0028_form_search_tokens_analytics': m0028,
   '0033_change_item_applied_before': m0033,
+  '0034_form_rate_counts': m0034,
 };
