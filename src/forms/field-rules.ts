@@ -86,15 +86,24 @@ addFormats.default(ajv, [...FIELD_FORMATS]);
 const compiled = new Map<string, ValidateFunction>();
 const COMPILED_MAX = 500;
 
+/** The validator of a rules object seen before (a form's settings are parsed once per text, form.store.ts). */
+const byIdentity = new WeakMap<FieldRules, ValidateFunction>();
+
 function validatorOf(rules: FieldRules): ValidateFunction {
+  const known = byIdentity.get(rules);
+  if (known) return known;
   const key = JSON.stringify(rules);
   const found = compiled.get(key);
-  if (found) return found;
+  if (found) {
+    byIdentity.set(rules, found);
+    return found;
+  }
   // `required` is checked here, to tell a missing field from an empty one, as Formspree does.
   const { required: _required, ...schema } = rules;
   const validate = ajv.compile({ ...schema, type: 'object' });
   if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
   compiled.set(key, validate);
+  byIdentity.set(rules, validate);
   return validate;
 }
 
@@ -115,8 +124,9 @@ export function checkFields(rules: FieldRules, data: Record<string, unknown>, fi
     if (!errors.has(error.field)) errors.set(error.field, error);
   };
   const view: Record<string, unknown> = {};
+  // Ajv coerces in place ("5" to 5 for a number): the view is a copy, with copies of lists and objects.
   for (const [name, value] of Object.entries(data)) {
-    if (!isBlank(value)) view[name] = value;
+    if (!isBlank(value)) view[name] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
   }
   for (const name of rules.required ?? []) {
     if (Object.hasOwn(view, name) || fileFields.includes(name)) continue;
@@ -125,8 +135,7 @@ export function checkFields(rules: FieldRules, data: Record<string, unknown>, fi
   }
   const fileSet = new Set(fileFields);
   const validate = validatorOf(rules);
-  // Ajv coerces in place ("5" to 5 for a number): it gets a copy.
-  if (!validate(structuredClone(view))) {
+  if (!validate(view)) {
     for (const error of validate.errors ?? []) {
       const found = fieldErrorOf(error, rules);
       if (found && !fileSet.has(found.field)) add(found);

@@ -6,6 +6,37 @@ import type { FieldRules } from './field-rules.ts';
 import type { AnalyticsSettings, CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
+/** Parsed settings kept by their JSON text (the least recently used goes past this many). */
+const PARSED_SETTINGS = 256;
+const parsedSettings = new Map<string, unknown>();
+
+/**
+ * A form's object settings (rules, checks, templates) parsed once per distinct text and frozen: every
+ * submission reads its form, and parsing the same rules again was a tenth of a checked intake's work
+ * (issue 34). The same object for the same text also lets the compiled field rules and spam rules be found
+ * by identity.
+ */
+function settingsOf<T>(text: string | null): T | null {
+  if (text === null) return null;
+  let parsed = parsedSettings.get(text);
+  if (parsed === undefined) {
+    parsed = deepFreeze(JSON.parse(text));
+    if (parsedSettings.size >= PARSED_SETTINGS) parsedSettings.delete(parsedSettings.keys().next().value!);
+  } else {
+    parsedSettings.delete(text);
+  }
+  parsedSettings.set(text, parsed);
+  return parsed as T;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): Form => ({
   id: row.id,
   key: row.key,
@@ -35,12 +66,12 @@ const toForm = (row: Selectable<FormsTable> & { project_key: string | null }): F
           minScore: row.captcha_min_score === null ? null : Number(row.captcha_min_score),
         }
       : null,
-  notifications: fromJson<NotificationSettings>(row.notifications) ?? null,
-  autoResponse: fromJson<AutoResponseSettings>(row.auto_response) ?? null,
-  webhooks: fromJson<WebhookRoute[]>(row.webhooks) ?? [],
-  fieldRules: fromJson<FieldRules>(row.field_rules) ?? null,
-  filePolicy: fromJson<FilePolicy>(row.file_policy) ?? null,
-  spamChecks: fromJson<SpamChecks>(row.spam_checks) ?? null,
+  notifications: settingsOf<NotificationSettings>(row.notifications) ?? null,
+  autoResponse: settingsOf<AutoResponseSettings>(row.auto_response) ?? null,
+  webhooks: settingsOf<WebhookRoute[]>(row.webhooks) ?? [],
+  fieldRules: settingsOf<FieldRules>(row.field_rules) ?? null,
+  filePolicy: settingsOf<FilePolicy>(row.file_policy) ?? null,
+  spamChecks: settingsOf<SpamChecks>(row.spam_checks) ?? null,
   analytics: fromJson<AnalyticsSettings>(row.analytics) ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,

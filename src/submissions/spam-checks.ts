@@ -86,10 +86,18 @@ const RULES_FLAG = 'spam';
 const compiledRules = new Map<string, CompiledEnvironment>();
 
 /** The rules as one flag of the targeting engine: each condition a rule serving `on`; the first that holds is the reason. */
+/** The compiled rules of a rules list seen before (a form's settings are parsed once per text, form.store.ts). */
+const rulesByIdentity = new WeakMap<object, CompiledEnvironment>();
+
 function rulesEnvironment(rules: NonNullable<SpamChecks['rules']>): CompiledEnvironment {
+  const known = rulesByIdentity.get(rules);
+  if (known) return known;
   const key = JSON.stringify(rules);
   const found = compiledRules.get(key);
-  if (found) return found;
+  if (found) {
+    rulesByIdentity.set(rules, found);
+    return found;
+  }
   const flag: TargetedFlag = {
     key: RULES_FLAG,
     type: 'boolean',
@@ -111,6 +119,7 @@ function rulesEnvironment(rules: NonNullable<SpamChecks['rules']>): CompiledEnvi
   const env = compileEnvironment([flag], []);
   if (compiledRules.size >= 500) compiledRules.delete(compiledRules.keys().next().value!);
   compiledRules.set(key, env);
+  rulesByIdentity.set(rules, env);
   return env;
 }
 

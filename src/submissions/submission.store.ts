@@ -1,4 +1,4 @@
-import { type Expression, PostgresAdapter, type Selectable, type SqlBool, sql } from 'kysely';
+import { CompiledQuery, type Expression, PostgresAdapter, type Selectable, type SqlBool, sql } from 'kysely';
 import { fromBool, fromJson, isForeignKeyViolation, toBool } from '../db/codec.ts';
 import type { Executor } from '../db/database.ts';
 import { type Cursor, newestFirst, oldestFirst } from '../db/paging.ts';
@@ -80,6 +80,9 @@ export interface SubmissionFilter {
   /** `desc` (newest first) unless `asc`. */
   order?: 'asc' | 'desc';
 }
+
+/** The SQL of `recentActivity`, by dialect and shape (how many rate-limit scopes, whether the duplicate check asks). */
+const activityQueries = new Map<string, string>();
 
 export class SubmissionStore {
   /**
@@ -197,17 +200,28 @@ export class SubmissionStore {
     formId: string,
     ask: { scopes: readonly string[]; afterSecond: number; duplicateOf?: { fingerprint: string; sinceIso: string } },
   ): Promise<{ counts: number[]; duplicate: boolean }> {
-    const columns = ask.scopes.map(
-      (scope, i) =>
-        sql`(select coalesce(sum(n), 0) from form_rate_counts where form_id = ${formId} and scope = ${scope} and second > ${ask.afterSecond}) as ${sql.ref(`c${i}`)}`,
-    );
     const dup = ask.duplicateOf;
-    if (dup)
-      columns.push(
-        sql`(select count(*) from (select 1 from submissions where form_id = ${formId} and fingerprint = ${dup.fingerprint} and created_at >= ${dup.sinceIso} limit 1) as d) as dup`,
+    if (ask.scopes.length === 0 && !dup) return { counts: [], duplicate: false };
+    const parameters: unknown[] = [];
+    for (const scope of ask.scopes) parameters.push(formId, scope, ask.afterSecond);
+    if (dup) parameters.push(formId, dup.fingerprint, dup.sinceIso);
+    // Every submission of a checked form asks this: its SQL is built once per shape and dialect.
+    const shape = `${db.getExecutor().adapter instanceof PostgresAdapter ? 'pg' : 'sqlite'} ${ask.scopes.length} ${dup ? 1 : 0}`;
+    let text = activityQueries.get(shape);
+    if (text === undefined) {
+      const columns = ask.scopes.map(
+        (scope, i) =>
+          sql`(select coalesce(sum(n), 0) from form_rate_counts where form_id = ${formId} and scope = ${scope} and second > ${ask.afterSecond}) as ${sql.ref(`c${i}`)}`,
       );
-    if (columns.length === 0) return { counts: [], duplicate: false };
-    const { rows } = await sql<Record<string, string | number>>`select ${sql.join(columns)}`.execute(db);
+      if (dup)
+        columns.push(
+          sql`(select count(*) from (select 1 from submissions where form_id = ${formId} and fingerprint = ${dup.fingerprint} and created_at >= ${dup.sinceIso} limit 1) as d) as dup`,
+        );
+      const compiled = sql`select ${sql.join(columns)}`.compile(db);
+      if (compiled.parameters.length !== parameters.length) throw new Error('recentActivity: the parameters do not match the statement');
+      activityQueries.set(shape, (text = compiled.sql));
+    }
+    const { rows } = await db.executeQuery<Record<string, string | number>>(CompiledQuery.raw(text, parameters));
     const row = rows[0]!;
     return { counts: ask.scopes.map((_, i) => Number(row[`c${i}`])), duplicate: dup !== undefined && Number(row.dup) > 0 };
   }

@@ -132,6 +132,31 @@ forEachDialect(
       assert.equal((await listSubmissions(ctx(), all.key)).submissions.length, 1);
     });
 
+    it('holds the rate limit for a burst of submissions sent at once, and keeps its counts per second', async () => {
+      const form = await createForm(ctx(), { spamChecks: { rateLimit: { perMinute: 3 } } });
+      // Ten at once: none is committed when the others are checked; only three may pass.
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, n) => submitJson(ctx(), form.key, { n })));
+      assert.deepEqual(
+        answers.map((a) => a.statusCode).sort(),
+        [200, 200, 200, 429, 429, 429, 429, 429, 429, 429],
+      );
+      assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 3);
+      const { id } = await ctx().handle.db.selectFrom('forms').select('id').where('key', '=', form.key).executeTakeFirstOrThrow();
+      const counts = await ctx().handle.db.selectFrom('form_rate_counts').select(['scope', 'n']).where('form_id', '=', id).execute();
+      assert.equal(
+        counts.reduce((sum, c) => sum + Number(c.n), 0),
+        3,
+        'the refused submissions count for nothing',
+      );
+      // A retention round deletes the counts the window has left behind, and keeps those it still needs.
+      await ctx().services.retention.runOnce();
+      assert.ok((await ctx().handle.db.selectFrom('form_rate_counts').select('n').where('form_id', '=', id).execute()).length > 0);
+      await ctx().handle.db.updateTable('form_rate_counts').set({ second: 1_000 }).where('form_id', '=', id).execute();
+      await ctx().services.retention.runOnce();
+      assert.equal((await ctx().handle.db.selectFrom('form_rate_counts').select('n').where('form_id', '=', id).execute()).length, 0);
+      assert.equal((await submitJson(ctx(), form.key, { n: 'after' })).statusCode, 200, 'counts older than the window do not count');
+    });
+
     it('filters the inbox by the check that called a submission spam', async () => {
       const form = await createForm(ctx(), { spamChecks: { disposableEmails: true, duplicates: { enabled: true } } });
       await submitJson(ctx(), form.key, { email: 'a@mailinator.com' });
