@@ -78,6 +78,7 @@ export function composeSubmissions(
     clock,
     captcha: new CaptchaVerifier(config.captcha, log),
     files,
+    writeFlushedOffLoop: handle.writeFlushedOffLoop,
   });
   const submissions = new SubmissionService({
     db,

@@ -29,6 +29,8 @@ export interface SubmissionIntakeServiceDeps {
   captcha: CaptchaVerifier;
   /** Where file bytes go (issue 19): the database, a folder or an S3 bucket. */
   files: FileStorage;
+  /** SQLite: commits whose disk flush does not hold the event loop (SubmissionWriter). */
+  writeFlushedOffLoop?: <T>(work: (db: Db) => Promise<T>) => Promise<T>;
 }
 
 /**

@@ -29,6 +29,11 @@ export interface SubmissionWriterDeps {
   outbox: OutboxService;
   events: DomainEvents;
   files: FileStorage;
+  /**
+   * SQLite: DbHandle.writeFlushedOffLoop, a commit whose disk flush does not hold the event loop (the
+   * requests being read, checked and answered meanwhile, and the flag reads, go on); none on PostgreSQL.
+   */
+  writeFlushedOffLoop?: <T>(work: (db: Db) => Promise<T>) => Promise<T>;
 }
 
 /** Most submissions committed together; bounds the size of one transaction. */
@@ -80,22 +85,24 @@ export class SubmissionWriter {
 
   private async writeAlone(item: Queued): Promise<void> {
     const { write } = item;
-    if (write.files.length === 0 && write.deliveries.length === 0 && !write.rateCounts && !this.deps.events.hasTransactionSubscribers('submission.stored')) {
-      // One INSERT is atomic on its own.
-      await this.insert(this.deps.db, write);
-    } else {
-      await this.deps.db.transaction().execute(async (trx) => {
-        await this.insert(trx, write);
-        await this.deps.store.addRateCounts(trx, rateCountsOf([write]));
-      });
-    }
+    // A transaction even for one: a submission is several rows (its search words, its files, its deliveries).
+    await this.commit(async (trx) => {
+      await this.insert(trx, write);
+      await this.deps.store.addRateCounts(trx, rateCountsOf([write]));
+    });
     this.commits++;
     await this.deps.events.committed(storedEvent(write));
     item.resolve();
   }
 
+  /** A transaction, resolved once it is on disk (its flush off the event loop where the database allows). */
+  private commit<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    const run = (db: Db) => db.transaction().execute(work);
+    return this.deps.writeFlushedOffLoop ? this.deps.writeFlushedOffLoop(run) : run(this.deps.db);
+  }
+
   private async writeTogether(batch: Queued[]): Promise<void> {
-    const outcomes = await this.deps.db.transaction().execute(async (trx) => {
+    const outcomes = await this.commit(async (trx) => {
       const results: Array<{ ok: true } | { ok: false; error: unknown }> = [];
       for (const { write } of batch) {
         await sql`savepoint submission`.execute(trx);
