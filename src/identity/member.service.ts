@@ -39,6 +39,11 @@ export class MemberService {
     return user;
   }
 
+  /** Whether an owner account exists: the sign-in page leads with the admin token until one does. */
+  async ownerExists(): Promise<boolean> {
+    return (await this.deps.store.countOwners(this.deps.db)) > 0;
+  }
+
   async listUsers(): Promise<User[]> {
     return this.deps.store.listUsers(this.deps.db);
   }

@@ -37,6 +37,16 @@ forEachDialect(
     });
 
     describe('the first owner', () => {
+      const signInPage = async () => {
+        const res = await ctx().app.inject({ method: 'GET', url: '/admin/v1/sso' });
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json() as Record<string, unknown>;
+      };
+
+      it('tells the sign-in page, without a credential, that no owner exists yet, and nothing more (issue 31 item 17)', async () => {
+        assert.deepEqual(await signInPage(), { enabled: false, name: null, passwordsOff: false, ownerExists: false });
+      });
+
       it('must be an owner, made with the admin token; an address has one account', async () => {
         const editorFirst = await ctx().admin('POST', '/admin/v1/users', { email: 'ed@example.com', password: PASSWORD, role: 'editor' });
         assert.equal(editorFirst.statusCode, 400);
@@ -47,6 +57,7 @@ forEachDialect(
         assert.deepEqual({ email: created.json().email, role: created.json().role }, { email: 'ada@example.com', role: 'owner' });
         const again = await ctx().admin('POST', '/admin/v1/users', { email: 'ADA@example.com', password: PASSWORD });
         assert.equal(again.statusCode, 409);
+        assert.deepEqual(await signInPage(), { enabled: false, name: null, passwordsOff: false, ownerExists: true });
       });
 
       it('signs in with e-mail and password; the session knows the user and role', async () => {
