@@ -20,7 +20,7 @@ import { ChangeRequestScreen } from './screens/ChangeRequest.tsx';
 import { CompareScreen } from './screens/Compare.tsx';
 import { WebhooksScreen } from './screens/Webhooks.tsx';
 import { ExperimentsScreen } from './screens/Experiments.tsx';
-import { continueSignOut, SingleSignOnButton } from './screens/SingleSignOn.tsx';
+import { continueSignOut, SingleSignOnButton, useSsoInfo } from './screens/SingleSignOn.tsx';
 
 // The flag screen holds the rich-text editor: it loads with its own chunk, when first opened.
 const FlagScreen = lazy(() => import('./screens/Flag.tsx'));
@@ -322,43 +322,54 @@ function SignIn() {
       await done(true);
     },
   });
+  // With no owner account yet only the admin token can sign in: its form comes first until one exists.
+  const info = useSsoInfo();
+  if (info.isPending) return <Loading what="the sign-in" />;
+  const firstRun = info.data?.ownerExists === false;
+  const accountForm = (
+    <form
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        withPassword.mutate();
+      }}
+      className="card"
+      aria-label="Account sign-in"
+    >
+      <Field label="E-mail address" type="email" value={email} onChange={setEmail} required autoComplete="username" />
+      <Field label="Password" type="password" value={password} onChange={setPassword} required autoComplete="current-password" />
+      <ErrorMessage error={withPassword.error} />
+      <button type="submit" className={firstRun ? undefined : 'primary'} disabled={withPassword.isPending || email.trim() === '' || password === ''}>
+        {withPassword.isPending ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
+  );
+  const tokenForm = (
+    <form
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        withToken.mutate(token.trim());
+      }}
+      className="card"
+      aria-label="Token sign-in"
+    >
+      <p className="muted">
+        {firstRun ? 'No account exists yet. Sign in' : 'First time here? Sign in'} with the admin token printed on the first start (or FLAGPOST_ADMIN_TOKEN);
+        the next step is then your own owner account.
+      </p>
+      <Field label="Admin token" type="password" value={token} onChange={setToken} required autoComplete="off" />
+      <ErrorMessage error={withToken.error} />
+      <button type="submit" className={firstRun ? 'primary' : undefined} disabled={withToken.isPending || token.trim() === ''}>
+        {withToken.isPending ? 'Signing in…' : 'Sign in with the admin token'}
+      </button>
+    </form>
+  );
   return (
     <main className="narrow">
       <h1>Sign in</h1>
       <p className="muted">Flagpost: feature flags and forms.</p>
       <SingleSignOnButton />
-      <form
-        onSubmit={(event: FormEvent) => {
-          event.preventDefault();
-          withPassword.mutate();
-        }}
-        className="card"
-        aria-label="Account sign-in"
-      >
-        <Field label="E-mail address" type="email" value={email} onChange={setEmail} required autoComplete="username" />
-        <Field label="Password" type="password" value={password} onChange={setPassword} required autoComplete="current-password" />
-        <ErrorMessage error={withPassword.error} />
-        <button type="submit" className="primary" disabled={withPassword.isPending || email.trim() === '' || password === ''}>
-          {withPassword.isPending ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-      <form
-        onSubmit={(event: FormEvent) => {
-          event.preventDefault();
-          withToken.mutate(token.trim());
-        }}
-        className="card"
-        aria-label="Token sign-in"
-      >
-        <p className="muted">
-          First time here? Sign in with the admin token printed on the first start (or FLAGPOST_ADMIN_TOKEN); the next step is then your own owner account.
-        </p>
-        <Field label="Admin token" type="password" value={token} onChange={setToken} required autoComplete="off" />
-        <ErrorMessage error={withToken.error} />
-        <button type="submit" disabled={withToken.isPending || token.trim() === ''}>
-          {withToken.isPending ? 'Signing in…' : 'Sign in with the admin token'}
-        </button>
-      </form>
+      {firstRun ? tokenForm : accountForm}
+      {firstRun ? accountForm : tokenForm}
     </main>
   );
 }

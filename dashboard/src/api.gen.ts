@@ -15047,7 +15047,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Whether single sign-on is on, the name of its button, and whether passwords are off (the sign-in page) */
+    /** Whether single sign-on is on, the name of its button, whether passwords are off, and whether an owner exists (the sign-in page) */
     get: {
       parameters: {
         query?: never;
@@ -15103,6 +15103,8 @@ export interface paths {
               enabled: boolean;
               /** @description The provider's name: the button reads "Sign in with <name>" */
               name: string | null;
+              /** @description Whether an owner account exists: until one does, only the admin token signs in, and the sign-in page leads with it */
+              ownerExists: boolean;
               /** @description FLAGPOST_SSO_ONLY: passwords sign in only the break-glass owner */
               passwordsOff: boolean;
             };

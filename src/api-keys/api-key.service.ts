@@ -53,11 +53,18 @@ export class ApiKeyService {
   async revoke(projectKey: string, id: string, actor: Actor): Promise<void> {
     const project = await this.deps.projects.getProject(projectKey);
     await this.deps.db.transaction().execute(async (trx) => {
-      const outcome = await this.deps.store.revoke(trx, project.id, id, nowIso(this.deps.clock));
-      if (outcome === 'missing') throw new AppError('not_found', message('apiKeyNotFound', { id, projectKey }));
-      // Revoking again is harmless and changes nothing: nothing to record.
+      const key = await this.deps.store.find(trx, project.id, id);
+      const outcome = key ? await this.deps.store.revoke(trx, project.id, id, nowIso(this.deps.clock)) : 'missing';
+      if (!key || outcome === 'missing') throw new AppError('not_found', message('apiKeyNotFound', { id, projectKey }));
+      // Revoking again is harmless and changes nothing: nothing to record. The entry names the key (issue 31 item 12).
       if (outcome === 'revoked')
-        await this.deps.audit.record(trx, actor, { projectId: project.id, entity: 'api_key', entityId: id, action: 'api_key.revoked' });
+        await this.deps.audit.record(trx, actor, {
+          projectId: project.id,
+          entity: 'api_key',
+          entityId: id,
+          action: 'api_key.revoked',
+          changes: { name: { before: key.name } },
+        });
     });
   }
 

@@ -33,6 +33,11 @@ export class ApiKeyStore {
     return rows.map(toApiKey);
   }
 
+  async find(db: Executor, projectId: string, id: string): Promise<ApiKey | undefined> {
+    const row = await db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
   /** Marks a key revoked: `revoked` now, `already` revoked before, or `missing` when the project has no such key. */
   async revoke(db: Executor, projectId: string, id: string, revokedAt: string): Promise<'revoked' | 'already' | 'missing'> {
     const result = await db

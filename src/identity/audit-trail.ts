@@ -18,3 +18,9 @@ export interface AuditTrail {
     },
   ): Promise<void>;
 }
+
+/**
+ * A value an entry records to name what it is about, unchanged by the write (a member's e-mail address on
+ * a change of role): the same before and after, so that the log names people, not ids (issue 31 item 12).
+ */
+export const unchanged = <T>(value: T): { before: T; after: T } => ({ before: value, after: value });

@@ -50,7 +50,7 @@ export interface IdentityRouteDeps {
 export const identityRoutes: RoutePlugin<IdentityRouteDeps> = async (app, { identity, publicUrl }) => {
   const { gate, cookie, sessions, signIns, passwordWork, accounts, sso } = identity;
   await app.register(sessionRoutes, { sessions, gate, cookie, passwords: signIns, passwordWork, sso });
-  await app.register(ssoRoutes, { sso, sessions, gate, cookie });
+  await app.register(ssoRoutes, { sso, sessions, gate, cookie, members: accounts.members });
   await app.register(projectRoleRoutes, { projectRoles: identity.projectRoles });
   await app.register(accountRoutes, { accounts, gate, cookie, sessions, publicUrl, signIns, passwordWork });
 };

@@ -3,6 +3,7 @@ import { AppError, message, messages } from '../errors.ts';
 import { normalizeEmail, type User } from './account.ts';
 import type { AccountServiceDeps } from './account.deps.ts';
 import type { Actor, Principal, Role } from './actor.ts';
+import { unchanged } from './audit-trail.ts';
 import { hashPassword } from './password.ts';
 
 const VIEWERS_SEE_SUBMISSIONS = 'viewers_see_submissions';
@@ -39,6 +40,11 @@ export class MemberService {
     return user;
   }
 
+  /** Whether an owner account exists: the sign-in page leads with the admin token until one does. */
+  async ownerExists(): Promise<boolean> {
+    return (await this.deps.store.countOwners(this.deps.db)) > 0;
+  }
+
   async listUsers(): Promise<User[]> {
     return this.deps.store.listUsers(this.deps.db);
   }
@@ -64,7 +70,7 @@ export class MemberService {
         entity: 'member',
         entityId: id,
         action: 'member.role_changed',
-        changes: { role: { before: user.role, after: role } },
+        changes: { email: unchanged(user.email), role: { before: user.role, after: role } },
       });
       return { ...user, role, updatedAt: now };
     });
@@ -94,6 +100,8 @@ export class MemberService {
   async changePassword(userId: string, next: string, actor: Actor): Promise<void> {
     const nextHash = await hashPassword(next, this.deps.scryptCost);
     await this.deps.db.transaction().execute(async (trx) => {
+      const user = await this.deps.store.findUser(trx, userId);
+      if (!user) throw new AppError('not_found', message('userNotFound', { id: userId }));
       await this.deps.store.updatePassword(trx, userId, nextHash, nowIso(this.deps.clock));
       const revoked = await this.deps.store.deleteAccessTokensOf(trx, userId);
       // The log says that the password changed, never a hash of it.
@@ -101,7 +109,7 @@ export class MemberService {
         entity: 'member',
         entityId: userId,
         action: 'member.password_changed',
-        changes: revoked > 0 ? { accessTokensRevoked: { after: revoked } } : {},
+        changes: { email: unchanged(user.email), ...(revoked > 0 ? { accessTokensRevoked: { after: revoked } } : {}) },
       });
     });
   }

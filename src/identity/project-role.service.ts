@@ -3,7 +3,7 @@ import { AppError, message } from '../errors.ts';
 import type { ProjectRole } from './access.ts';
 import type { AccountStore } from './account.store.ts';
 import type { Actor } from './actor.ts';
-import type { AuditTrail } from './audit-trail.ts';
+import { type AuditTrail, unchanged } from './audit-trail.ts';
 import type { ProjectDirectory } from './project-directory.ts';
 import type { ProjectRoleStore } from './project-role.store.ts';
 
@@ -59,7 +59,7 @@ export class ProjectRoleService {
         entity: 'member',
         entityId: user.id,
         action: 'member.project_role_set',
-        changes: { projectRole: before ? { before, after: role } : { after: role } },
+        changes: { email: unchanged(user.email), projectRole: before ? { before, after: role } : { after: role } },
       });
     });
     return { projectKey: project.key, projectName: project.name, role };
@@ -76,7 +76,7 @@ export class ProjectRoleService {
         entity: 'member',
         entityId: user.id,
         action: 'member.project_role_removed',
-        changes: { projectRole: { before } },
+        changes: { email: unchanged(user.email), projectRole: { before } },
       });
     });
   }

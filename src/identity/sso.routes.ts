@@ -3,6 +3,7 @@ import { clientKey } from '../http/client-key.ts';
 import { adminErrors, type RoutePlugin } from '../http/schemas.ts';
 import type { SessionCookie } from '../http/session-cookie.ts';
 import type { AdminGate } from './admin-gate.ts';
+import type { MemberService } from './member.service.ts';
 import type { SessionService } from './session.service.ts';
 import type { SsoService } from './sso.service.ts';
 
@@ -12,6 +13,7 @@ export interface SsoRouteDeps {
   sessions: Pick<SessionService, 'open'>;
   gate: AdminGate;
   cookie: SessionCookie;
+  members: Pick<MemberService, 'ownerExists'>;
 }
 
 /**
@@ -29,7 +31,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
  * Single sign-on (docs/adr/0032-identity-and-sso.md): what the sign-in page shows, the redirect to the
  * provider and the callback that opens a session.
  */
-export const ssoRoutes: RoutePlugin<SsoRouteDeps> = async (app, { sso, sessions, gate, cookie }) => {
+export const ssoRoutes: RoutePlugin<SsoRouteDeps> = async (app, { sso, sessions, gate, cookie, members }) => {
   const binding = bindingCookie(cookie);
   const configured = (): SsoService => {
     if (!sso) throw new AppError('not_found', messages.ssoNotConfigured);
@@ -41,24 +43,31 @@ export const ssoRoutes: RoutePlugin<SsoRouteDeps> = async (app, { sso, sessions,
     {
       config: { signIn: true },
       schema: {
-        summary: 'Whether single sign-on is on, the name of its button, and whether passwords are off (the sign-in page)',
+        summary: 'Whether single sign-on is on, the name of its button, whether passwords are off, and whether an owner exists (the sign-in page)',
         security: [],
         response: {
           200: {
             type: 'object',
             additionalProperties: false,
-            required: ['enabled', 'name', 'passwordsOff'],
+            required: ['enabled', 'name', 'passwordsOff', 'ownerExists'],
             properties: {
               enabled: { type: 'boolean' },
               name: { type: ['string', 'null'], description: 'The provider\'s name: the button reads "Sign in with <name>"' },
               passwordsOff: { type: 'boolean', description: 'FLAGPOST_SSO_ONLY: passwords sign in only the break-glass owner' },
+              ownerExists: {
+                type: 'boolean',
+                description: 'Whether an owner account exists: until one does, only the admin token signs in, and the sign-in page leads with it',
+              },
             },
           },
           ...adminErrors,
         },
       },
     },
-    async (_request, reply) => reply.header('cache-control', 'no-store').send(sso?.info ?? { enabled: false, name: null, passwordsOff: false }),
+    async (_request, reply) => {
+      const info = sso?.info ?? { enabled: false, name: null, passwordsOff: false };
+      return reply.header('cache-control', 'no-store').send({ ...info, ownerExists: await members.ownerExists() });
+    },
   );
 
   app.get(

@@ -8,7 +8,7 @@ import { AppError, messages } from '../errors.ts';
 import { normalizeEmail, type User } from './account.ts';
 import type { AccountStore } from './account.store.ts';
 import type { Actor } from './actor.ts';
-import type { AuditTrail } from './audit-trail.ts';
+import { type AuditTrail, unchanged } from './audit-trail.ts';
 import { returnPath } from '../http/return-path.ts';
 import { groupsOf, matchIdentity, roleAfterSignIn, roleOfGroups } from './sso.ts';
 import type { SsoStore } from './sso.store.ts';
@@ -204,7 +204,7 @@ export class SsoService {
             entity: 'member',
             entityId: found.id,
             action: 'member.role_changed',
-            changes: { role: { before: found.role, after: next }, method: { after: 'sso' } },
+            changes: { email: unchanged(found.email), role: { before: found.role, after: next }, method: { after: 'sso' } },
           });
           user = { ...found, role: next, updatedAt: now };
         }

@@ -109,16 +109,23 @@ for (const dialect of dialects()) {
         assert.equal((await ctx.admin('GET', `/admin/v1/projects/${project.key}`)).json().environments[2].protected, true);
         await page.getByRole('button', { name: 'Sign out' }).click();
 
-        // Ann proposes; a direct write would be refused.
+        // Ann proposes by editing the flag as usual; a direct write would be refused. The change requests'
+        // page says how, and asks no one to write JSON (issue 31 item 4).
         await signIn(page, 'ann@example.com');
         await page.goto(`${base}/projects/${project.key}/changes`);
         await page.getByRole('heading', { name: 'Propose a change' }).waitFor();
+        await page.getByText('Edit the flag as usual').waitFor();
+        assert.equal(await page.locator('main textarea').count(), 0, 'no JSON to write');
+        assert.equal(await page.getByText(/JSON/).count(), 0, 'no JSON to write');
         await screen(page, 'change-requests');
-        await page.getByLabel('Environment', { exact: true }).selectOption({ label: 'production (protected)' });
-        await page.getByLabel('Flag', { exact: true }).selectOption('banner');
-        await page.getByLabel('Serve by default').selectOption('b');
-        await page.getByLabel('Title').fill('Winter sale banner in production');
-        await page.getByRole('button', { name: 'Propose for review' }).click();
+        await page.goto(`${base}/projects/${project.key}/flags/banner`);
+        await page.getByRole('tab', { name: 'production' }).click();
+        await page.getByLabel('Default serve in production').selectOption('b');
+        await page.getByRole('button', { name: 'Save targeting in production for review' }).click();
+        const dialog = page.getByRole('dialog', { name: 'production is protected' });
+        await dialog.getByLabel('Title of the change request').fill('Winter sale banner in production');
+        await dialog.getByRole('button', { name: 'Propose for review' }).click();
+        await dialog.getByRole('link', { name: 'The change request' }).click();
         await page.getByRole('heading', { name: 'Winter sale banner in production' }).waitFor();
         await page.getByText('In review', { exact: true }).waitFor();
         // Issue 31 item 5: the author is offered no Approve (the server would refuse it), and neither

@@ -323,6 +323,42 @@ for (const dialect of dialects()) {
       await page.close();
     });
 
+    it('names members, invitations, access tokens, API keys and sign-ins in the audit log, not their ids (item 12)', { timeout: 300_000 }, async () => {
+      const users = (await ok('GET', '/admin/v1/users')).users as Doc[];
+      const bob = users.find((u) => u.email === 'bob@example.com')!;
+      await ok('PATCH', `/admin/v1/users/${bob.id}`, { role: 'viewer' });
+      await ok('PATCH', `/admin/v1/users/${bob.id}`, { role: 'editor' });
+      await ok('POST', '/admin/v1/invitations', { email: 'carol@example.com', role: 'viewer' }, 201);
+      const key = await ok('POST', `/admin/v1/projects/${project.key}/api-keys`, { name: 'storefront' }, 201);
+      assert.equal((await ctx.admin('DELETE', `/admin/v1/projects/${project.key}/api-keys/${key.id}`)).statusCode, 204);
+      const invitation = ((await ok('GET', '/admin/v1/invitations')).invitations as Doc[]).find((i) => i.email === 'carol@example.com')!;
+      const ids = [...users.map((u) => u.id as string), key.id as string, invitation.id as string];
+
+      const page = await browser.newPage();
+      await signIn(page, 'owner@example.com');
+      await page.goto(`${base}/audit`);
+      const log = page.getByRole('table', { name: 'Audit log' });
+      for (const [kind, text] of [
+        ['member', 'Member bob@example.com role changed'],
+        ['invitation', 'Invitation carol@example.com created'],
+        ['access token', 'Access token “ann@example.com automation” created'],
+        ['api key', 'API key “storefront” revoked'],
+        ['sign in', 'Sign-in of ann@example.com succeeded'],
+      ] as const) {
+        await page.getByLabel('Kind').selectOption({ label: kind });
+        await log.getByText(text).first().waitFor();
+        const shown = await log.innerText();
+        for (const id of ids) assert.ok(!shown.includes(id), `${kind}: ${id} in ${shown}`);
+        if (kind === 'member') {
+          // The member's unchanged address names the entry; it is not listed as a change.
+          const row = log.getByRole('row').filter({ hasText: 'Member bob@example.com role changed' }).first();
+          assert.doesNotMatch(await row.innerText(), /E-?mail/i);
+          await page.screenshot({ path: path.join(shots, 'audit-members.png'), fullPage: true });
+        }
+      }
+      await page.close();
+    });
+
     it('keeps the design system out of the sidebar; it opens by its address, as the dashboard README says (item 17)', { timeout: 300_000 }, async () => {
       const page = await browser.newPage();
       await signIn(page, 'bob@example.com');

@@ -37,6 +37,16 @@ forEachDialect(
     });
 
     describe('the first owner', () => {
+      const signInPage = async () => {
+        const res = await ctx().app.inject({ method: 'GET', url: '/admin/v1/sso' });
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json() as Record<string, unknown>;
+      };
+
+      it('tells the sign-in page, without a credential, that no owner exists yet, and nothing more (issue 31 item 17)', async () => {
+        assert.deepEqual(await signInPage(), { enabled: false, name: null, passwordsOff: false, ownerExists: false });
+      });
+
       it('must be an owner, made with the admin token; an address has one account', async () => {
         const editorFirst = await ctx().admin('POST', '/admin/v1/users', { email: 'ed@example.com', password: PASSWORD, role: 'editor' });
         assert.equal(editorFirst.statusCode, 400);
@@ -47,6 +57,7 @@ forEachDialect(
         assert.deepEqual({ email: created.json().email, role: created.json().role }, { email: 'ada@example.com', role: 'owner' });
         const again = await ctx().admin('POST', '/admin/v1/users', { email: 'ADA@example.com', password: PASSWORD });
         assert.equal(again.statusCode, 409);
+        assert.deepEqual(await signInPage(), { enabled: false, name: null, passwordsOff: false, ownerExists: true });
       });
 
       it('signs in with e-mail and password; the session knows the user and role', async () => {
@@ -220,6 +231,43 @@ forEachDialect(
         }
         const byUser = await audit(`&actor=${(byToken.actor as { id: string }).id}`);
         assert.ok(byUser.length > 0 && byUser.every((e) => (e.actor as { id: string }).id === (byToken.actor as { id: string }).id));
+      });
+
+      it('names the member, invitation, access token or API key an entry is about, not only its id (issue 31 item 12)', async () => {
+        const someone = ((await ctx().admin('GET', '/admin/v1/users')).json().users as Array<{ id: string; email: string; role: string }>).find(
+          (u) => u.role !== 'owner',
+        )!;
+        assert.equal((await ctx().admin('PUT', `/admin/v1/users/${someone.id}/project-roles/${project.key}`, { role: 'editor' })).statusCode, 200);
+        assert.equal((await ctx().admin('DELETE', `/admin/v1/users/${someone.id}/project-roles/${project.key}`)).statusCode, 204);
+        const key = (await ctx().admin('POST', `/admin/v1/projects/${project.key}/api-keys`, { name: 'storefront' })).json() as { id: string };
+        assert.equal((await ctx().admin('DELETE', `/admin/v1/projects/${project.key}/api-keys/${key.id}`)).statusCode, 204);
+
+        const named = (entry: Record<string, unknown>, field: string) => {
+          const change = (entry.changes as Record<string, { before?: unknown; after?: unknown }>)[field];
+          return typeof (change?.after ?? change?.before) === 'string' ? (change!.after ?? change!.before) : undefined;
+        };
+        const entries = [
+          ...(await audit('&entity=member')),
+          ...(await audit('&entity=invitation')),
+          ...(await audit('&entity=access_token')),
+          ...(await audit('&entity=api_key')),
+        ];
+        const field = { member: 'email', invitation: 'email', access_token: 'name', api_key: 'name' } as Record<string, string>;
+        const unnamed = entries.filter((e) => named(e, field[e.entity as string]!) === undefined).map((e) => e.action);
+        assert.deepEqual(unnamed, [], 'entries that name their subject by id only');
+        for (const action of ['member.role_changed', 'member.password_changed', 'member.project_role_set', 'member.project_role_removed', 'api_key.revoked']) {
+          assert.ok(
+            entries.some((e) => e.action === action),
+            action,
+          );
+        }
+        const roleSet = entries.find((e) => e.action === 'member.project_role_set' && e.entityId === someone.id)!;
+        assert.deepEqual(
+          (roleSet.changes as Record<string, unknown>).email,
+          { before: someone.email, after: someone.email },
+          'unchanged: the same before and after',
+        );
+        assert.deepEqual(entries.find((e) => e.action === 'api_key.revoked')!.changes, { name: { before: 'storefront' } });
       });
 
       it('records no password, hash or token', async () => {

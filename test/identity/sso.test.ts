@@ -114,7 +114,7 @@ for (const dialect of dialects()) {
 
     it('tells the sign-in page about single sign-on', async () => {
       const res = await ctx.app.inject({ method: 'GET', url: '/admin/v1/sso' });
-      assert.deepEqual(res.json(), { enabled: true, name: 'Example IdP', passwordsOff: false });
+      assert.deepEqual(res.json(), { enabled: true, name: 'Example IdP', passwordsOff: false, ownerExists: false });
     });
 
     it('signs a new member in with the role of their group, and applies a changed group at the next sign-in', { timeout: 120_000 }, async () => {

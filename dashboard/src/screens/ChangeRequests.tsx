@@ -1,8 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useLocation } from 'wouter';
-import { api, type Environment, type FlagEntry, type Project } from '../api.ts';
-import { useCanWrite, useSession } from '../session.ts';
+import { Link } from 'wouter';
+import { api, type Environment, type Project } from '../api.ts';
+import { useSession } from '../session.ts';
 import {
   Badge,
   Button,
@@ -14,16 +14,13 @@ import {
   plural,
   problemsOf,
   ProblemsProvider,
-  rules,
   Section,
-  Select,
   Switch,
   Table,
-  TextArea,
 } from '../ui/index.ts';
 import { ProjectHeader, useProject } from './Projects.tsx';
 
-// Issue 24: change requests of a project (open and scheduled ones), a new request, and the protection of
+// Issue 24: change requests of a project (open and scheduled ones), how to propose one, and the protection of
 // each environment. The request itself has its own screen (ChangeRequest.tsx).
 
 /** An environment with its protection (docs/api.md, PATCH .../environments/{envKey}). */
@@ -65,17 +62,6 @@ const STATUS_TONE: Record<string, 'ok' | 'warn' | 'danger' | 'muted' | undefined
 /** A change request's status as a badge ("In review"). */
 export const StatusBadge = ({ status }: { status: string }) => <Badge tone={STATUS_TONE[status]}>{statusText(status)}</Badge>;
 
-/** JSON that a field of the request holds (the other fields, as PATCH of the flag): a problem in words, or none. */
-function jsonObjectProblem(text: string): string | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? undefined : 'Enter a JSON object such as {"enabled": true}';
-  } catch {
-    return 'Not valid JSON: enter a JSON object such as {"enabled": true}';
-  }
-}
-
 export function ChangeRequestsScreen({ params }: { params: { key: string } }) {
   const project = useProject(params.key);
   if (project.isPending) return <Loading what="the project" />;
@@ -84,7 +70,7 @@ export function ChangeRequestsScreen({ params }: { params: { key: string } }) {
     <>
       <ProjectHeader project={project.data} current="changes" />
       <OpenRequests projectKey={params.key} />
-      <NewRequest project={project.data} />
+      <HowToPropose project={project.data} />
       <Protection project={project.data} />
     </>
   );
@@ -101,7 +87,7 @@ function OpenRequests({ projectKey }: { projectKey: string }) {
       <ErrorMessage error={list.error} />
       {list.data && list.data.changeRequests.length === 0 && (
         <EmptyState title="No open change request">
-          Changes to a protected environment wait here for approval. Propose one below, or protect an environment at the bottom of this page.
+          Changes to a protected environment wait here for approval. Propose one by editing a flag there, or protect an environment at the bottom of this page.
         </EmptyState>
       )}
       {list.data && list.data.changeRequests.length > 0 && (
@@ -139,85 +125,21 @@ function OpenRequests({ projectKey }: { projectKey: string }) {
   );
 }
 
-/** A request of one flag's change: its default serve and state, or any fields as JSON (PATCH of the flag). */
-function NewRequest({ project }: { project: Project }) {
-  const canWrite = useCanWrite();
-  const [, navigate] = useLocation();
-  const environments = project.environments as ProtectedEnvironment[];
-  const [envKey, setEnvKey] = useState(environments.find((e) => e.protected)?.key ?? environments[0]?.key ?? '');
-  const [slug, setSlug] = useState('');
-  const [title, setTitle] = useState('');
-  const [description, setDescription] = useState('');
-  const [serve, setServe] = useState('');
-  const [more, setMore] = useState('');
-  const flags = useQuery({
-    queryKey: ['flags', project.key],
-    queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(project.key)}/flags`),
-  });
-  const flag = flags.data?.flags.find((f) => f.slug === slug)?.environments.find((e) => e.environment.key === envKey);
-  const create = useMutation({
-    mutationFn: (values: Record<string, unknown>) =>
-      api<{ id: string }>('POST', `/projects/${encodeURIComponent(project.key)}/change-requests`, {
-        environment: envKey,
-        title: title.trim(),
-        description,
-        flags: [{ slug, values }],
-        submit: true,
-      }),
-    meta: { success: 'Proposed the change for review', error: false, invalidates: [['change-requests', project.key], ['audit']] },
-    onSuccess: (created) => navigate(`/projects/${project.key}/changes/${created.id}`),
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (jsonObjectProblem(more) || rules.required(title) || slug === '') return;
-    let values: Record<string, unknown> = more.trim() === '' ? {} : (JSON.parse(more) as Record<string, unknown>);
-    if (serve !== '') values = { ...values, defaultVariant: serve };
-    create.mutate(values);
-  };
-  const inline = ['environment', 'title', 'description', 'flags'];
+/**
+ * How a change is proposed: by editing the flag as anywhere else (issue 31 item 4). In a protected
+ * environment the list's switch, the flag's Save and the targeting editor open a change request instead
+ * of writing; promotion and Revert propose theirs the same way. No one writes JSON to propose a change.
+ */
+function HowToPropose({ project }: { project: Project }) {
+  const protectedNames = (project.environments as ProtectedEnvironment[]).filter((e) => e.protected).map((e) => e.name);
   return (
     <Section title="Propose a change">
-      <ProblemsProvider value={problemsOf(create.error)}>
-        <form onSubmit={submit} aria-label="New change request" className="stack">
-          <Select label="Environment" path="environment" value={envKey} onChange={setEnvKey}>
-            {environments.map((e) => (
-              <option key={e.key} value={e.key}>
-                {e.name}
-                {e.protected ? ' (protected)' : ''}
-              </option>
-            ))}
-          </Select>
-          <Select label="Flag" path="flags" value={slug} onChange={setSlug}>
-            <option value="">Choose a flag</option>
-            {flags.data?.flags.map((f) => (
-              <option key={f.slug} value={f.slug}>
-                {f.slug}
-              </option>
-            ))}
-          </Select>
-          <Select label="Serve by default" value={serve} onChange={setServe}>
-            <option value="">Keep {flag?.defaultVariant ?? 'as it is'}</option>
-            {Object.keys(flag?.variants ?? {}).map((v) => (
-              <option key={v} value={v}>
-                {v}
-              </option>
-            ))}
-          </Select>
-          <TextArea
-            label="Other fields (JSON, as PATCH of the flag)"
-            value={more}
-            onChange={setMore}
-            validate={jsonObjectProblem}
-            hint='For example {"enabled": true}; leave empty to change only what is chosen above'
-          />
-          <Field label="Title" path="title" value={title} onChange={setTitle} validate={rules.required} required />
-          <TextArea label="Description" path="description" value={description} onChange={setDescription} />
-          <ErrorMessage error={create.error} inline={inline} />
-          <Button type="submit" variant="primary" busy={create.isPending} busyText="Proposing…" disabled={!canWrite || slug === '' || title.trim() === ''}>
-            Propose for review
-          </Button>
-        </form>
-      </ProblemsProvider>
+      <p>
+        Edit the flag as usual, from <Link href={`/projects/${project.key}`}>the flags</Link> or a flag&apos;s own page: in a protected environment
+        {protectedNames.length > 0 ? ` (${protectedNames.join(', ')})` : ''} its switch, Save and the targeting editor propose the edit here for review instead
+        of making it. <Link href={`/projects/${project.key}/compare`}>Compare environments</Link> proposes a promotion the same way, and so does Revert in the
+        history.
+      </p>
     </Section>
   );
 }

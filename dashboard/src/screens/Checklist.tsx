@@ -6,8 +6,10 @@ import { useSession } from '../session.ts';
 import { Button, Section } from '../ui/index.ts';
 
 // The first-run checklist (issue 22): the owner account, a project, a flag, reading it with the SDK.
-// Each step is checked against the server, except the last, which only the person can tell: they tick
-// it (kept in this browser). The list goes once every step is done, or when it is dismissed.
+// Each step is checked against the server: the last one ticks itself once usage shows a read of a flag of
+// the first project (its lastEvaluatedAt, issue 31 item 17), or when the person ticks it (kept in this
+// browser: a read through flagd sync is not counted). The list goes once every step is done, or when it is
+// dismissed.
 
 const READ_DONE = 'flagpost-first-read-done';
 const DISMISSED = 'flagpost-checklist-dismissed';
@@ -26,17 +28,23 @@ const store = (key: string) => {
   }
 };
 
+/** Whether an app has read one of these flags: usage keeps when each was last evaluated, per environment. */
+const wasRead = (flags: FlagEntry[] | undefined) => (flags ?? []).some((f) => f.environments.some((e) => e.lastEvaluatedAt !== null));
+
 export function FirstRunChecklist({ projects }: { projects: Project[] }) {
   const session = useSession();
   const owner = session.data?.role === 'owner';
   const users = useQuery({ queryKey: ['users'], queryFn: () => api<{ users: unknown[] }>('GET', '/users'), enabled: owner });
   const first = projects[0];
+  const [ticked, setTicked] = useState(() => stored(READ_DONE));
   const flags = useQuery({
     queryKey: ['flags', first?.key],
     queryFn: () => api<{ flags: FlagEntry[] }>('GET', `/projects/${encodeURIComponent(first!.key)}/flags`),
     enabled: first !== undefined,
+    // Usage is written every FLAGPOST_USAGE_FLUSH_MS (a minute by default): look again while the read is awaited.
+    refetchInterval: (query) => (ticked || wasRead(query.state.data?.flags) ? false : 30_000),
   });
-  const [read, setRead] = useState(() => stored(READ_DONE));
+  const read = ticked || wasRead(flags.data?.flags);
   const [dismissed, setDismissed] = useState(() => stored(DISMISSED));
   if (dismissed || session.isPending || (owner && users.isPending)) return null;
   const steps = [
@@ -63,7 +71,7 @@ export function FirstRunChecklist({ projects }: { projects: Project[] }) {
             size="small"
             onClick={() => {
               store(READ_DONE);
-              setRead(true);
+              setTicked(true);
             }}
           >
             Done

@@ -15,7 +15,9 @@ function Changes({ entry, names }: { entry: AuditEntry; names: Names }) {
   // A creation lists what was set, not every empty default.
   const empty = (v: unknown) =>
     v === null || v === '' || v === false || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
-  const lines = Object.entries(entry.changes).filter(([, c]) => 'before' in c || !empty(c.after));
+  // A value the write left as it was names what the entry is about (a member's e-mail): the What column says it.
+  const same = (c: { before?: unknown; after?: unknown }) => 'before' in c && 'after' in c && JSON.stringify(c.before) === JSON.stringify(c.after);
+  const lines = Object.entries(entry.changes).filter(([, c]) => ('before' in c || !empty(c.after)) && !same(c));
   if (lines.length === 0) return null;
   return (
     <ul className="plain diff">
@@ -26,8 +28,12 @@ function Changes({ entry, names }: { entry: AuditEntry; names: Names }) {
   );
 }
 
-/** A change whose values are ids or keys (the change request it came from, the environment promoted from) with the names instead. */
+/**
+ * A change whose values are ids or keys (the change request it came from, the environment promoted from)
+ * with the names instead; the invitation a member joined by is that member's own, so it says "accepted".
+ */
 function named(field: string, change: { before?: unknown; after?: unknown }, names: Names): { before?: unknown; after?: unknown } {
+  if (field === 'invitation') return { after: 'accepted' };
   const lookup = field === 'changeRequest' ? names.changeRequests : field === 'promotedFrom' ? names.environments : field === 'form' ? names.forms : undefined;
   if (!lookup) return change;
   const name = (v: unknown) => (typeof v === 'string' ? (lookup.get(v) ?? v) : v);
@@ -54,32 +60,65 @@ const ACTION_WORDS: Record<string, string> = {
   removed: 'removed',
 };
 
-/** "Flag checkout changed", "API key 3f2a… revoked". */
+const NOUNS: Record<string, string> = { api_key: 'API key', sign_in: 'Sign-in' };
+
+/** A text value the entry recorded for `field` (after the write, else before): how entries about people and tokens name them. */
+function recorded(entry: AuditEntry, field: string): string | undefined {
+  const change = entry.changes[field];
+  const value = change && ('after' in change ? change.after : change.before);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** What an entry is about, by its name where one is known (issue 31 item 12); its id where none is. */
+function subjectOf(entry: AuditEntry, names: Names): string {
+  const id = entry.entityId;
+  const quoted = (name: string | undefined) => (name === undefined ? id : `“${name}”`);
+  switch (entry.entity) {
+    case 'environment':
+      return names.environments.get(id) ?? id;
+    case 'project':
+      return names.projects?.get(id) ?? id;
+    case 'personal_data':
+      return 'of one person';
+    case 'change_request':
+      return quoted(names.changeRequests?.get(id));
+    case 'form':
+      return names.forms?.get(id) ?? id;
+    case 'member':
+      return recorded(entry, 'email') ?? names.members?.get(id) ?? id;
+    case 'invitation':
+      return recorded(entry, 'email') ?? id;
+    case 'access_token':
+    case 'api_key':
+      return quoted(recorded(entry, 'name'));
+    case 'sign_in':
+      // A success is recorded under the member's id and acts as them; a failure under the address tried.
+      return entry.changes.method?.after === 'admin_token'
+        ? 'with the admin token'
+        : `of ${entry.action === 'sign_in.succeeded' && entry.actor.type === 'user' ? entry.actor.label : (names.members?.get(id) ?? id)}`;
+    default:
+      return id;
+  }
+}
+
+/** "Flag checkout changed", "API key “storefront” revoked", "Member ada@example.com role changed". */
 export function whatText(entry: AuditEntry, names: Names): string {
   const [kind = entry.entity, verb = ''] = entry.action.split('.');
-  const noun = kind.replace(/_/g, ' ');
+  const noun = NOUNS[kind] ?? kind.replace(/_/g, ' ');
   const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
-  const id =
-    entry.entity === 'environment'
-      ? (names.environments.get(entry.entityId) ?? entry.entityId)
-      : entry.entity === 'project'
-        ? (names.projects?.get(entry.entityId) ?? entry.entityId)
-        : entry.entity === 'personal_data'
-          ? 'of one person'
-          : entry.entity === 'change_request' && names.changeRequests?.has(entry.entityId)
-            ? `“${names.changeRequests.get(entry.entityId)}”`
-            : entry.entity === 'form'
-              ? (names.forms?.get(entry.entityId) ?? entry.entityId)
-              : entry.entityId;
-  return `${Noun} ${id} ${ACTION_WORDS[verb] ?? verb.replace(/_/g, ' ')}`;
+  return `${Noun} ${subjectOf(entry, names)} ${ACTION_WORDS[verb] ?? verb.replace(/_/g, ' ')}`;
 }
 
 export interface Names {
   environments: Map<string, string>;
   projects?: Map<string, string>;
-  /** Change request id → title, form key → name (issue 31 item 12): History finds these itself. */
+  /**
+   * Change request id → title, form key → name, member id → e-mail address (issue 31 item 12): History
+   * finds these itself. Members are for entries recorded before entries named them.
+   */
   changeRequests?: Map<string, string>;
   forms?: Map<string, string>;
+  members?: Map<string, string>;
 }
 
 /**
@@ -105,8 +144,21 @@ function useEntryNames(entries: AuditEntry[], given: Names): Names {
     enabled: hasForms,
     retry: false,
   });
+  // Only owners read entries about members, and only owners list the members.
+  const hasMembers = entries.some((e) => e.entity === 'member' || e.entity === 'sign_in');
+  const members = useQuery({
+    queryKey: ['users'],
+    queryFn: () => api<{ users: Array<{ id: string; email: string }> }>('GET', '/users'),
+    enabled: hasMembers,
+    retry: false,
+  });
   const changeRequests = new Map(requests.flatMap((r) => r.data?.changeRequests ?? []).map((r) => [r.id, r.title] as const));
-  return { ...given, changeRequests, forms: new Map((forms.data?.forms ?? []).map((f) => [f.key, f.name] as const)) };
+  return {
+    ...given,
+    changeRequests,
+    forms: new Map((forms.data?.forms ?? []).map((f) => [f.key, f.name] as const)),
+    members: new Map((members.data?.users ?? []).map((u) => [u.id, u.email] as const)),
+  };
 }
 
 /** Consecutive entries of one action (same who, what, changes, within 5 s, other environments) as one row. */

@@ -1,17 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useSearch } from 'wouter';
-import { api } from '../api.ts';
+import { type Answer, api } from '../api.ts';
 import { setSessionHint } from '../session.ts';
 import { Button } from '../ui/index.ts';
 
 // Single sign-on on the sign-in page (docs/adr/0032-identity-and-sso.md): a button to the identity
-// provider when FLAGPOST_OIDC_ISSUER is set, and a note when passwords are off.
+// provider when FLAGPOST_OIDC_ISSUER is set, and a note when passwords are off. The same answer says
+// whether an owner exists yet (issue 31 item 17): until one does, the page leads with the admin token.
 
-export interface SsoInfo {
-  enabled: boolean;
-  name: string | null;
-  passwordsOff: boolean;
-}
+export type SsoInfo = Answer<'/admin/v1/sso', 'get'>;
 
 export function useSsoInfo() {
   return useQuery({ queryKey: ['sso'], queryFn: () => api<SsoInfo>('GET', '/sso'), staleTime: Infinity });
