@@ -179,7 +179,7 @@ trap 'paste_err $?' ERR`;
  * and the session's output.
  */
 export async function runSession(
-  blocks: Array<{ label: string; code: string; expect?: number[] }>,
+  blocks: SessionBlock[],
   options: { cwd: string; timeoutMs: number; env?: Record<string, string> },
 ): Promise<{ outcomes: BlockOutcome[]; output: string; code: number | null }> {
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-paste-log-')), 'log');
@@ -281,4 +281,32 @@ export function cloneView(owner: ProcessOwner): string {
   for (const entry of tracked) fs.symlinkSync(path.join(ROOT, entry), path.join(dir, entry));
   owner.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** One block of a session: its label, the code run, and the 4xx statuses its mark expects. */
+export interface SessionBlock {
+  label: string;
+  code: string;
+  expect?: number[];
+}
+
+/**
+ * What went wrong in a session, one text per block that failed (with its part of the output): a block
+ * that did not finish, a failed command, an answer of 400 or more it does not expect, an expected status
+ * that never came, an answer that never came or was a 5xx.
+ */
+export function problemsOf(session: SessionBlock[], outcomes: BlockOutcome[], output: string): string[] {
+  return session.flatMap((block, i) => {
+    const outcome = outcomes[i]!;
+    const found: string[] = [];
+    if (!outcome.finished) found.push('did not finish');
+    found.push(...outcome.failures);
+    for (const status of block.expect ?? []) {
+      if (!outcome.statuses.includes(status)) found.push(`marked to expect ${status}, got ${outcome.statuses.join(', ') || 'no answer'}`);
+    }
+    const bad = outcome.statuses.filter((s) => s === 0 || s >= 500);
+    if (bad.length > 0 && outcome.failures.length === 0) found.push(`answers ${bad.join(', ')}`);
+    if (found.length === 0) return [];
+    return [`${block.label}:\n  ${found.join('\n  ')}\n${outputOf(output, block.label).slice(-1500)}`];
+  });
 }
