@@ -14430,7 +14430,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          limit?: number;
+          /** @description At most this many, newest first (1 to 200, default 50) */
+          limit?: string;
         };
         header?: never;
         path: {

@@ -6,6 +6,7 @@ import type { DomainEvents, Emit } from '../events/index.ts';
 import type { FlagService, FlagValues } from '../flags/index.ts';
 import { approvalsNeeded, type Environment, type Project, type ProjectService } from '../projects/index.ts';
 import { segmentConfig, type SegmentService, type SegmentValues } from '../segments/index.ts';
+import { segmentProblem } from '../targeting/index.ts';
 import { canonicalJson, OPEN_STATUSES, sameActor, statusAfter } from './change.ts';
 import type { ChangeItem, ChangeOrigin, ChangeRequestRecord, ChangeStore } from './change.store.ts';
 import type { ChangeNotifier } from './change.notifier.ts';
@@ -268,6 +269,11 @@ export class ChangeRequestService {
         const config = { ...base, ...change.values };
         if (config.conditions.length === 0)
           throw AppError.validation([{ field: `body.segments.${i}.values.conditions`, reason: 'a new segment needs conditions' }]);
+        // Checked as a segment write checks it, so that a request never holds what applying would refuse.
+        const problem = segmentProblem({ key: change.key, ...config });
+        if (problem) {
+          throw AppError.validation([{ field: [`body.segments.${i}.values`, ...problem.path.split('/').filter(Boolean)].join('.'), reason: problem.message }]);
+        }
         items.push({ kind: 'segment', key: change.key, baseVersion: before?.version ?? null, config });
       }
     }

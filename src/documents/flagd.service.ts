@@ -107,7 +107,15 @@ export class FlagdService {
         throw invalid(path, problem.message);
       }
 
-      const changedSegments = await this.deps.segments.upsertSegments(trx, emit, project, projectKey, parsed.segments, actor, options);
+      // A flagd evaluator carries no name or description: an existing segment keeps its own, so that an
+      // export imported back changes nothing (it used to rename each segment to its key, a refused segment
+      // write while an environment is protected).
+      const storedByKey = new Map(stored.map((s) => [s.key, s]));
+      const upserts = parsed.segments.map((s) => {
+        const known = storedByKey.get(s.key);
+        return known ? { ...s, name: known.name, description: known.description } : s;
+      });
+      const changedSegments = await this.deps.segments.upsertSegments(trx, emit, project, projectKey, upserts, actor, options);
       const result: FlagdImportResult = { created: [], updated: [], unchanged: [], segments: changedSegments };
       for (const [i, flag] of parsed.flags.entries()) {
         if (i % YIELD_EVERY === YIELD_EVERY - 1) await nextTurn();

@@ -1,3 +1,4 @@
+import { parseLimit } from '../http/paging.ts';
 import { adminErrors, noContent, type RoutePlugin } from '../http/schemas.ts';
 import { REDACTED } from '../identity/index.ts';
 import type { Role } from '../identity/index.ts';
@@ -115,7 +116,7 @@ export const webhookAdminRoutes: RoutePlugin<{ webhooks: WebhookService }> = asy
       },
     },
     async (request) => ({
-      deliveries: (await webhooks.deliveries(request.params.projectKey, request.params.id, request.query.limit)).map(({ delivery, attempts }) =>
+      deliveries: (await webhooks.deliveries(request.params.projectKey, request.params.id, parseLimit(request.query.limit))).map(({ delivery, attempts }) =>
         deliveryView(delivery, attempts),
       ),
     }),

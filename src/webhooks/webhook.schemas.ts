@@ -103,5 +103,6 @@ export const webhookDeliverySchema = {
 export const deliveriesQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+  // Query text is not coerced (app.ts): the limit is read as text and checked by parseLimit, as on other listings.
+  properties: { limit: { type: 'string', maxLength: 10, description: 'At most this many, newest first (1 to 200, default 50)' } },
 } as const;

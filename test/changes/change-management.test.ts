@@ -178,6 +178,17 @@ forEachDialect(
       assert.equal((await ed1.call('POST', `${cr}/apply`)).statusCode, 409, 'applied once only');
     });
 
+    it('refuses a segment a segment write would refuse when it is proposed, not only when applied', async () => {
+      // endsWith takes one value: PATCH .../segments/{key} answers 400, and so does the proposal, naming the field.
+      const res = await ed1.call('POST', `${base()}/change-requests`, {
+        environment: env(prod),
+        title: 'Two domains in one condition',
+        segments: [{ key: 'two-domains', values: { conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@a.example', '@b.example'] }] } }],
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.deepEqual(res.json().details, [{ field: 'body.segments.0.values.conditions.0.values', reason: 'endsWith takes exactly one value' }]);
+    });
+
     it('refuses to apply when a flag changed meanwhile, naming it, and changes nothing', async () => {
       const created = ok(
         await ed1.call('POST', `${base()}/change-requests`, {

@@ -255,6 +255,9 @@ forEachDialect('targeting admin API', (ctx) => {
       other = await createProject(ctx(), 'Flagd');
       await ctx().admin('POST', `${otherBase()}/segments`, {
         key: 'beta',
+        // A name and a description, which flagd's $evaluators do not carry: an import keeps them.
+        name: 'Beta testers',
+        description: 'Who tries things first',
         conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@example.com'] }],
       });
       await createFlag(ctx(), other.key, { slug: 'new-ui', enabled: true });
@@ -393,6 +396,7 @@ forEachDialect('targeting admin API', (ctx) => {
       assert.deepEqual(res.json().segments, ['beta']);
       const segment = (await ctx().admin('GET', `${otherBase()}/segments/beta`)).json();
       assert.deepEqual(segment.conditions[0].values, ['@example.org']);
+      assert.deepEqual([segment.name, segment.description], ['Beta testers', 'Who tries things first']);
     });
   });
 

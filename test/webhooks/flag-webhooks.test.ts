@@ -130,6 +130,15 @@ forEachDialect(
           history.map((d: { status: string }) => d.status),
           expected.map(() => 'delivered'),
         );
+        // `limit` comes as query text, as every client sends it (docs/api.md's example, issue 31 item 10).
+        const newest = ok(await ctx().admin('GET', `${base()}/webhooks/${hookAll.id}/deliveries?limit=2`)).deliveries;
+        assert.deepEqual(
+          newest.map((d: { id: string }) => d.id),
+          history.slice(0, 2).map((d: { id: string }) => d.id),
+        );
+        const refused = await ctx().admin('GET', `${base()}/webhooks/${hookAll.id}/deliveries?limit=201`);
+        assert.equal(refused.statusCode, 400);
+        assert.deepEqual(refused.json().details, [{ field: 'querystring.limit', reason: 'must be a whole number from 1 to 200' }]);
         const first = history[history.length - 1];
         assert.equal(first.attempts, 6);
         assert.deepEqual(
