@@ -163,7 +163,22 @@ class TolerantSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     const { sqlite, database } = this;
+    const turns = new TakeTurns();
     return new (class extends SqliteDriver {
+      // Kysely's own lock of the one connection wakes every waiter at each release, and all but one wait
+      // again: with tens of requests waiting (a busy form intake), each release cost a turn for every one
+      // of them. Waiters here take turns in order, one woken per release; Kysely's lock is then never
+      // contended.
+      override async acquireConnection(): Promise<DatabaseConnection> {
+        await turns.take();
+        return super.acquireConnection();
+      }
+
+      override async releaseConnection(): Promise<void> {
+        await super.releaseConnection();
+        turns.pass();
+      }
+
       override async beginTransaction(connection: DatabaseConnection): Promise<void> {
         await connection.executeQuery(CompiledQuery.raw('begin immediate'));
       }
@@ -172,6 +187,27 @@ class TolerantSqliteDialect extends SqliteDialect {
         if (sqlite.inTransaction) await super.rollbackTransaction(connection);
       }
     })({ database });
+  }
+}
+
+/** A lock whose waiters get it in the order they asked, each woken only when it is theirs. */
+class TakeTurns {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+
+  async take(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return;
+    }
+    // Handed over by `pass` with `held` still true.
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  pass(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
   }
 }
 
