@@ -83,6 +83,7 @@ export function ruleContext(
 }
 
 const RULES_FLAG = 'spam';
+const HANDED_OVER = Object.freeze({ parsed: true });
 const compiledRules = new Map<string, CompiledEnvironment>();
 
 /** The rules as one flag of the targeting engine: each condition a rule serving `on`; the first that holds is the reason. */
@@ -126,7 +127,9 @@ function rulesEnvironment(rules: NonNullable<SpamChecks['rules']>): CompiledEnvi
 /** The first of the form's rules that holds for this submission. */
 export function ruleReason(rules: NonNullable<SpamChecks['rules']>, context: Record<string, unknown>): SpamReason | undefined {
   if (rules.length === 0) return undefined;
-  const evaluation = rulesEnvironment(rules).evaluate(RULES_FLAG, context);
+  // The context is ruleContext's fresh object over the parsed fields, which nothing changes: the engine
+  // checks it and uses it as it is unless it holds a key it drops (then it copies).
+  const evaluation = rulesEnvironment(rules).evaluate(RULES_FLAG, context, HANDED_OVER);
   if (evaluation?.value !== true) return undefined;
   const index = Number(evaluation.metadata.ruleId);
   const rule = rules[index]!;
