@@ -72,6 +72,9 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
         },
       ],
     });
+    // A flag deleted: its entry lists the environments it had.
+    await ok('POST', `/admin/v1/projects/${project.key}/flags`, { slug: 'gone' }, 201);
+    assert.equal((await ctx.admin('DELETE', `/admin/v1/projects/${project.key}/flags/gone`)).statusCode, 204);
     // A webhook whose events change, a metric, an experiment that starts, a release.
     receiver = await startWebhookReceiver();
     const hook = await ok('POST', `/admin/v1/projects/${project.key}/webhooks`, { url: receiver.url }, 201);
@@ -123,6 +126,8 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
       assert.match(text, /Steps: 50 % for 1 h, 100 %/);
       assert.match(text, /Split: 50\/50 \(a\/b\)/);
       assert.match(text, /Written by: its release/);
+      assert.match(text, /Environments: development, staging, production/);
+      for (const e of project.environments) assert.ok(!text.includes(e.key), `no environment key (${e.name}) in the history`);
       // A long value wraps in its cell: the table is no wider than its box.
       const wrap = await page.locator('.table-wrap', { has: page.locator('table.history') }).evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
       assert.ok(wrap.scroll <= wrap.client, `the history is ${wrap.scroll} px wide in a box of ${wrap.client} px`);

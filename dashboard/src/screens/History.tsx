@@ -36,9 +36,17 @@ function named(field: string, change: { before?: unknown; after?: unknown }, nam
   if (field === 'invitation') return { after: 'accepted' };
   // A flag's change that a release's step made records the release's id: the release is the flag's own.
   if (field === 'release') return { after: 'its release' };
-  const lookup = field === 'changeRequest' ? names.changeRequests : field === 'promotedFrom' ? names.environments : field === 'form' ? names.forms : undefined;
+  const lookup =
+    field === 'changeRequest'
+      ? names.changeRequests
+      : field === 'promotedFrom' || field === 'environments' || field === 'enabledIn'
+        ? names.environments
+        : field === 'form'
+          ? names.forms
+          : undefined;
   if (!lookup) return change;
-  const name = (v: unknown) => (typeof v === 'string' ? (lookup.get(v) ?? v) : v);
+  // A deleted flag lists the environments it had by their keys.
+  const name = (v: unknown): unknown => (typeof v === 'string' ? (lookup.get(v) ?? v) : Array.isArray(v) ? v.map(name) : v);
   return Object.fromEntries(Object.entries(change).map(([k, v]) => [k, name(v)]));
 }
 
