@@ -8,6 +8,7 @@ import { buildDashboard } from '../../dashboard/build.ts';
 import { chromiumMissing, launchChromium } from '../support/browser.ts';
 import { ADMIN_TOKEN, createTestContext, type TestContext } from '../support/context.ts';
 import { startWebhookReceiver } from '../support/forms.ts';
+import { createMember } from '../support/members.ts';
 import { freePort } from '../support/process.ts';
 
 // Issue 31's last "done when": a walk through every screen at 1280 and 390 px, light and dark, with the
@@ -94,6 +95,7 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
     await receiver?.close();
   });
 
+  const open1280 = () => open(1280);
   async function open(width: 1280 | 390): Promise<{ browser: BrowserContext; page: Page }> {
     const browser = await launchChromium({ viewport: { width, height: 860 } });
     const page = await browser.newPage();
@@ -185,6 +187,36 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
       const card = await box(token);
       const words = await box(token.locator('p').first());
       assert.ok(words.y - card.y <= 20, `the first words are ${words.y - card.y} px below the card's top`);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('says who may approve a change request while it is open, and nothing of it once applied', { timeout: 120_000 }, async () => {
+    await ok('PATCH', env(2), { protected: true, requiredApprovals: 1 });
+    const reviewer = await createMember(ctx, 'reviewer@example.com', 'owner');
+    const propose = async (title: string) =>
+      (
+        await ok(
+          'POST',
+          `/admin/v1/projects/${project.key}/change-requests`,
+          { environment: project.environments[2]!.key, title, flags: [{ slug: 'checkout', values: { description: title } }], submit: true },
+          201,
+        )
+      ).id as string;
+    const inReview = await propose('Open request');
+    const applied = await propose('Applied request');
+    const url = `/admin/v1/projects/${project.key}/change-requests/${applied}`;
+    assert.equal((await reviewer.call('POST', `${url}/approve`, { revision: 1 })).statusCode, 200);
+    assert.equal((await reviewer.call('POST', `${url}/apply`, {})).statusCode, 200);
+    const { browser, page } = await open1280();
+    try {
+      await page.goto(`${base}/projects/${project.key}/changes/${inReview}`);
+      const approvals = page.getByRole('region', { name: /^Approvals/ });
+      await approvals.getByText('Approving approves revision 1, as shown here.', { exact: false }).waitFor();
+      await page.goto(`${base}/projects/${project.key}/changes/${applied}`);
+      await page.getByText('reviewer@example.com').first().waitFor();
+      assert.doesNotMatch(await approvals.innerText(), /cannot approve|revision/, 'an applied request says nothing of who may approve it');
     } finally {
       await browser.close();
     }
