@@ -257,6 +257,13 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
       const button = await box(invite.getByRole('button', { name: 'Invite' }));
       assert.ok(button.y - (role.y + role.height) <= 16, `Invite is ${button.y - (role.y + role.height)} px below the role`);
 
+      // A condition's fields stack, its Remove button right under the values (no field stretched tall).
+      await page.goto(`${base}/projects/${project.key}/segments`);
+      const condition = page.getByRole('group', { name: 'Condition 1 of the new segment' });
+      const values = await box(condition.locator('.field').filter({ has: page.getByLabel('Values', { exact: true }) }));
+      const remove = await box(condition.getByRole('button', { name: /^Remove condition 1/ }));
+      assert.ok(remove.y - (values.y + values.height) <= 24, `Remove is ${remove.y - (values.y + values.height)} px below the values and their hint`);
+
       // The open menu does not name Flagpost a second time.
       await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
