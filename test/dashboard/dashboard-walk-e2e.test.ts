@@ -250,6 +250,12 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
       });
       assert.equal(lines, 1, 'development is on one line');
 
+      // Nor a metric's event name in the experiments' metrics ("purch|ase").
+      await page.goto(`${base}/projects/${project.key}/experiments`);
+      const event = page.getByRole('table', { name: /Metrics/ }).locator('code', { hasText: /^purchase$/ });
+      await event.waitFor();
+      assert.equal(await event.evaluate((code) => new Set([...code.getClientRects()].map((r) => Math.round(r.top))).size), 1, 'purchase is on one line');
+
       // A button under its field follows it, with no gap left for a label it does not have.
       await page.goto(`${base}/members`);
       const invite = page.getByRole('form', { name: 'Invite a member' });
