@@ -205,7 +205,9 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
       flags: [
         {
           slug: 'banner',
-          values: { rules: [{ name: 'Staff', conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@shop.example'] }], serve: { variant: 'b' } }] },
+          values: {
+            rules: [{ name: 'Staff', conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@shop.example'] }], serve: { variant: 'b' } }],
+          },
         },
       ],
       submit: true,
@@ -549,70 +551,74 @@ describe('dashboard screens at two widths in two themes', { skip: chromiumMissin
   // Once members exist (after the runs above, whose first sign-in finds none): the sign-in page leading
   // with e-mail and password, the roles on single projects in Members, a member's own account with an
   // access token made on the screen, and change requests as a reviewer sees them, in review and applied.
-  it('shows the sign-in, members with project roles, an account with its tokens and change requests to review, at both widths in both themes', { timeout: 400_000 }, async () => {
-    const password = 'a long test password 0123';
-    const owner = await ctx.admin('POST', '/admin/v1/users', { email: 'owner@example.com', password, role: 'owner' });
-    assert.equal(owner.statusCode, 201, owner.body);
-    const member = await ctx.admin('POST', '/admin/v1/users', { email: 'contractor@example.com', password, role: 'none' });
-    assert.equal(member.statusCode, 201, member.body);
-    const role = await ctx.admin('PUT', `/admin/v1/users/${member.json().id}/project-roles/${release.key}`, { role: 'editor' });
-    assert.ok(role.statusCode < 300, role.body);
-    // A reviewer approves and applies the targeting request (its author, the admin token, may not approve it).
-    const reviewer = await createMember(ctx, 'reviewer@example.com', 'owner');
-    const requests = `/admin/v1/projects/${release.key}/change-requests/${targetingRequestId}`;
-    const revision = (await ctx.admin('GET', requests)).json().revision as number;
-    const approved = await reviewer.call('POST', `${requests}/approve`, { revision });
-    assert.equal(approved.statusCode, 200, approved.body);
-    const applied = await reviewer.call('POST', `${requests}/apply`, {});
-    assert.equal(applied.statusCode, 200, applied.body);
-    for (const theme of THEMES) {
-      for (const width of WIDTHS) {
-        const { browser, page, consoleErrors, check, visit } = await openScreens(theme, width);
-        try {
-          await page.goto(`${base}/sign-in`);
-          const form = page.getByRole('form', { name: 'Account sign-in' });
-          // An owner exists: the sign-in leads with e-mail and password, the admin token after it.
-          await form.waitFor();
-          const [account, token] = [await form.boundingBox(), await page.getByRole('form', { name: 'Token sign-in' }).boundingBox()];
-          assert.ok(account && token && account.y < token.y, 'the account sign-in comes first');
-          await check('01c-sign-in-owner-exists');
-          await form.getByLabel('E-mail address', { exact: true }).fill('owner@example.com');
-          await form.getByLabel('Password', { exact: true }).fill(password);
-          await form.getByRole('button', { name: 'Sign in', exact: true }).click();
-          await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
-          await visit('/members', 'Members', '14b-members-with-roles');
-          await page
-            .getByRole('table', { name: 'Roles on single projects' })
-            .getByRole('row', { name: /contractor@example\.com Release train editor/ })
-            .waitFor();
+  it(
+    'shows the sign-in, members with project roles, an account with its tokens and change requests to review, at both widths in both themes',
+    { timeout: 400_000 },
+    async () => {
+      const password = 'a long test password 0123';
+      const owner = await ctx.admin('POST', '/admin/v1/users', { email: 'owner@example.com', password, role: 'owner' });
+      assert.equal(owner.statusCode, 201, owner.body);
+      const member = await ctx.admin('POST', '/admin/v1/users', { email: 'contractor@example.com', password, role: 'none' });
+      assert.equal(member.statusCode, 201, member.body);
+      const role = await ctx.admin('PUT', `/admin/v1/users/${member.json().id}/project-roles/${release.key}`, { role: 'editor' });
+      assert.ok(role.statusCode < 300, role.body);
+      // A reviewer approves and applies the targeting request (its author, the admin token, may not approve it).
+      const reviewer = await createMember(ctx, 'reviewer@example.com', 'owner');
+      const requests = `/admin/v1/projects/${release.key}/change-requests/${targetingRequestId}`;
+      const revision = (await ctx.admin('GET', requests)).json().revision as number;
+      const approved = await reviewer.call('POST', `${requests}/approve`, { revision });
+      assert.equal(approved.statusCode, 200, approved.body);
+      const applied = await reviewer.call('POST', `${requests}/apply`, {});
+      assert.equal(applied.statusCode, 200, applied.body);
+      for (const theme of THEMES) {
+        for (const width of WIDTHS) {
+          const { browser, page, consoleErrors, check, visit } = await openScreens(theme, width);
+          try {
+            await page.goto(`${base}/sign-in`);
+            const form = page.getByRole('form', { name: 'Account sign-in' });
+            // An owner exists: the sign-in leads with e-mail and password, the admin token after it.
+            await form.waitFor();
+            const [account, token] = [await form.boundingBox(), await page.getByRole('form', { name: 'Token sign-in' }).boundingBox()];
+            assert.ok(account && token && account.y < token.y, 'the account sign-in comes first');
+            await check('01c-sign-in-owner-exists');
+            await form.getByLabel('E-mail address', { exact: true }).fill('owner@example.com');
+            await form.getByLabel('Password', { exact: true }).fill(password);
+            await form.getByRole('button', { name: 'Sign in', exact: true }).click();
+            await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+            await visit('/members', 'Members', '14b-members-with-roles');
+            await page
+              .getByRole('table', { name: 'Roles on single projects' })
+              .getByRole('row', { name: /contractor@example\.com Release train editor/ })
+              .waitFor();
 
-          await page.goto(`${base}/account`);
-          await page.getByLabel('Token name').fill(`CI ${theme} ${width}`);
-          await page.getByLabel('Your password').fill(password);
-          await page.getByRole('button', { name: 'Create token' }).click();
-          await page.getByRole('status', { name: 'Notifications' }).getByText('Created the token').waitFor();
-          await page
-            .getByRole('table', { name: 'Your access tokens' })
-            .getByRole('row', { name: new RegExp(`CI ${theme} ${width}`) })
-            .waitFor();
-          await visit('/account', 'Account', '16b-account-with-tokens');
+            await page.goto(`${base}/account`);
+            await page.getByLabel('Token name').fill(`CI ${theme} ${width}`);
+            await page.getByLabel('Your password').fill(password);
+            await page.getByRole('button', { name: 'Create token' }).click();
+            await page.getByRole('status', { name: 'Notifications' }).getByText('Created the token').waitFor();
+            await page
+              .getByRole('table', { name: 'Your access tokens' })
+              .getByRole('row', { name: new RegExp(`CI ${theme} ${width}`) })
+              .waitFor();
+            await visit('/account', 'Account', '16b-account-with-tokens');
 
-          // A reviewer's view of the request in review: Approve, and nothing to apply or schedule before it.
-          await visit(`/projects/${release.key}/changes/${changeRequestId}`, 'Winter sale banner in production', '09m-change-request-to-review');
-          await page.getByRole('button', { name: 'Approve' }).waitFor();
-          assert.equal(await page.getByRole('button', { name: 'Apply now' }).count(), 0);
-          // The applied request keeps the rule it added, in words, not "Same as now.".
-          await visit(`/projects/${release.key}/changes/${targetingRequestId}`, 'Staff see the winter sale first', '09n-change-request-applied');
-          await page
-            .getByRole('list', { name: 'Changes of flag banner' })
-            .getByText('added rule Staff: email ends with @shop.example → b', { exact: true })
-            .waitFor();
-          assert.equal(await page.getByText('Same as now.').count(), 0);
-          assert.deepEqual(consoleErrors, [], 'no console error');
-        } finally {
-          await browser.close();
+            // A reviewer's view of the request in review: Approve, and nothing to apply or schedule before it.
+            await visit(`/projects/${release.key}/changes/${changeRequestId}`, 'Winter sale banner in production', '09m-change-request-to-review');
+            await page.getByRole('button', { name: 'Approve' }).waitFor();
+            assert.equal(await page.getByRole('button', { name: 'Apply now' }).count(), 0);
+            // The applied request keeps the rule it added, in words, not "Same as now.".
+            await visit(`/projects/${release.key}/changes/${targetingRequestId}`, 'Staff see the winter sale first', '09n-change-request-applied');
+            await page
+              .getByRole('list', { name: 'Changes of flag banner' })
+              .getByText('added rule Staff: email ends with @shop.example → b', { exact: true })
+              .waitFor();
+            assert.equal(await page.getByText('Same as now.').count(), 0);
+            assert.deepEqual(consoleErrors, [], 'no console error');
+          } finally {
+            await browser.close();
+          }
         }
       }
-    }
-  });
+    },
+  );
 });

@@ -80,15 +80,20 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
     receiver = await startWebhookReceiver();
     const hook = await ok('POST', `/admin/v1/projects/${project.key}/webhooks`, { url: receiver.url }, 201);
     await ok('PATCH', `/admin/v1/projects/${project.key}/webhooks/${hook.webhook?.id ?? hook.id}`, { events: ['flag.created', 'flag.updated'] });
-    await ok('POST', `/admin/v1/projects/${project.key}/metrics`, { key: 'purchases', name: 'Purchases', event: 'purchase', type: 'proportion', direction: 'increase' }, 201);
     await ok(
       'POST',
-      `${env(0)}/experiments`,
-      { key: 'layout-test', name: 'Layout test', flagKey: 'layout', controlVariant: 'a', metrics: ['purchases'] },
+      `/admin/v1/projects/${project.key}/metrics`,
+      { key: 'purchases', name: 'Purchases', event: 'purchase', type: 'proportion', direction: 'increase' },
       201,
     );
+    await ok('POST', `${env(0)}/experiments`, { key: 'layout-test', name: 'Layout test', flagKey: 'layout', controlVariant: 'a', metrics: ['purchases'] }, 201);
     await ok('POST', `${env(0)}/experiments/layout-test/start`);
-    await ok('POST', `${env(0)}/flags/checkout/releases`, { variant: 'on', baseline: 'off', steps: [{ percent: 50, holdSeconds: 3600 }, { percent: 100 }] }, 201);
+    await ok(
+      'POST',
+      `${env(0)}/flags/checkout/releases`,
+      { variant: 'on', baseline: 'off', steps: [{ percent: 50, holdSeconds: 3600 }, { percent: 100 }] },
+      201,
+    );
   });
   after(async () => {
     await ctx?.close();
@@ -106,91 +111,104 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
     return { browser, page };
   }
 
-  it('names webhooks, metrics, experiments and releases in the history, reads lists as words, and keeps the table in its box (1280 px)', { timeout: 120_000 }, async () => {
-    const { browser, page } = await open(1280);
-    try {
-      await page.goto(`${base}/projects/${project.key}/history`);
-      const history = page.getByRole('table', { name: /history/i });
-      const host = new URL(receiver.url).host;
-      for (const what of [
-        `Webhook to ${host} created`,
-        `Webhook to ${host} changed`,
-        'Metric “Purchases” created',
-        'Experiment “Layout test” started',
-        'Release of checkout started',
-      ])
-        await history.getByRole('cell', { name: new RegExp(`^${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).first().waitFor({ timeout: 10_000 });
-      const text = await history.innerText();
-      assert.doesNotMatch(text, /\b[0-9A-HJKMNP-TV-Z]{26}\b/, 'no id in the history');
-      assert.doesNotMatch(text, /\["/, 'no list as JSON');
-      assert.doesNotMatch(text, /\{"/, 'no object as JSON');
-      assert.match(text, /→ flag\.created, flag\.updated\n/);
-      assert.match(text, /Steps: 50 % for 1 h, 100 %/);
-      assert.match(text, /Split: 50\/50 \(a\/b\)/);
-      assert.match(text, /Written by: its release/);
-      assert.match(text, /Environments: development, staging, production/);
-      for (const e of project.environments) assert.ok(!text.includes(e.key), `no environment key (${e.name}) in the history`);
-      // A long value wraps in its cell: the table is no wider than its box.
-      const wrap = await page.locator('.table-wrap', { has: page.locator('table.history') }).evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
-      assert.ok(wrap.scroll <= wrap.client, `the history is ${wrap.scroll} px wide in a box of ${wrap.client} px`);
-      // The changes start on the row's first line, level with the other cells.
-      const row = history.getByRole('row').nth(1);
-      const cell = await box(row.getByRole('cell').nth(3));
-      const list = await box(row.locator('ul.diff'));
-      assert.ok(list.y - cell.y <= 12, `the changes start ${list.y - cell.y} px below the top of their cell`);
-    } finally {
-      await browser.close();
-    }
-  });
-
-  it('lays rows of fields out level at 1280 px: protection rows, a variant and its Remove button, the flag page’s section links, the sign-in card', { timeout: 120_000 }, async () => {
-    const { browser, page } = await open(1280);
-    try {
-      // Protected environments: the switch, the approvals' input and Save on one line, however the label wraps.
-      await page.goto(`${base}/projects/${project.key}/changes`);
-      const rows = page.locator('ul.protection > li');
-      await rows.first().waitFor();
-      for (let i = 0; i < (await rows.count()); i++) {
-        const row = rows.nth(i);
-        const [sw, input, button] = [
-          await box(row.getByRole('switch')),
-          await box(row.getByRole('spinbutton')),
-          await box(row.getByRole('button', { name: /^Save/ })),
-        ];
-        assert.ok(Math.abs(middle(sw) - middle(input)) <= 3, `row ${i}: the switch at ${middle(sw)}, the input at ${middle(input)}`);
-        assert.ok(Math.abs(middle(button) - middle(input)) <= 3, `row ${i}: the button at ${middle(button)}, the input at ${middle(input)}`);
+  it(
+    'names webhooks, metrics, experiments and releases in the history, reads lists as words, and keeps the table in its box (1280 px)',
+    { timeout: 120_000 },
+    async () => {
+      const { browser, page } = await open(1280);
+      try {
+        await page.goto(`${base}/projects/${project.key}/history`);
+        const history = page.getByRole('table', { name: /history/i });
+        const host = new URL(receiver.url).host;
+        for (const what of [
+          `Webhook to ${host} created`,
+          `Webhook to ${host} changed`,
+          'Metric “Purchases” created',
+          'Experiment “Layout test” started',
+          'Release of checkout started',
+        ])
+          await history
+            .getByRole('cell', { name: new RegExp(`^${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) })
+            .first()
+            .waitFor({ timeout: 10_000 });
+        const text = await history.innerText();
+        assert.doesNotMatch(text, /\b[0-9A-HJKMNP-TV-Z]{26}\b/, 'no id in the history');
+        assert.doesNotMatch(text, /\["/, 'no list as JSON');
+        assert.doesNotMatch(text, /\{"/, 'no object as JSON');
+        assert.match(text, /→ flag\.created, flag\.updated\n/);
+        assert.match(text, /Steps: 50 % for 1 h, 100 %/);
+        assert.match(text, /Split: 50\/50 \(a\/b\)/);
+        assert.match(text, /Written by: its release/);
+        assert.match(text, /Environments: development, staging, production/);
+        for (const e of project.environments) assert.ok(!text.includes(e.key), `no environment key (${e.name}) in the history`);
+        // A long value wraps in its cell: the table is no wider than its box.
+        const wrap = await page
+          .locator('.table-wrap', { has: page.locator('table.history') })
+          .evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
+        assert.ok(wrap.scroll <= wrap.client, `the history is ${wrap.scroll} px wide in a box of ${wrap.client} px`);
+        // The changes start on the row's first line, level with the other cells.
+        const row = history.getByRole('row').nth(1);
+        const cell = await box(row.getByRole('cell').nth(3));
+        const list = await box(row.locator('ul.diff'));
+        assert.ok(list.y - cell.y <= 12, `the changes start ${list.y - cell.y} px below the top of their cell`);
+      } finally {
+        await browser.close();
       }
+    },
+  );
 
-      // The flag page: every section link in view, and a variant's Remove button level with its inputs.
-      await page.goto(`${base}/projects/${project.key}/flags/checkout`);
-      const sections = page.getByRole('navigation', { name: 'Sections of the flag' });
-      await sections.waitFor();
-      const nav = await box(sections);
-      for (const link of await sections.getByRole('link').all()) {
-        const b = await box(link);
-        assert.ok(b.x + b.width <= nav.x + nav.width + 1, `${await link.innerText()} ends at ${b.x + b.width}, the row at ${nav.x + nav.width}`);
+  it(
+    'lays rows of fields out level at 1280 px: protection rows, a variant and its Remove button, the flag page’s section links, the sign-in card',
+    { timeout: 120_000 },
+    async () => {
+      const { browser, page } = await open(1280);
+      try {
+        // Protected environments: the switch, the approvals' input and Save on one line, however the label wraps.
+        await page.goto(`${base}/projects/${project.key}/changes`);
+        const rows = page.locator('ul.protection > li');
+        await rows.first().waitFor();
+        for (let i = 0; i < (await rows.count()); i++) {
+          const row = rows.nth(i);
+          const [sw, input, button] = [
+            await box(row.getByRole('switch')),
+            await box(row.getByRole('spinbutton')),
+            await box(row.getByRole('button', { name: /^Save/ })),
+          ];
+          assert.ok(Math.abs(middle(sw) - middle(input)) <= 3, `row ${i}: the switch at ${middle(sw)}, the input at ${middle(input)}`);
+          assert.ok(Math.abs(middle(button) - middle(input)) <= 3, `row ${i}: the button at ${middle(button)}, the input at ${middle(input)}`);
+        }
+
+        // The flag page: every section link in view, and a variant's Remove button level with its inputs.
+        await page.goto(`${base}/projects/${project.key}/flags/checkout`);
+        const sections = page.getByRole('navigation', { name: 'Sections of the flag' });
+        await sections.waitFor();
+        const nav = await box(sections);
+        for (const link of await sections.getByRole('link').all()) {
+          const b = await box(link);
+          assert.ok(b.x + b.width <= nav.x + nav.width + 1, `${await link.innerText()} ends at ${b.x + b.width}, the row at ${nav.x + nav.width}`);
+        }
+        const variant = page.getByRole('group', { name: /^Variant 1 of the flag in / }).first();
+        const name = await box(variant.getByLabel('Name'));
+        const remove = await box(variant.getByRole('button', { name: /^Remove variant/ }));
+        assert.ok(Math.abs(middle(remove) - middle(name)) <= 3, `Remove at ${middle(remove)}, the name's input at ${middle(name)}`);
+
+        // A new segment's condition is the new segment's, and its case switch says what it does.
+        await page.goto(`${base}/projects/${project.key}/segments`);
+        const condition = page.getByRole('group', { name: 'Condition 1 of the new segment' });
+        await condition.getByRole('switch', { name: 'Ignore case' }).waitFor();
+
+        // The sign-in card's first words sit at its padding, with no paragraph margin above them.
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        const token = page.getByRole('form', { name: 'Token sign-in' });
+        await token.waitFor();
+        const card = await box(token);
+        const words = await box(token.locator('p').first());
+        assert.ok(words.y - card.y <= 20, `the first words are ${words.y - card.y} px below the card's top`);
+      } finally {
+        await browser.close();
       }
-      const variant = page.getByRole('group', { name: /^Variant 1 of the flag in / }).first();
-      const name = await box(variant.getByLabel('Name'));
-      const remove = await box(variant.getByRole('button', { name: /^Remove variant/ }));
-      assert.ok(Math.abs(middle(remove) - middle(name)) <= 3, `Remove at ${middle(remove)}, the name's input at ${middle(name)}`);
-
-      // A new segment's condition is the new segment's, and its case switch says what it does.
-      await page.goto(`${base}/projects/${project.key}/segments`);
-      const condition = page.getByRole('group', { name: 'Condition 1 of the new segment' });
-      await condition.getByRole('switch', { name: 'Ignore case' }).waitFor();
-
-      // The sign-in card's first words sit at its padding, with no paragraph margin above them.
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      const token = page.getByRole('form', { name: 'Token sign-in' });
-      await token.waitFor();
-      const card = await box(token);
-      const words = await box(token.locator('p').first());
-      assert.ok(words.y - card.y <= 20, `the first words are ${words.y - card.y} px below the card's top`);
-    } finally {
-      await browser.close();
-    }
-  });
+    },
+  );
 
   it('says who may approve a change request while it is open, and nothing of it once applied', { timeout: 120_000 }, async () => {
     await ok('PATCH', env(2), { protected: true, requiredApprovals: 1 });
@@ -222,61 +240,67 @@ describe('what the walk through every screen found (issue 31)', { skip: chromium
     }
   });
 
-  it('shows on a phone (390 px) the changes of the history, the audit log and the comparison, headers unbroken, buttons under their fields', { timeout: 120_000 }, async () => {
-    const { browser, page } = await open(390);
-    const onScreen = async (locator: Locator, what: string) => {
-      await locator.waitFor();
-      const b = await box(locator);
-      assert.ok(b.x >= 0 && b.x + b.width <= 390, `${what} spans x ${Math.round(b.x)} to ${Math.round(b.x + b.width)} on a 390 px screen`);
-    };
-    try {
-      await page.goto(`${base}/projects/${project.key}/history`);
-      await onScreen(page.locator('table.history ul.diff').first(), 'the history’s changes');
-      await page.goto(`${base}/audit`);
-      await onScreen(page.locator('table.history ul.diff').first(), 'the audit log’s changes');
-      await page.goto(`${base}/projects/${project.key}/compare`);
-      await page.getByLabel('From', { exact: true }).selectOption({ label: 'development' });
-      await page.getByLabel('To', { exact: true }).selectOption({ label: 'production' });
-      await onScreen(page.getByRole('list', { name: 'What promoting checkout does to production' }), 'what promotion does');
+  it(
+    'shows on a phone (390 px) the changes of the history, the audit log and the comparison, headers unbroken, buttons under their fields',
+    { timeout: 120_000 },
+    async () => {
+      const { browser, page } = await open(390);
+      const onScreen = async (locator: Locator, what: string) => {
+        await locator.waitFor();
+        const b = await box(locator);
+        assert.ok(b.x >= 0 && b.x + b.width <= 390, `${what} spans x ${Math.round(b.x)} to ${Math.round(b.x + b.width)} on a 390 px screen`);
+      };
+      try {
+        await page.goto(`${base}/projects/${project.key}/history`);
+        await onScreen(page.locator('table.history ul.diff').first(), 'the history’s changes');
+        await page.goto(`${base}/audit`);
+        await onScreen(page.locator('table.history ul.diff').first(), 'the audit log’s changes');
+        await page.goto(`${base}/projects/${project.key}/compare`);
+        await page.getByLabel('From', { exact: true }).selectOption({ label: 'development' });
+        await page.getByLabel('To', { exact: true }).selectOption({ label: 'production' });
+        await onScreen(page.getByRole('list', { name: 'What promoting checkout does to production' }), 'what promotion does');
 
-      // The flag list's header breaks no environment's name inside a word ("developme|nt").
-      await page.goto(`${base}/projects/${project.key}`);
-      const header = page.getByRole('columnheader', { name: 'development' });
-      await header.waitFor();
-      const lines = await header.evaluate((th) => {
-        const range = document.createRange();
-        range.selectNodeContents(th.firstChild!);
-        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
-      });
-      assert.equal(lines, 1, 'development is on one line');
+        // The flag list's header breaks no environment's name inside a word ("developme|nt").
+        await page.goto(`${base}/projects/${project.key}`);
+        const header = page.getByRole('columnheader', { name: 'development' });
+        await header.waitFor();
+        const lines = await header.evaluate((th) => {
+          const range = document.createRange();
+          range.selectNodeContents(th.firstChild!);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        });
+        assert.equal(lines, 1, 'development is on one line');
 
-      // Nor a metric's event name in the experiments' metrics ("purch|ase").
-      await page.goto(`${base}/projects/${project.key}/experiments`);
-      const event = page.getByRole('table', { name: /Metrics/ }).locator('code', { hasText: /^purchase$/ });
-      await event.waitFor();
-      assert.equal(await event.evaluate((code) => new Set([...code.getClientRects()].map((r) => Math.round(r.top))).size), 1, 'purchase is on one line');
+        // Nor a metric's event name in the experiments' metrics ("purch|ase").
+        await page.goto(`${base}/projects/${project.key}/experiments`);
+        const event = page.getByRole('table', { name: /Metrics/ }).locator('code', { hasText: /^purchase$/ });
+        await event.waitFor();
+        assert.equal(await event.evaluate((code) => new Set([...code.getClientRects()].map((r) => Math.round(r.top))).size), 1, 'purchase is on one line');
 
-      // A button under its field follows it, with no gap left for a label it does not have.
-      await page.goto(`${base}/members`);
-      const invite = page.getByRole('form', { name: 'Invite a member' });
-      const role = await box(invite.getByLabel('Role'));
-      const button = await box(invite.getByRole('button', { name: 'Invite' }));
-      assert.ok(button.y - (role.y + role.height) <= 16, `Invite is ${button.y - (role.y + role.height)} px below the role`);
+        // A button under its field follows it, with no gap left for a label it does not have.
+        await page.goto(`${base}/members`);
+        const invite = page.getByRole('form', { name: 'Invite a member' });
+        const role = await box(invite.getByLabel('Role'));
+        const button = await box(invite.getByRole('button', { name: 'Invite' }));
+        assert.ok(button.y - (role.y + role.height) <= 16, `Invite is ${button.y - (role.y + role.height)} px below the role`);
 
-      // A condition's fields stack, its Remove button right under the values (no field stretched tall).
-      await page.goto(`${base}/projects/${project.key}/segments`);
-      const condition = page.getByRole('group', { name: 'Condition 1 of the new segment' });
-      const values = await box(condition.locator('.field').filter({ has: page.getByLabel('Values', { exact: true }) }));
-      const remove = await box(condition.getByRole('button', { name: /^Remove condition 1/ }));
-      assert.ok(remove.y - (values.y + values.height) <= 24, `Remove is ${remove.y - (values.y + values.height)} px below the values and their hint`);
+        // A condition's fields stack, its Remove button right under the values (no field stretched tall).
+        await page.goto(`${base}/projects/${project.key}/segments`);
+        const condition = page.getByRole('group', { name: 'Condition 1 of the new segment' });
+        const values = await box(condition.locator('.field').filter({ has: page.getByLabel('Values', { exact: true }) }));
+        const remove = await box(condition.getByRole('button', { name: /^Remove condition 1/ }));
+        assert.ok(remove.y - (values.y + values.height) <= 24, `Remove is ${remove.y - (values.y + values.height)} px below the values and their hint`);
 
-      // The open menu does not name Flagpost a second time.
-      await page.getByRole('button', { name: 'Menu' }).click();
-      await page.getByRole('navigation', { name: 'Main' }).waitFor();
-      const brands = await page.getByRole('link', { name: 'Flagpost' }).evaluateAll((links) => links.filter((l) => (l as HTMLElement).offsetParent !== null).length);
-      assert.equal(brands, 1, 'one Flagpost link in view');
-    } finally {
-      await browser.close();
-    }
-  });
+        // The open menu does not name Flagpost a second time.
+        await page.getByRole('button', { name: 'Menu' }).click();
+        await page.getByRole('navigation', { name: 'Main' }).waitFor();
+        const brands = await page
+          .getByRole('link', { name: 'Flagpost' })
+          .evaluateAll((links) => links.filter((l) => (l as HTMLElement).offsetParent !== null).length);
+        assert.equal(brands, 1, 'one Flagpost link in view');
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -180,7 +180,10 @@ forEachDialect(
       // The entry of a change of events names the webhook by its URL, unchanged (issue 31 item 12).
       const updated = ok(await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&entity=webhook&entityId=${created.id}`)).entries[0];
       assert.equal(updated.action, 'webhook.updated');
-      assert.deepEqual(updated.changes.webhookUrl, { before: 'https://hooks.slack.com/services/T/B/secret', after: 'https://hooks.slack.com/services/T/B/secret' });
+      assert.deepEqual(updated.changes.webhookUrl, {
+        before: 'https://hooks.slack.com/services/T/B/secret',
+        after: 'https://hooks.slack.com/services/T/B/secret',
+      });
       assert.deepEqual(patched.events, ['flag.created', 'flag.deleted']);
       const bad = await editor.call('PATCH', `${base()}/webhooks/${created.id}`, { url: 'ftp://example.com' });
       assert.equal(bad.statusCode, 400);

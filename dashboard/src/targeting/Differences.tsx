@@ -41,7 +41,13 @@ export const show = (value: unknown): string => {
   return text.length > SHORT ? `${text.slice(0, SHORT - 3)}…` : text;
 };
 
-const FIELD_NAMES: Record<string, string> = { release: 'Written by', enabled: 'Enabled', previewContent: 'Preview text', expiredAt: 'Expiry', isPreview: 'Preview flag' };
+const FIELD_NAMES: Record<string, string> = {
+  release: 'Written by',
+  enabled: 'Enabled',
+  previewContent: 'Preview text',
+  expiredAt: 'Expiry',
+  isPreview: 'Preview flag',
+};
 
 export const changeLabel = (field: string): string => FIELD_NAMES[field] ?? fieldLabel(field);
 
