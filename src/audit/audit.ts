@@ -68,6 +68,13 @@ export interface AuditFilter {
 }
 
 /**
+ * A value an entry records to name what it is about, unchanged by the write (a webhook's URL when only its
+ * events change, an experiment's name when it starts): the same before and after, so that the log names
+ * things, not ids (issue 31 item 12). Spread before the changes, which replace it when the write changed it.
+ */
+export const unchanged = <T>(value: T): FieldChange => ({ before: value, after: value });
+
+/**
  * The fields of `after` that differ from `before`, among `fields` only: the caller names the fields it
  * may record, so a secret (a token, a webhook secret, a password hash) is never among them.
  */

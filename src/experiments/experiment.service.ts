@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, changesOf, type FieldChange } from '../audit/index.ts';
+import { type Actor, type AuditLog, changesOf, type FieldChange, unchanged } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -94,7 +94,7 @@ export class ExperimentService {
       entityId: x.id,
       environmentKey: scope.environmentKey,
       action,
-      changes: { ...changes, ...bypassNote(options.bypassProtection && scope.environment.protected) },
+      changes: { name: unchanged(x.name), ...changes, ...bypassNote(options.bypassProtection && scope.environment.protected) },
     });
   }
 

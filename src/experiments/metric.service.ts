@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
+import { type Actor, type AuditLog, changesOf, unchanged } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -89,7 +89,7 @@ export class MetricService {
         entity: 'metric',
         entityId: metric.id,
         action: 'metric.updated',
-        changes: changesOf(metric, next, AUDITED),
+        changes: { name: unchanged(metric.name), ...changesOf(metric, next, AUDITED) },
       });
       return next;
     });

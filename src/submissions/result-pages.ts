@@ -21,10 +21,12 @@ export function resultPage(kind: 'success' | 'error', text: string | undefined, 
   const shown = escapeHtml((text || fallback).slice(0, 300));
   const back = goBackUrl && isHttpUrl(goBackUrl) ? `<p><a href="${escapeHtml(goBackUrl)}">Go back</a></p>` : '';
   const color = kind === 'success' ? '#1a7f37' : '#cf222e';
+  // In the dark theme of the visitor's system, dark too (the dashboard's background), each colour 4.5:1 or more.
+  const dark = kind === 'success' ? '#3fb950' : '#ff7b72';
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:15vh auto;padding:0 1rem;color:#1f2328}h1{color:${color};font-size:1.5rem}</style></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>${title}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:15vh auto;padding:0 1rem;color:#1f2328}h1{color:${color};font-size:1.5rem}@media (prefers-color-scheme:dark){html{background:#0f1419}body{color:#e6edf3}h1{color:${dark}}a{color:#8ab4f8}}</style></head>
 <body><main><h1>${title}</h1><p id="message">${shown}</p>${back}</main></body>
 </html>
 `;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Actor, type AuditLog, changesOf } from '../audit/index.ts';
+import { type Actor, type AuditLog, changesOf, unchanged } from '../audit/index.ts';
 import { newId, nowIso } from '../db/codec.ts';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, message } from '../errors.ts';
@@ -123,7 +123,7 @@ export class WebhookService {
         entity: 'webhook',
         entityId: id,
         action: 'webhook.updated',
-        changes: changesOf(auditedOf(before), auditedOf(after), ['webhookUrl', 'events']),
+        changes: { webhookUrl: unchanged(before.url), ...changesOf(auditedOf(before), auditedOf(after), ['webhookUrl', 'events']) },
       });
     });
     return after;
@@ -165,7 +165,7 @@ export class WebhookService {
         entity: 'webhook',
         entityId: webhook.id,
         action: 'webhook.redelivered',
-        changes: { delivery: { before: original.id, after: queued } },
+        changes: { webhookUrl: unchanged(webhook.url), delivery: { before: original.id, after: queued } },
       });
       await emit({ type: 'webhook.queued', webhookId: webhook.id });
       return queued;

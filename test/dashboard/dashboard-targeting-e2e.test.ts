@@ -197,7 +197,7 @@ for (const dialect of dialects()) {
       const staff = rule2.getByRole('group', { name: 'Condition 1 of rule 2' });
       await staff.getByLabel('Attribute').fill('user.email');
       await staff.getByLabel('Operator').selectOption({ label: 'ends with' });
-      await staff.getByLabel('any case').check();
+      await staff.getByLabel('Ignore case').check();
       await staff.getByLabel('Value', { exact: true }).fill('@example.com');
       await rule2.getByRole('button', { name: 'Move up rule 2' }).focus();
       await page.keyboard.press('Enter');

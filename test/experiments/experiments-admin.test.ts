@@ -155,6 +155,22 @@ forEachDialect('Metrics and experiments (admin API)', (ctx) => {
     for (const action of ['experiment.created', 'experiment.started', 'experiment.updated', 'experiment.stopped']) assert.ok(actions.includes(action), action);
     const metricAudit = await ctx().admin('GET', `/admin/v1/audit?entity=metric`);
     assert.ok(metricAudit.json().entries.some((e: { action: string }) => e.action === 'metric.deleted'));
+
+    // Every entry names its experiment or metric, not only its id (issue 31 item 12): a start or a stop
+    // records the name unchanged, a rename the name before and after.
+    assert.equal((await ctx().admin('PATCH', `${metrics()}/revenue`, { windowHours: 48 })).statusCode, 200);
+    type Entry = { action: string; changes: Record<string, { before?: unknown; after?: unknown }> };
+    const entries = [
+      ...((await ctx().admin('GET', `/admin/v1/audit?entity=experiment`)).json().entries as Entry[]),
+      ...((await ctx().admin('GET', `/admin/v1/audit?entity=metric`)).json().entries as Entry[]),
+    ];
+    const unnamed = entries.filter((e) => typeof (e.changes.name?.after ?? e.changes.name?.before) !== 'string').map((e) => e.action);
+    assert.deepEqual(unnamed, [], 'entries that name their experiment or metric by id only');
+    const byAction = (action: string) => entries.find((e) => e.action === action)!.changes.name;
+    assert.deepEqual(byAction('experiment.started'), { before: 'New checkout', after: 'New checkout' });
+    assert.deepEqual(byAction('experiment.updated'), { before: 'New checkout', after: 'New checkout (v2)' });
+    assert.deepEqual(byAction('experiment.stopped'), { before: 'New checkout (v2)', after: 'New checkout (v2)' });
+    assert.equal(typeof byAction('metric.updated')?.before, 'string');
   });
 
   it('answers 409 saying so when the flag has no split to measure, or several', async () => {

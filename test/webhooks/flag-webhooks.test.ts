@@ -152,6 +152,9 @@ forEachDialect(
         const redelivered = all.received.at(-1)!;
         assert.equal(redelivered.headers['webhook-id'], again.id);
         assert.equal(redelivered.body, accepted[0]!.body);
+        const entry = ok(await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&entity=webhook&entityId=${hookAll.id}`)).entries[0];
+        assert.equal(entry.action, 'webhook.redelivered');
+        assert.deepEqual(entry.changes.webhookUrl, { before: all.url, after: all.url }, 'the entry names the webhook by its URL');
       } finally {
         await all.close();
         await deletions.close();
@@ -183,6 +186,13 @@ forEachDialect(
       assert.ok(listed.every((w: { url: string }) => w.url === '[redacted]'));
       assert.equal(ok(await editor.call('GET', `${base()}/webhooks/${created.id}`)).url, 'https://hooks.slack.com/services/T/B/secret');
       const patched = ok(await editor.call('PATCH', `${base()}/webhooks/${created.id}`, { events: ['flag.deleted', 'flag.created'] }));
+      // The entry of a change of events names the webhook by its URL, unchanged (issue 31 item 12).
+      const updated = ok(await ctx().admin('GET', `/admin/v1/audit?project=${project.key}&entity=webhook&entityId=${created.id}`)).entries[0];
+      assert.equal(updated.action, 'webhook.updated');
+      assert.deepEqual(updated.changes.webhookUrl, {
+        before: 'https://hooks.slack.com/services/T/B/secret',
+        after: 'https://hooks.slack.com/services/T/B/secret',
+      });
       assert.deepEqual(patched.events, ['flag.created', 'flag.deleted']);
       const bad = await editor.call('PATCH', `${base()}/webhooks/${created.id}`, { url: 'ftp://example.com' });
       assert.equal(bad.statusCode, 400);

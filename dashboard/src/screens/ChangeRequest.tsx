@@ -188,10 +188,12 @@ export function ChangeRequestScreen({ params }: { params: { key: string; id: str
         ))}
       </Section>
       <Section title={`Approvals (${r.approvals.length} of ${r.requiredApprovals})`}>
-        <p className="muted">
-          An approval is of revision {r.revision}. Revisions by {[...new Set(r.revisions.map((v) => v.author))].join(', ') || r.author}: who wrote one since the
-          approvals were last reset cannot approve.
-        </p>
+        {open && (
+          <p className="muted">
+            Approving approves revision {r.revision}, as shown here. Who wrote a revision since the approvals were last reset (
+            {[...new Set(r.revisions.map((v) => v.author))].join(', ') || r.author}) cannot approve it.
+          </p>
+        )}
         {r.approvals.length === 0 ? (
           <p className="muted">No approval yet.</p>
         ) : (

@@ -34,9 +34,19 @@ function Changes({ entry, names }: { entry: AuditEntry; names: Names }) {
  */
 function named(field: string, change: { before?: unknown; after?: unknown }, names: Names): { before?: unknown; after?: unknown } {
   if (field === 'invitation') return { after: 'accepted' };
-  const lookup = field === 'changeRequest' ? names.changeRequests : field === 'promotedFrom' ? names.environments : field === 'form' ? names.forms : undefined;
+  // A flag's change that a release's step made records the release's id: the release is the flag's own.
+  if (field === 'release') return { after: 'its release' };
+  const lookup =
+    field === 'changeRequest'
+      ? names.changeRequests
+      : field === 'promotedFrom' || field === 'environments' || field === 'enabledIn'
+        ? names.environments
+        : field === 'form'
+          ? names.forms
+          : undefined;
   if (!lookup) return change;
-  const name = (v: unknown) => (typeof v === 'string' ? (lookup.get(v) ?? v) : v);
+  // A deleted flag lists the environments it had by their keys.
+  const name = (v: unknown): unknown => (typeof v === 'string' ? (lookup.get(v) ?? v) : Array.isArray(v) ? v.map(name) : v);
   return Object.fromEntries(Object.entries(change).map(([k, v]) => [k, name(v)]));
 }
 
@@ -90,7 +100,19 @@ function subjectOf(entry: AuditEntry, names: Names): string {
       return recorded(entry, 'email') ?? id;
     case 'access_token':
     case 'api_key':
+    case 'metric':
+    case 'experiment':
       return quoted(recorded(entry, 'name'));
+    case 'webhook': {
+      // By its host: a chat service's URL is a key, and viewers read it redacted (then: "Webhook created").
+      const url = recorded(entry, 'webhookUrl');
+      const host = url && URL.canParse(url) ? new URL(url).host : undefined;
+      return host ? `to ${host}` : '';
+    }
+    case 'release': {
+      const flag = recorded(entry, 'flag');
+      return flag ? `of ${flag}` : id;
+    }
     case 'sign_in':
       // A success is recorded under the member's id and acts as them; a failure under the address tried.
       return entry.changes.method?.after === 'admin_token'
@@ -101,12 +123,12 @@ function subjectOf(entry: AuditEntry, names: Names): string {
   }
 }
 
-/** "Flag checkout changed", "API key “storefront” revoked", "Member ada@example.com role changed". */
+/** "Flag checkout changed", "API key “storefront” revoked", "Member ada@example.com role changed", "Webhook to hooks.example.com created". */
 export function whatText(entry: AuditEntry, names: Names): string {
   const [kind = entry.entity, verb = ''] = entry.action.split('.');
   const noun = NOUNS[kind] ?? kind.replace(/_/g, ' ');
   const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
-  return `${Noun} ${subjectOf(entry, names)} ${ACTION_WORDS[verb] ?? verb.replace(/_/g, ' ')}`;
+  return [Noun, subjectOf(entry, names), ACTION_WORDS[verb] ?? verb.replace(/_/g, ' ')].filter((part) => part !== '').join(' ');
 }
 
 export interface Names {

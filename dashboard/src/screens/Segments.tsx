@@ -178,7 +178,7 @@ function SegmentForm({ projectKey, segment, onDone }: { projectKey: string; segm
     if (!segment) body.key = key.trim();
     save.mutate(body);
   };
-  const owner = `segment ${segment?.key ?? (key.trim() || 'new')}`;
+  const owner = segment || key.trim() ? `segment ${segment?.key ?? key.trim()}` : 'the new segment';
   const formId = useId();
   // Edit opens the form under the list: the keyboard goes there with it.
   const editingKey = segment?.key;

@@ -51,7 +51,7 @@ export function ConditionsEditor({
                 ))}
               </Select>
               {CASE_OPERATORS.has(c.operator) && type === 'string' && (
-                <Checkbox label="any case" checked={c.caseInsensitive} onChange={(v) => set(i, { caseInsensitive: v })} />
+                <Checkbox label="Ignore case" checked={c.caseInsensitive} onChange={(v) => set(i, { caseInsensitive: v })} />
               )}
               {(c.operator === 'equals' || c.operator === 'in') && (
                 <Select label="Values are" value={c.valueType} onChange={(v) => set(i, { valueType: v as ValueType })}>

@@ -1,5 +1,5 @@
 import { fieldLabel } from '../ui/index.ts';
-import { changeInWords } from './describe.ts';
+import { changeInWords, valueInWords } from './describe.ts';
 
 // How every screen shows a change of a field (issue 31 item 3): a change request, the history and the
 // comparison of environments say the same thing the same way. Targeting in words, one line each; a short
@@ -20,7 +20,7 @@ export function richText(value: unknown): string | undefined {
   return parts.join('').trim().replace(/\n+/g, ' / ');
 }
 
-/** A value whole: on/off, strings as they are, rich text as its text, the rest as JSON (indented when `pretty`). */
+/** A value whole: on/off, strings as they are, rich text as its text, a list of strings as a list, the rest as JSON (indented when `pretty`). */
 export function fullText(value: unknown, pretty = false): string {
   if (value === undefined) return '';
   if (value === null || value === '') return 'none';
@@ -28,6 +28,8 @@ export function fullText(value: unknown, pretty = false): string {
   if (typeof value === 'string') return value;
   const text = richText(value);
   if (text !== undefined) return text === '' ? '(empty text)' : `“${text}”`;
+  // A list of names (a webhook's events, a project's environments, tags) as words, not JSON.
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.length === 0 ? 'none' : value.join(', ');
   return pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value);
 }
 
@@ -39,12 +41,20 @@ export const show = (value: unknown): string => {
   return text.length > SHORT ? `${text.slice(0, SHORT - 3)}…` : text;
 };
 
-const FIELD_NAMES: Record<string, string> = { enabled: 'Enabled', previewContent: 'Preview text', expiredAt: 'Expiry', isPreview: 'Preview flag' };
+const FIELD_NAMES: Record<string, string> = {
+  release: 'Written by',
+  enabled: 'Enabled',
+  previewContent: 'Preview text',
+  expiredAt: 'Expiry',
+  isPreview: 'Preview flag',
+};
 
 export const changeLabel = (field: string): string => FIELD_NAMES[field] ?? fieldLabel(field);
 
 /** One value, struck out (before) or inserted (after); a long one opens to the whole of it. */
-function Value({ value, as: Tag }: { value: unknown; as: 'del' | 'ins' }) {
+function Value({ field, value, as: Tag }: { field: string; value: unknown; as: 'del' | 'ins' }) {
+  const words = valueInWords(field, value);
+  if (words !== undefined) return <Tag>{words}</Tag>;
   const line = show(value);
   if (line === fullText(value)) return <Tag>{line}</Tag>;
   return (
@@ -80,12 +90,12 @@ export function ChangeLine({ field, change }: { field: string; change: { before?
       <strong>{label}</strong>:{' '}
       {'before' in change && 'after' in change ? (
         <>
-          <Value value={change.before} as="del" /> → <Value value={change.after} as="ins" />
+          <Value field={field} value={change.before} as="del" /> → <Value field={field} value={change.after} as="ins" />
         </>
       ) : 'before' in change ? (
-        <Value value={change.before} as="del" />
+        <Value field={field} value={change.before} as="del" />
       ) : (
-        <Value value={change.after} as="ins" />
+        <Value field={field} value={change.after} as="ins" />
       )}
     </li>
   );

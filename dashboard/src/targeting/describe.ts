@@ -12,6 +12,42 @@ const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v)
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
+/** "90 s", "30 min", "2 h", "3 d". */
+export function durationText(seconds: number): string {
+  if (seconds > 0 && seconds % 86_400 === 0) return `${seconds / 86_400} d`;
+  if (seconds > 0 && seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/**
+ * A value of the history that is not targeting but would read as JSON, in words (found on the walk through
+ * the screens, issue 31): an experiment's split ("50/50 (a/b)"), a release's steps ("5 % for 1 h, 25 %
+ * for 2 h after an approval, 100 %") and guardrails. Undefined for anything else.
+ */
+export function valueInWords(field: string, value: unknown): string | undefined {
+  const name = field.split('.').pop();
+  if (name === 'split' && isObject(value) && Array.isArray(value.weights)) {
+    return serveText({ split: value as unknown as NonNullable<Serve['split']> }).replace(/^split /, '');
+  }
+  if (name === 'steps' && Array.isArray(value) && value.every((s) => isObject(s) && typeof s.percent === 'number')) {
+    return (value as Array<{ percent: number; holdSeconds?: number; approval?: boolean }>)
+      .map((s) => `${s.percent} %${s.holdSeconds ? ` for ${durationText(s.holdSeconds)}` : ''}${s.approval ? ' after an approval' : ''}`)
+      .join(', ');
+  }
+  if (name === 'guardrails' && Array.isArray(value) && value.every(isObject)) {
+    if (value.length === 0) return 'none';
+    return (value as Array<Record<string, unknown>>)
+      .map((g) => {
+        const prometheus = g.prometheus;
+        if (isObject(prometheus)) return `Prometheus ${valueText(prometheus.query)} above ${valueText(prometheus.above)}`;
+        return typeof g.metric === 'string' ? `metric ${g.metric}${typeof g.minUsers === 'number' ? ` (from ${g.minUsers} users an arm)` : ''}` : valueText(g);
+      })
+      .join(', ');
+  }
+  return undefined;
+}
+
 /** "on", or "split 50/50 (on/off)". */
 export function serveText(serve: Serve | undefined): string {
   if (!serve) return 'nothing';
