@@ -29,7 +29,13 @@ import type { SegmentsTable } from '../segments/segment.table.ts';
 import type { ProjectRolesTable } from '../identity/project-role.table.ts';
 import type { SessionsTable } from '../identity/session.table.ts';
 import type { SsoLoginsTable, UserIdentitiesTable } from '../identity/sso.table.ts';
-import type { FormPowSolutionsTable, FormRateCountsTable, SubmissionFilesTable, SubmissionSearchRowsTable, SubmissionsTable } from '../submissions/submission.table.ts';
+import type {
+  FormPowSolutionsTable,
+  FormRateCountsTable,
+  SubmissionFilesTable,
+  SubmissionSearchRowsTable,
+  SubmissionsTable,
+} from '../submissions/submission.table.ts';
 import type { ProjectWebhookAttemptsTable, ProjectWebhookDeliveriesTable, ProjectWebhooksTable } from '../webhooks/webhook.table.ts';
 import type { SettingsTable } from './settings.table.ts';
 

@@ -179,8 +179,7 @@ export class SubmissionIntakeService {
       found = await this.deps.store.recentActivity(this.deps.db, form.id, {
         scopes: scopes.map(({ scope }) => scope),
         afterSecond: second - RATE_WINDOW_SECONDS,
-        duplicateOf:
-          duplicateMinutes === undefined ? undefined : { fingerprint, sinceIso: new Date(now.getTime() - duplicateMinutes * 60_000).toISOString() },
+        duplicateOf: duplicateMinutes === undefined ? undefined : { fingerprint, sinceIso: new Date(now.getTime() - duplicateMinutes * 60_000).toISOString() },
       });
     } finally {
       for (const { entry } of entries) entry.readers--;
@@ -229,10 +228,7 @@ export class SubmissionIntakeService {
    * The verdicts of the form's spam checks (docs/adr/0046-spam-checks.md) once `lookBack` has read what
    * they need of earlier submissions: every check that says spam adds its reason.
    */
-  private spamReasons(
-    checks: SpamChecks,
-    at: { fields: Record<string, unknown>; duplicate: boolean; incoming: IncomingSubmission; now: Date },
-  ): SpamReason[] {
+  private spamReasons(checks: SpamChecks, at: { fields: Record<string, unknown>; duplicate: boolean; incoming: IncomingSubmission; now: Date }): SpamReason[] {
     const reasons: SpamReason[] = [];
     if (checks.minFillSeconds) {
       const reason = fillTimeReason(checks.minFillSeconds, at.incoming.loadedAt, at.now.getTime());

@@ -123,10 +123,7 @@ export class SubmissionWriter {
         }
       }
       // The rate limit's counts of the submissions stored, added up: one statement for the batch.
-      await this.deps.store.addRateCounts(
-        trx,
-        rateCountsOf(batch.filter((_, i) => results[i]!.ok).map((item) => item.write)),
-      );
+      await this.deps.store.addRateCounts(trx, rateCountsOf(batch.filter((_, i) => results[i]!.ok).map((item) => item.write)));
       return results;
     });
     this.commits++;

@@ -161,7 +161,7 @@ export function compileExtension(c: Condition): ExtensionTest {
       }
       const inV4 = (address: string) => {
         const n = ipv4Number(address);
-        return v4.some(([network, mask]) => ((n & mask) >>> 0) === network);
+        return v4.some(([network, mask]) => (n & mask) >>> 0 === network);
       };
       return (ctx) => {
         const v = readPath(ctx, path);

@@ -94,17 +94,65 @@ describe('targeting engine: operators', () => {
   }
 });
 
-describe('targeting engine: inCidr agrees with node\'s BlockList', () => {
+describe("targeting engine: inCidr agrees with node's BlockList", () => {
   it('for every prefix length and addresses around each network edge, plain and IPv4-mapped', () => {
     const cidrs = ['0.0.0.0/0', '10.0.0.0/8', '192.168.4.0/22', '203.0.113.7/32', '198.51.100.128/25', '172.16.0.0/12', '100.64.0.1/31'];
     for (let bits = 0; bits <= 32; bits += 3) cidrs.push(`128.0.0.0/${bits}`);
-    const addresses = ['0.0.0.0', '255.255.255.255', '9.255.255.255', '10.0.0.0', '10.255.255.255', '11.0.0.0', '192.168.3.255', '192.168.4.0', '192.168.7.255', '192.168.8.0', '203.0.113.6', '203.0.113.7', '203.0.113.8', '198.51.100.127', '198.51.100.128', '198.51.100.255', '172.15.255.255', '172.31.255.255', '172.32.0.0', '100.64.0.0', '100.64.0.1', '100.64.0.2', '127.255.255.255', '128.0.0.0', '191.255.255.255', '192.0.0.0'];
+    const addresses = [
+      '0.0.0.0',
+      '255.255.255.255',
+      '9.255.255.255',
+      '10.0.0.0',
+      '10.255.255.255',
+      '11.0.0.0',
+      '192.168.3.255',
+      '192.168.4.0',
+      '192.168.7.255',
+      '192.168.8.0',
+      '203.0.113.6',
+      '203.0.113.7',
+      '203.0.113.8',
+      '198.51.100.127',
+      '198.51.100.128',
+      '198.51.100.255',
+      '172.15.255.255',
+      '172.31.255.255',
+      '172.32.0.0',
+      '100.64.0.0',
+      '100.64.0.1',
+      '100.64.0.2',
+      '127.255.255.255',
+      '128.0.0.0',
+      '191.255.255.255',
+      '192.0.0.0',
+    ];
     for (const cidr of cidrs) {
       const [net, bits] = cidr.split('/');
       const list = new BlockList();
       list.addSubnet(net!, Number(bits), 'ipv4');
       const env = compileEnvironment(
-        [{ key: 'f', type: 'boolean', targeting: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'off', prerequisites: [], rules: [{ id: 'r', name: 'r', enabled: true, conditions: [{ attribute: 'ip', operator: 'inCidr', values: [cidr] }], segments: [], serve: { variant: 'on' } }] } }],
+        [
+          {
+            key: 'f',
+            type: 'boolean',
+            targeting: {
+              state: 'ENABLED',
+              variants: { on: true, off: false },
+              defaultVariant: 'off',
+              prerequisites: [],
+              rules: [
+                {
+                  id: 'r',
+                  name: 'r',
+                  enabled: true,
+                  conditions: [{ attribute: 'ip', operator: 'inCidr', values: [cidr] }],
+                  segments: [],
+                  serve: { variant: 'on' },
+                },
+              ],
+            },
+          },
+        ],
         [],
       );
       for (const ip of addresses) {

@@ -277,7 +277,12 @@ export function rewrite(code: string, port: number, receiver: string): string {
 export function cloneView(owner: ProcessOwner): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flagpost-paste-'));
   // Only what git tracks: a file a block writes can never be one of the repository's (or a leftover of its).
-  const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.split('/')[0]!));
+  const tracked = new Set(
+    execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.split('/')[0]!),
+  );
   for (const entry of tracked) fs.symlinkSync(path.join(ROOT, entry), path.join(dir, entry));
   owner.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;

@@ -136,10 +136,7 @@ forEachDialect(
       const form = await createForm(ctx(), { spamChecks: { rateLimit: { perMinute: 3 } } });
       // Ten at once: none is committed when the others are checked; only three may pass.
       const answers = await Promise.all(Array.from({ length: 10 }, (_, n) => submitJson(ctx(), form.key, { n })));
-      assert.deepEqual(
-        answers.map((a) => a.statusCode).sort(),
-        [200, 200, 200, 429, 429, 429, 429, 429, 429, 429],
-      );
+      assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
       assert.equal((await listSubmissions(ctx(), form.key)).submissions.length, 3);
       const { id } = await ctx().handle.db.selectFrom('forms').select('id').where('key', '=', form.key).executeTakeFirstOrThrow();
       const counts = await ctx().handle.db.selectFrom('form_rate_counts').select(['scope', 'n']).where('form_id', '=', id).execute();

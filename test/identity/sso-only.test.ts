@@ -11,7 +11,12 @@ forEachDialect(
   'single sign-on only',
   (ctx) => {
     it('refuses password sign-in and invitations, except for the break-glass owner', async () => {
-      assert.deepEqual((await ctx().app.inject({ method: 'GET', url: '/admin/v1/sso' })).json(), { enabled: true, name: 'Okta', passwordsOff: true, ownerExists: false });
+      assert.deepEqual((await ctx().app.inject({ method: 'GET', url: '/admin/v1/sso' })).json(), {
+        enabled: true,
+        name: 'Okta',
+        passwordsOff: true,
+        ownerExists: false,
+      });
       for (const [email, role] of [
         ['root@example.com', 'owner'],
         ['ada@example.com', 'editor'],
