@@ -6,7 +6,7 @@ import type { FieldRules } from './field-rules.ts';
 import type { AnalyticsSettings, CaptchaProvider, FilePolicy, Form, SpamChecks } from './form.ts';
 import type { FormsTable } from './form.table.ts';
 
-/** Parsed settings kept by their JSON text (the least recently used goes past this many). */
+/** Parsed settings kept by their JSON text (the oldest goes past this many). */
 const PARSED_SETTINGS = 256;
 const parsedSettings = new Map<string, unknown>();
 
@@ -21,11 +21,10 @@ function settingsOf<T>(text: string | null): T | null {
   let parsed = parsedSettings.get(text);
   if (parsed === undefined) {
     parsed = deepFreeze(JSON.parse(text));
+    // The oldest parsed goes first: a lookup leaves the order alone (hashing a long text once, not thrice).
     if (parsedSettings.size >= PARSED_SETTINGS) parsedSettings.delete(parsedSettings.keys().next().value!);
-  } else {
-    parsedSettings.delete(text);
+    parsedSettings.set(text, parsed);
   }
-  parsedSettings.set(text, parsed);
   return parsed as T;
 }
 

@@ -155,7 +155,7 @@ function rateCountsOf(writes: readonly SubmissionWrite[]): Array<{ formId: strin
   for (const { submission, rateCounts } of writes) {
     if (!rateCounts) continue;
     for (const scope of rateCounts.scopes) {
-      const key = JSON.stringify([submission.formId, scope, rateCounts.second]);
+      const key = `${submission.formId}\n${scope}\n${rateCounts.second}`;
       const row = rows.get(key);
       if (row) row.n++;
       else rows.set(key, { formId: submission.formId, scope, second: rateCounts.second, n: 1 });
