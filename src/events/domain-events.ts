@@ -37,11 +37,6 @@ export class DomainEvents {
     this.listOf(this.afterCommit, type).push(handler as unknown as (event: DomainEvent) => Promise<void> | void);
   }
 
-  /** True when `type` has transaction subscribers (a single-statement write then needs a transaction after all). */
-  hasTransactionSubscribers(type: DomainEventType): boolean {
-    return (this.inTransaction.get(type)?.length ?? 0) > 0;
-  }
-
   /**
    * Runs `work` in a transaction of `db`. Events it emits reach the transaction subscribers at once (in
    * the same transaction) and the commit subscribers after the commit, in order, before this resolves;

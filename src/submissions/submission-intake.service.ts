@@ -53,7 +53,7 @@ export class SubmissionIntakeService {
   private readonly writer: SubmissionWriter;
   /** When this process last queued an auto-response, by form and address. */
   private readonly recentAutoResponses = new Map<string, number>();
-  /** The rate limit's submissions on their way in this process, by form and scope (`admitRate`). */
+  /** The rate limit's submissions on their way in this process, by form and scope (`lookBack`). */
   private readonly onTheirWay = new Map<string, RateHold>();
 
   constructor(private readonly deps: SubmissionIntakeServiceDeps) {
