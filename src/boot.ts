@@ -1,5 +1,6 @@
 import module from 'node:module';
 import v8 from 'node:v8';
+import { keepTickShape } from './tick-shape.ts';
 
 // The entry of the bundle (`dist/main.js`, what `npm start`, the container and the systemd unit run).
 //
@@ -17,7 +18,8 @@ import v8 from 'node:v8';
 // Then it turns on Node's compile cache (Node 22.1 and later): V8 keeps the compiled code of every module
 // loaded after this line on disk (in the system's temporary folder), so that later starts skip parsing
 // and compiling most of Fastify, Kysely and the bundle itself. A cache that cannot be written costs
-// nothing but the gain. Then the server proper (main.ts) is loaded.
+// nothing but the gain. Then it keeps one nextTick record alive (src/tick-shape.ts), and the server
+// proper (main.ts) is loaded.
 const SEMI_SPACE_FLAG = /^--max[-_]semi[-_]space[-_]size\b/;
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) => SEMI_SPACE_FLAG.test(arg));
 const execve = (process as { execve?: (file: string, args: string[]) => never }).execve;
@@ -31,4 +33,6 @@ if (!given && typeof execve === 'function') {
   }
 }
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// Before anything loads that could cost a full garbage collection: src/tick-shape.ts says why.
+keepTickShape();
 await import('./main.ts');

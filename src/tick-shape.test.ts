@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { keepTickShape, keptTickRecord } from './tick-shape.ts';
+
+test('keepTickShape holds on to a nextTick record of this Node.js (its callback and its two async-id symbols)', async () => {
+  keepTickShape();
+  await new Promise((resolve) => setImmediate(resolve));
+  const record = keptTickRecord() as { callback?: unknown } | undefined;
+  assert.ok(record, 'the record of the nextTick callback was not handed over by executionAsyncResource()');
+  assert.equal(typeof record.callback, 'function');
+  assert.equal(Object.getOwnPropertySymbols(record).length, 2);
+  // Once only: a second call keeps the first record.
+  keepTickShape();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(keptTickRecord(), record);
+});
