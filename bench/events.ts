@@ -157,12 +157,24 @@ async function main() {
       const alone: Wrk[] = [];
       const busy: Wrk[] = [];
       let rate = 0;
+      const busyCpu: number[] = [];
+      const aloneCpu: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
+        let before = cpuSeconds(server.pid!);
         alone.push(wrk(url, options));
-        const r = await withIngest(() => wrk(url, options));
+        aloneCpu.push((cpuSeconds(server.pid!) - before) / SECONDS);
+        const r = await withIngest(() => {
+          before = cpuSeconds(server.pid!);
+          const result = wrk(url, options);
+          busyCpu.push((cpuSeconds(server.pid!) - before) / SECONDS);
+          return result;
+        });
         busy.push(r.result);
         rate = r.rate;
       }
+      console.log(
+        `   server CPU (share of its core): alone ${aloneCpu.map((c) => c.toFixed(2)).join('/')}, while ingesting ${busyCpu.map((c) => c.toFixed(2)).join('/')}`,
+      );
       const med = (runs: Wrk[]) => runs.map((r) => r.rps).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
       console.log(
         `2. ${name}: ${Math.round(med(alone))} req/s alone, ${Math.round(med(busy))} req/s while ingesting ${Math.round(rate)} events/s: ratio ${(med(busy) / med(alone)).toFixed(2)} (target >= 0.9)`,
