@@ -12,7 +12,8 @@ import { median, pinned } from './wrk.ts';
 // field rules and every spam check on (duplicates, minimum fill time with a signed render timestamp,
 // disposable e-mail domains, a rate limit that counts but never refuses, three targeting rules) against
 // a form with none, on the same server, in alternating rounds. The server (the built bundle) runs on core
-// 0, autocannon in this process on core 1 (package.json pins it). Prints submissions per second and the ratio of the medians. Target: on/off >= 0.8.
+// 0, autocannon in this process on core 1 (package.json pins it). Prints submissions per second, the ratio
+// of the medians (target: on/off >= 0.8) and the server's CPU per submission.
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
