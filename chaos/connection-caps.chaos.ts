@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
 import { ADMIN_TOKEN } from '../test/support/context.ts';
-import { freePort, ROOT, waitForHealth } from '../test/support/process.ts';
+import { ensureBuilt, freePort, ROOT, waitForHealth } from '../test/support/process.ts';
 
 // Issue 29 items 8 and 9: idle HTTP/2 connections on the flagd sync port and OFREP event streams from
 // many clients must not use up the process's descriptors. A real server process with 512 descriptors
@@ -37,8 +37,10 @@ it('stays up and answers /healthz under idle sync connections and event streams 
     FLAGPOST_MAX_STREAMS: '120',
     FLAGPOST_MAX_STREAMS_PER_CLIENT: '10',
   };
-  // A shell lowers the descriptor limit, then becomes the server (from the sources, as `npm run dev`).
-  const child = spawn('bash', ['-c', `ulimit -n 512 && exec "${process.execPath}" --import tsx src/main.ts`], {
+  // A shell lowers the descriptor limit, then becomes the server as `npm start` runs it (the bundle,
+  // through src/boot.ts).
+  ensureBuilt();
+  const child = spawn('bash', ['-c', `ulimit -n 512 && exec "${process.execPath}" dist/main.js`], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
